@@ -1,0 +1,12 @@
+"""bayesgen: generative classifiers written as NumPyro probabilistic programs.
+
+Every classifier is a generative story ``y ~ Categorical(pi)``, ``x | y ~ p(x | y)`` with
+conjugate priors, fitted in closed form from sufficient statistics and used through the
+scikit-learn API.
+"""
+
+from bayesgen.estimators import LDA, QDA, GaussianDA, GaussianNB
+
+__version__ = "0.1.0"
+
+__all__ = ["LDA", "QDA", "GaussianDA", "GaussianNB", "__version__"]

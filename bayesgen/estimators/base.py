@@ -1,0 +1,279 @@
+"""The scikit-learn face of every generative classifier, written once.
+
+A subclass supplies a feature family through four hooks (its statistics, how two batches
+of statistics merge, how parameters follow from them, and the per-class log-likelihood);
+this class turns labels and sample weights into the responsibilities matrix, keeps the
+class counts, and derives every prediction from the joint log-likelihood
+``log p(y = k) + log p(x | y = k)``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.scipy.special import logsumexp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_consistent_length, check_is_fitted
+
+from bayesgen._precision import compute_dtype, precision
+from bayesgen.estimators.validation import (
+    check_class_probabilities,
+    check_features,
+    check_labels,
+    check_weights,
+)
+from bayesgen.families import class_prior
+
+
+@partial(jax.jit, static_argnames="n_classes")
+def _responsibilities(class_index, weights, n_classes):
+    return jax.nn.one_hot(class_index, n_classes, dtype=weights.dtype) * weights[:, None]
+
+
+@jax.jit
+def _log_posterior(joint_log_likelihood):
+    return joint_log_likelihood - logsumexp(joint_log_likelihood, axis=1, keepdims=True)
+
+
+def _to_numpy(tree):
+    return jax.tree.map(np.asarray, tree)
+
+
+def _to_jax(tree, dtype):
+    return jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype=dtype), tree)
+
+
+class GenerativeClassifier(ClassifierMixin, BaseEstimator):
+    """Base class of the generative classifiers: fitting and prediction over one joint.
+
+    Subclasses implement ``_check_hyperparameters``, ``_feature_stats``,
+    ``_merge_feature_stats``, ``_update_parameters`` and ``_log_likelihood``, and
+    describe their class prior through ``_class_prior_settings``.
+    """
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model from labelled rows in closed form.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels (any sortable type: ints, strings, ...).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights; a weight of ``w`` counts as ``w`` copies of the row.
+
+        Returns
+        -------
+        self
+        """
+        self._check_hyperparameters()
+        X = check_features(self, X, reset=True)
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None."
+            )
+        y = check_labels(y)
+        check_consistent_length(X, y)
+        classes, class_index = np.unique(y, return_inverse=True)
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"y has {classes.shape[0]} class ({classes.tolist()}); a classifier needs at "
+                "least two classes."
+            )
+        weights = check_weights(sample_weight, X)
+        weighted_counts = np.bincount(class_index, weights=weights, minlength=classes.shape[0])
+        if np.count_nonzero(weighted_counts > 0) < 2:
+            raise ValueError(
+                "sample_weight leaves fewer than two classes with positive total weight; a "
+                "classifier needs at least two classes."
+            )
+        self.classes_ = classes
+        self._add_rows(X, class_index, weights, reset=True)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of labelled rows to the fitted statistics.
+
+        The statistics are exact sums, so fitting all rows at once equals calling
+        ``partial_fit`` on any split of them (up to rounding).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), optional
+            Every class that will ever appear; required on the first call.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        first_call = not hasattr(self, "classes_")
+        if first_call:
+            if classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            self._check_hyperparameters()
+            all_classes = np.unique(check_labels(classes))
+            if all_classes.shape[0] < 2:
+                raise ValueError(
+                    f"classes has {all_classes.shape[0]} class; a classifier needs at least two."
+                )
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={np.unique(classes).tolist()} differs from the classes of the first "
+                f"call, {self.classes_.tolist()}."
+            )
+        else:
+            all_classes = self.classes_
+        X = check_features(self, X, reset=first_call)
+        y = check_labels(y)
+        check_consistent_length(X, y)
+        unknown = np.setdiff1d(y, all_classes)
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown.tolist()} that are not in classes "
+                f"{all_classes.tolist()}."
+            )
+        weights = check_weights(sample_weight, X)
+        self.classes_ = all_classes
+        self._add_rows(X, np.searchsorted(all_classes, y), weights, reset=first_call)
+        return self
+
+    def _add_rows(self, X, class_index, weights, *, reset):
+        dtype = compute_dtype(X.dtype)
+        if not reset:
+            dtype = compute_dtype(dtype, self.class_count_.dtype)
+        with precision(dtype):
+            X_jax = jnp.asarray(X, dtype=dtype)
+            responsibilities = _responsibilities(
+                jnp.asarray(class_index), jnp.asarray(weights, dtype=dtype), self.classes_.shape[0]
+            )
+            counts = class_prior.suff_stats(responsibilities)
+            features = self._feature_stats(X_jax, responsibilities)
+            if not reset:
+                counts = class_prior.merge(_to_jax(self._class_stats, dtype), counts)
+                previous = _to_jax(self._stats, dtype)
+                features = self._merge_feature_stats(previous, features)
+            self._class_stats = _to_numpy(counts)
+            self._stats = _to_numpy(features)
+            self.class_count_ = self._class_stats.counts
+            self._update_parameters()
+            self.class_prior_ = self._estimate_class_prior()
+
+    def _estimate_class_prior(self) -> np.ndarray:
+        fixed, concentration, kind = self._class_prior_settings()
+        n_classes = self.classes_.shape[0]
+        if fixed is not None:
+            return check_class_probabilities(fixed, n_classes).astype(self.class_count_.dtype)
+        prior = class_prior.Dirichlet(jnp.full(n_classes, concentration, self.class_count_.dtype))
+        return np.asarray(class_prior.point_estimate(prior, self._class_stats, kind))
+
+    # --------------------------------------------------------------- prediction
+    def _prepare(self, X):
+        check_is_fitted(self)
+        X = check_features(self, X, reset=False)
+        return X, compute_dtype(X.dtype)
+
+    def _joint_log_likelihood_jax(self, X, dtype):
+        log_prior = jnp.log(jnp.asarray(self.class_prior_, dtype=dtype))
+        return log_prior + self._log_likelihood(jnp.asarray(X, dtype=dtype), dtype)
+
+    def predict_joint_log_proba(self, X) -> np.ndarray:
+        """Joint log-probabilities ``log p(x, y = k)`` of each row and class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        X, dtype = self._prepare(X)
+        with precision(dtype):
+            return np.asarray(self._joint_log_likelihood_jax(X, dtype))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Log posterior class probabilities ``log p(y = k | x)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        X, dtype = self._prepare(X)
+        with precision(dtype):
+            return np.asarray(_log_posterior(self._joint_log_likelihood_jax(X, dtype)))
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Posterior class probabilities ``p(y = k | x)``, normalised in log space.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Rows sum to one; columns in the order of ``classes_``.
+        """
+        return np.exp(self.predict_log_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """The most probable class of each row (the Bayes rule under 0-1 loss).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
+        joint = self.predict_joint_log_proba(X)
+        return self.classes_[np.argmax(joint, axis=1)]
+
+    def decision_function(self, X) -> np.ndarray:
+        """Discriminant scores: joint log-probabilities, or the log-odds for two classes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes ``log p(x, classes_[1]) - log p(x, classes_[0])``, as in
+            scikit-learn's discriminant analysis; otherwise ``predict_joint_log_proba``.
+        """
+        joint = self.predict_joint_log_proba(X)
+        if joint.shape[1] == 2:
+            return joint[:, 1] - joint[:, 0]
+        return joint
+
+    def score_samples(self, X) -> np.ndarray:
+        """Log marginal density ``log p(x) = logsumexp_k [log pi_k + log p(x | k)]``.
+
+        Low values flag inputs that no class explains well.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        X, dtype = self._prepare(X)
+        with precision(dtype):
+            return np.asarray(logsumexp(self._joint_log_likelihood_jax(X, dtype), axis=1))

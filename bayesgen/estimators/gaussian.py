@@ -1,0 +1,237 @@
+"""Gaussian discriminant analysis: ``GaussianDA``, the general Gaussian classifier."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from bayesgen import stories
+from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
+from bayesgen.estimators.gaussian_prior import resolve_prior
+from bayesgen.estimators.validation import check_features, check_positive
+from bayesgen.families import class_prior, gaussian
+from bayesgen.families.estimates import check_estimate_kind
+
+_PARAMETERS_DOC = """
+    estimate : {"mle", "map", "mean"}, default="mle"
+        Point estimate used for prediction: maximum likelihood (the textbook classifier,
+        prior ignored), the posterior mode, or the posterior mean.
+    priors : array-like of shape (n_classes,), optional
+        Known class probabilities; when given they are used as they are, not estimated.
+    reg_covar : float, default=1e-6
+        Ridge added to every covariance, relative to each feature's variance over all
+        training rows: :math:`\\Sigma + \\lambda\\,\\mathrm{diag}(v)` with :math:`v_j`
+        the variance of feature :math:`j` and :math:`\\lambda` = ``reg_covar`` (the
+        :math:`\\Sigma + \\lambda I` of the seeds, made invariant to feature units; the
+        spherical type uses the mean variance). It keeps singular covariances (a constant
+        feature, fewer rows than features) usable. A positive value is raised to at least
+        ``n_features`` times the machine epsilon of the computation; ``0`` disables the
+        ridge, and a singular covariance is then an error.
+    class_concentration_prior : float, default=1.0
+        Concentration :math:`\\alpha` of the symmetric Dirichlet prior on the class
+        probabilities. With 1 the ``"map"`` estimate equals the class frequencies.
+    mean_prior : array-like of shape (n_features,), optional
+        :math:`m_0`, prior location of the class means; default: the mean of all rows.
+    mean_precision_prior : float, default=1.0
+        :math:`\\kappa_0`, the number of pseudo-observations behind ``mean_prior``.
+    degrees_of_freedom_prior : float, optional
+        :math:`\\nu_0`; default ``n_features + 2`` for ``"full"``/``"tied"`` and 3 for
+        ``"diag"``/``"spherical"``, the smallest values with a finite prior mean.
+    covariance_prior : array-like, optional
+        :math:`\\Psi_0`, the prior scale: ``(n_features, n_features)`` for ``"full"`` and
+        ``"tied"``, ``(n_features,)`` for ``"diag"``, a float for ``"spherical"``.
+        Default: the covariance of all rows (plus the ridge), which is then also the
+        prior mean of each class covariance.
+"""
+
+_ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of training rows per class.
+    class_prior_ : ndarray of shape (n_classes,)
+        Class probabilities used for prediction.
+    means_ : ndarray of shape (n_classes, n_features)
+    covariances_ : ndarray
+        Shaped as in ``sklearn.mixture.GaussianMixture``: ``(n_classes, n_features,
+        n_features)`` full, ``(n_features, n_features)`` tied, ``(n_classes, n_features)``
+        diag, ``(n_classes,)`` spherical. The ridge is included.
+    prior_ : NormalInverseWishart
+        The prior with every default resolved from the training data.
+    suff_stats_ : GaussianStats
+        Class counts, class means and centred scatter: everything the fit depends on.
+    ridge_ : ndarray of shape (n_features,), or a scalar for ``"spherical"``
+        What was added to the diagonal of every covariance.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` had string column names.
+"""
+
+
+class GaussianDA(GenerativeClassifier):
+    __doc__ = (
+        """Gaussian discriminant analysis: a Gaussian density per class.
+
+    The generative story (:func:`bayesgen.stories.gaussian_story`) draws the class
+    probabilities from a Dirichlet, the class means and covariances from a
+    Normal–Inverse-Wishart prior, then each row's label and its features given the label.
+    Fitting is closed-form from sufficient statistics.
+
+    Parameters
+    ----------
+    covariance_type : {"full", "tied", "diag", "spherical"}, default="full"
+        One covariance per class (QDA), one shared covariance (LDA), diagonal per class
+        (Gaussian naive Bayes), or one variance per class.
+"""
+        + _PARAMETERS_DOC
+        + _ATTRIBUTES_DOC
+        + """
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bayesgen import GaussianDA
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = GaussianDA(covariance_type="tied").fit(X, y)
+    >>> float(model.score(X, y))
+    0.98
+"""
+    )
+
+    def __init__(
+        self,
+        *,
+        covariance_type="full",
+        estimate="mle",
+        priors=None,
+        reg_covar=1e-6,
+        class_concentration_prior=1.0,
+        mean_prior=None,
+        mean_precision_prior=1.0,
+        degrees_of_freedom_prior=None,
+        covariance_prior=None,
+    ):
+        self.covariance_type = covariance_type
+        self.estimate = estimate
+        self.priors = priors
+        self.reg_covar = reg_covar
+        self.class_concentration_prior = class_concentration_prior
+        self.mean_prior = mean_prior
+        self.mean_precision_prior = mean_precision_prior
+        self.degrees_of_freedom_prior = degrees_of_freedom_prior
+        self.covariance_prior = covariance_prior
+
+    # ------------------------------------------------------------------ hooks
+    def _check_hyperparameters(self):
+        gaussian.check_covariance_type(self.covariance_type)
+        check_estimate_kind(self.estimate)
+        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
+        check_positive(self.class_concentration_prior, "class_concentration_prior")
+        check_positive(self.mean_precision_prior, "mean_precision_prior")
+
+    def _class_prior_settings(self):
+        return self.priors, self.class_concentration_prior, self.estimate
+
+    def _feature_stats(self, X, responsibilities):
+        return gaussian.suff_stats(X, responsibilities, self.covariance_type)
+
+    def _merge_feature_stats(self, previous, new):
+        return gaussian.merge(previous, new, self.covariance_type)
+
+    def _update_parameters(self):
+        covariance_type = self.covariance_type
+        stats = _to_jax(self._stats, self._stats.means.dtype)
+        ridge = self._ridge(stats)
+        prior = resolve_prior(self, stats, ridge)
+        if self.estimate == "mean" and not gaussian.mean_exists(
+            gaussian.posterior(prior, stats, covariance_type), covariance_type
+        ):
+            raise ValueError(
+                "estimate='mean' needs a posterior covariance mean, which does not exist for "
+                f"degrees_of_freedom_prior={self.degrees_of_freedom_prior}; raise it or use "
+                "estimate='map'."
+            )
+        params = gaussian.point_estimate(prior, stats, covariance_type, self.estimate)
+        params = gaussian.add_ridge(params, ridge, covariance_type)
+        self._check_positive_definite(params)
+        self.ridge_ = np.asarray(ridge)
+        self.prior_ = _to_numpy(prior)
+        self.suff_stats_ = self._stats
+        self.means_ = np.asarray(params.means)
+        self.covariances_ = np.asarray(params.covariances)
+
+    def _ridge(self, stats):
+        """Per-feature ridge: ``reg_covar`` times each feature's variance over all rows."""
+        _, covariance = gaussian.total_moments(stats, self.covariance_type)
+        variances = jnp.diagonal(covariance) if covariance.ndim == 2 else covariance
+        if self.covariance_type == "spherical":
+            variances = jnp.mean(variances)
+        if self.reg_covar == 0:
+            return jnp.zeros_like(variances)
+        # A feature constant over all rows still gets a ridge, on the scale of the others.
+        fallback = jnp.max(variances)
+        variances = jnp.where(variances > 0, variances, jnp.where(fallback > 0, fallback, 1.0))
+        n_features = stats.means.shape[1]
+        relative = max(self.reg_covar, n_features * np.finfo(stats.means.dtype).eps)
+        return relative * variances
+
+    def _check_positive_definite(self, params):
+        covariances = params.covariances
+        if self.covariance_type in ("full", "tied"):
+            valid = jnp.all(jnp.isfinite(jnp.linalg.cholesky(covariances)))
+        else:
+            valid = jnp.all(covariances > 0)
+        if not bool(valid):
+            raise ValueError(
+                "A fitted covariance is singular (a constant feature, or fewer rows than "
+                f"features in a class) and reg_covar={self.reg_covar} adds no ridge; use "
+                "reg_covar > 0."
+            )
+
+    def _log_likelihood(self, X, dtype):
+        params = _to_jax(gaussian.GaussianParams(self.means_, self.covariances_), dtype)
+        return gaussian.log_likelihood(params, X, self.covariance_type)
+
+    # ------------------------------------------------------------------ story
+    def story(self, X=None, y=None, *, n_samples=None):
+        """Run this model's generative story (a NumPyro model) with its fitted prior.
+
+        Use it with NumPyro's handlers (``substitute`` the fitted ``class_prior_``,
+        ``means_`` and ``covariances_`` under the site names ``"class_prior"``,
+        ``"means"`` and ``"covariances"``), ``Predictive`` or ``MCMC``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), optional
+            Observed features.
+        y : array-like of shape (n_samples,), optional
+            Observed labels, values from ``classes_``.
+        n_samples : int, optional
+            Number of rows to draw when neither ``X`` nor ``y`` is given.
+        """
+        if X is not None:
+            X = check_features(self, X, reset=False)
+        class_index = None if y is None else self._class_index(y)
+        n_classes = self.classes_.shape[0]
+        # No precision scope here: the caller's handlers (or MCMC's jit) own the JAX mode.
+        dirichlet = class_prior.Dirichlet(jnp.full(n_classes, self.class_concentration_prior))
+        stories.gaussian_story(
+            None if X is None else jnp.asarray(X),
+            class_index,
+            class_prior=dirichlet,
+            prior=jax.tree.map(jnp.asarray, self.prior_),
+            covariance_type=self.covariance_type,
+            fixed_class_prior=None if self.priors is None else jnp.asarray(self.class_prior_),
+            n_samples=n_samples,
+        )
+
+    def _class_index(self, y):
+        y = np.asarray(y)
+        unknown = np.setdiff1d(y, self.classes_)
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown.tolist()} not in classes_ {self.classes_.tolist()}."
+            )
+        return jnp.asarray(np.searchsorted(self.classes_, y))

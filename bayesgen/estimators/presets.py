@@ -1,0 +1,78 @@
+"""The textbook classifiers as presets of ``GaussianDA`` with a fixed covariance type."""
+
+from __future__ import annotations
+
+from bayesgen.estimators.gaussian import _ATTRIBUTES_DOC, _PARAMETERS_DOC, GaussianDA
+
+
+class _GaussianPreset(GaussianDA):
+    """A ``GaussianDA`` whose ``covariance_type`` is a class constant, not a parameter."""
+
+    def __init__(
+        self,
+        *,
+        estimate="mle",
+        priors=None,
+        reg_covar=1e-6,
+        class_concentration_prior=1.0,
+        mean_prior=None,
+        mean_precision_prior=1.0,
+        degrees_of_freedom_prior=None,
+        covariance_prior=None,
+    ):
+        self.estimate = estimate
+        self.priors = priors
+        self.reg_covar = reg_covar
+        self.class_concentration_prior = class_concentration_prior
+        self.mean_prior = mean_prior
+        self.mean_precision_prior = mean_precision_prior
+        self.degrees_of_freedom_prior = degrees_of_freedom_prior
+        self.covariance_prior = covariance_prior
+
+
+def _preset_doc(summary: str, covariance_type: str, example_score: str) -> str:
+    return (
+        summary
+        + f"""
+
+    ``GaussianDA(covariance_type="{covariance_type}")`` under its textbook name; see
+    :class:`bayesgen.GaussianDA` for the generative story.
+
+    Parameters
+    ----------
+"""
+        + _PARAMETERS_DOC.lstrip("\n")
+        + _ATTRIBUTES_DOC
+        + f"""
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import bayesgen
+    >>> X, y = load_iris(return_X_y=True)
+    >>> float(bayesgen.{{name}}().fit(X, y).score(X, y))
+    {example_score}
+"""
+    )
+
+
+class LDA(_GaussianPreset):
+    covariance_type = "tied"
+    __doc__ = _preset_doc(
+        "Linear discriminant analysis: Gaussian classes sharing one covariance.", "tied", "0.98"
+    ).replace("{name}", "LDA")
+
+
+class QDA(_GaussianPreset):
+    covariance_type = "full"
+    __doc__ = _preset_doc(
+        "Quadratic discriminant analysis: a full covariance per class.", "full", "0.98"
+    ).replace("{name}", "QDA")
+
+
+class GaussianNB(_GaussianPreset):
+    covariance_type = "diag"
+    __doc__ = _preset_doc(
+        "Gaussian naive Bayes: features independent given the class (diagonal covariances).",
+        "diag",
+        "0.96",
+    ).replace("{name}", "GaussianNB")

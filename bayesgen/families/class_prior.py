@@ -1,0 +1,116 @@
+r"""The class prior: a Dirichlet–Categorical conjugate pair.
+
+.. math::
+
+    \pi \sim \mathrm{Dirichlet}(\alpha), \qquad y_i \mid \pi \sim \mathrm{Categorical}(\pi).
+
+The sufficient statistic is the vector of (soft, weighted) class counts
+:math:`N_k = \sum_i R_{ik}`; the posterior is :math:`\mathrm{Dirichlet}(\alpha + N)`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax import Array
+
+from bayesgen.families.estimates import check_estimate_kind
+
+
+class ClassCounts(NamedTuple):
+    """Sufficient statistics of the class labels.
+
+    Attributes
+    ----------
+    counts : Array of shape (n_classes,)
+        Summed responsibilities :math:`N_k = \\sum_i R_{ik}` (weighted class counts).
+    """
+
+    counts: Array
+
+
+class Dirichlet(NamedTuple):
+    """Dirichlet distribution over the class probabilities, prior or posterior.
+
+    Attributes
+    ----------
+    concentration : Array of shape (n_classes,)
+        Concentration :math:`\\alpha_k \\geq 0`. A zero entry is only valid in a
+        posterior whose count for that class is positive.
+    """
+
+    concentration: Array
+
+
+def suff_stats(responsibilities: Array) -> ClassCounts:
+    """Class counts from a responsibilities matrix.
+
+    Parameters
+    ----------
+    responsibilities : Array of shape (n_samples, n_classes)
+        Per-row class weights: one-hot times sample weight for labelled rows.
+
+    Returns
+    -------
+    ClassCounts
+    """
+    return ClassCounts(jnp.sum(responsibilities, axis=0))
+
+
+def merge(a: ClassCounts, b: ClassCounts) -> ClassCounts:
+    """Statistics of the union of two disjoint batches of rows."""
+    return ClassCounts(a.counts + b.counts)
+
+
+def posterior(prior: Dirichlet, stats: ClassCounts) -> Dirichlet:
+    """Conjugate update: :math:`\\mathrm{Dirichlet}(\\alpha + N)`."""
+    return Dirichlet(prior.concentration + stats.counts)
+
+
+def point_estimate(prior: Dirichlet, stats: ClassCounts, kind: str) -> Array:
+    """A point estimate of the class probabilities.
+
+    Parameters
+    ----------
+    prior : Dirichlet
+        Prior over the class probabilities (ignored for ``kind="mle"``).
+    stats : ClassCounts
+        Class counts.
+    kind : {"mle", "map", "mean"}
+        ``"mle"``: :math:`N_k / N`. ``"map"``: the posterior mode
+        :math:`(\\alpha_k + N_k - 1)_+ / \\sum_j (\\alpha_j + N_j - 1)_+` (a concentration
+        below one puts the mode on the boundary, hence the clipping). ``"mean"``:
+        :math:`(\\alpha_k + N_k) / \\sum_j (\\alpha_j + N_j)`, i.e. additive smoothing.
+
+    Returns
+    -------
+    Array of shape (n_classes,)
+        Class probabilities summing to one.
+    """
+    check_estimate_kind(kind)
+    if kind == "mle":
+        weights = stats.counts
+    elif kind == "mean":
+        weights = posterior(prior, stats).concentration
+    else:
+        weights = jnp.clip(posterior(prior, stats).concentration - 1.0, 0.0, None)
+    return weights / jnp.sum(weights)
+
+
+def sample_params(key: Array, dirichlet: Dirichlet, num_samples: int) -> Array:
+    """Independent draws of the class probabilities.
+
+    Parameters
+    ----------
+    key : jax.random key
+    dirichlet : Dirichlet
+        Usually the posterior.
+    num_samples : int
+
+    Returns
+    -------
+    Array of shape (num_samples, n_classes)
+    """
+    return jax.random.dirichlet(key, dirichlet.concentration, shape=(num_samples,))

@@ -1,0 +1,45 @@
+"""Gaussian class densities with full, tied, diagonal or spherical covariance.
+
+The conjugate prior is Normal–Inverse-Wishart (Normal–Inverse-Gamma per coordinate for
+the diagonal and spherical types); see :mod:`bayesgen.families.gaussian.posterior`.
+"""
+
+from bayesgen.families.gaussian.likelihood import log_likelihood
+from bayesgen.families.gaussian.posterior import (
+    GaussianParams,
+    NormalInverseWishart,
+    add_ridge,
+    default_dof,
+    default_scale,
+    mean_exists,
+    point_estimate,
+    posterior,
+    sample_params,
+)
+from bayesgen.families.gaussian.stats import (
+    COVARIANCE_TYPES,
+    GaussianStats,
+    check_covariance_type,
+    merge,
+    suff_stats,
+    total_moments,
+)
+
+__all__ = [
+    "COVARIANCE_TYPES",
+    "GaussianParams",
+    "GaussianStats",
+    "NormalInverseWishart",
+    "add_ridge",
+    "check_covariance_type",
+    "default_dof",
+    "default_scale",
+    "log_likelihood",
+    "mean_exists",
+    "merge",
+    "point_estimate",
+    "posterior",
+    "sample_params",
+    "suff_stats",
+    "total_moments",
+]

@@ -1,0 +1,246 @@
+r"""Conjugate priors and posteriors of Gaussian class densities.
+
+Prior (the story in ``bayesgen.stories`` samples exactly this):
+
+- ``"full"``: per class, :math:`\Sigma_k \sim \mathcal{IW}(\nu_0, \Psi_0)` and
+  :math:`\mu_k \mid \Sigma_k \sim \mathcal N(m_0, \Sigma_k/\kappa_0)` (Normal–Inverse-Wishart).
+- ``"tied"``: one :math:`\Sigma \sim \mathcal{IW}(\nu_0, \Psi_0)`,
+  :math:`\mu_k \mid \Sigma \sim \mathcal N(m_0, \Sigma/\kappa_0)` for every class.
+- ``"diag"``: per class and feature, :math:`\sigma^2_{kj} \sim \mathrm{InvGamma}(\nu_0/2,
+  \psi_{0j}/2)` and :math:`\mu_{kj} \mid \sigma^2_{kj} \sim \mathcal N(m_{0j},
+  \sigma^2_{kj}/\kappa_0)` (Normal–Inverse-Gamma, the one-dimensional NIW).
+- ``"spherical"``: per class, :math:`\sigma^2_k \sim \mathrm{InvGamma}(\nu_0/2, \psi_0/2)`,
+  :math:`\mu_k \mid \sigma^2_k \sim \mathcal N(m_0, \sigma^2_k I/\kappa_0)`.
+
+Posterior, with :math:`\kappa_k = \kappa_0 + N_k` and :math:`m_k = (\kappa_0 m_0 + N_k\bar
+x_k)/\kappa_k`: :math:`\Psi_k = \Psi_0 + S_k + \frac{\kappa_0 N_k}{\kappa_k}(\bar x_k -
+m_0)(\bar x_k - m_0)^\top` and :math:`\nu_k = \nu_0 + N_k` (for ``"tied"`` both sums run
+over all classes, :math:`\nu = \nu_0 + N`; for ``"spherical"`` :math:`\nu_k = \nu_0 + d
+N_k` and :math:`\Psi_k` is the trace form).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpyro.distributions as dist
+from jax import Array
+
+from bayesgen.families.estimates import check_estimate_kind
+from bayesgen.families.gaussian.stats import GaussianStats, total_moments
+
+
+class NormalInverseWishart(NamedTuple):
+    """Normal–Inverse-Wishart (or per-coordinate Normal–Inverse-Gamma) distribution.
+
+    The same type holds the prior (no class axis) and the posterior (a leading class axis
+    where the parameter is per class), so conjugacy shows in the signatures.
+
+    Attributes
+    ----------
+    mean : Array of shape (n_features,) or (n_classes, n_features)
+        :math:`m`, the location of the class means.
+    mean_precision : Array of shape () or (n_classes,)
+        :math:`\\kappa`, pseudo-observations behind :math:`m`.
+    dof : Array of shape () or (n_classes,)
+        :math:`\\nu`, degrees of freedom; the inverse-gamma shape is :math:`\\nu/2`.
+    scale : Array
+        :math:`\\Psi`: ``(d, d)`` or ``(K, d, d)`` for ``"full"``/``"tied"``, ``(d,)`` or
+        ``(K, d)`` for ``"diag"``, ``()`` or ``(K,)`` for ``"spherical"``; the
+        inverse-gamma rate is :math:`\\psi/2`.
+    """
+
+    mean: Array
+    mean_precision: Array
+    dof: Array
+    scale: Array
+
+
+class GaussianParams(NamedTuple):
+    """Parameters of the Gaussian class densities, shaped like ``sklearn.mixture``.
+
+    Attributes
+    ----------
+    means : Array of shape (n_classes, n_features)
+    covariances : Array
+        ``(K, d, d)`` full, ``(d, d)`` tied, ``(K, d)`` diag, ``(K,)`` spherical.
+    """
+
+    means: Array
+    covariances: Array
+
+
+def default_dof(covariance_type: str, n_features: int) -> float:
+    """The smallest integer degrees of freedom whose prior covariance mean exists."""
+    return float(n_features + 2) if covariance_type in ("full", "tied") else 3.0
+
+
+@partial(jax.jit, static_argnames="covariance_type")
+def default_scale(stats: GaussianStats, covariance_type: str) -> Array:
+    """The empirical-Bayes prior scale: the total covariance of all rows.
+
+    With the default degrees of freedom it is also the prior mean of every class
+    covariance. It is computed from the statistics, so a chunked fit gets the same prior.
+    """
+    _, covariance = total_moments(stats, covariance_type)
+    if covariance_type == "spherical":
+        return jnp.mean(covariance)
+    return covariance
+
+
+@partial(jax.jit, static_argnames="covariance_type")
+def posterior(
+    prior: NormalInverseWishart, stats: GaussianStats, covariance_type: str
+) -> NormalInverseWishart:
+    """The conjugate update of ``prior`` by ``stats`` (see the module docstring)."""
+    counts = stats.counts
+    mean_precision = prior.mean_precision + counts
+    mean = (prior.mean_precision * prior.mean + counts[:, None] * stats.means) / mean_precision[
+        :, None
+    ]
+    offset = stats.means - prior.mean
+    shrink = prior.mean_precision * counts / mean_precision
+    if covariance_type == "full":
+        scale = (
+            prior.scale
+            + stats.scatter
+            + shrink[:, None, None] * jnp.einsum("ki,kj->kij", offset, offset)
+        )
+        dof = prior.dof + counts
+    elif covariance_type == "tied":
+        scale = prior.scale + stats.scatter + jnp.einsum("k,ki,kj->ij", shrink, offset, offset)
+        dof = prior.dof + jnp.sum(counts)
+    elif covariance_type == "diag":
+        scale = prior.scale + stats.scatter + shrink[:, None] * jnp.square(offset)
+        dof = prior.dof + counts
+    else:
+        n_features = stats.means.shape[1]
+        scale = (
+            prior.scale
+            + jnp.sum(stats.scatter, axis=1)
+            + shrink * jnp.sum(jnp.square(offset), axis=1)
+        )
+        dof = prior.dof + n_features * counts
+    return NormalInverseWishart(mean, mean_precision, dof, scale)
+
+
+def _covariance_divisor(post: NormalInverseWishart, covariance_type: str, kind: str, n_classes):
+    """Denominator turning the posterior scale into the covariance estimate."""
+    n_features = post.mean.shape[-1]
+    if covariance_type in ("full", "tied"):
+        if kind == "mean":  # E[Sigma] = Psi / (nu - d - 1)
+            return post.dof - n_features - 1
+        # Joint mode of (mu, Sigma): each class mean adds |Sigma|^(-1/2) to the density.
+        n_means = n_classes if covariance_type == "tied" else 1
+        return post.dof + n_features + 1 + n_means
+    if kind == "mean":  # E[sigma^2] = (psi/2) / (nu/2 - 1)
+        return post.dof - 2
+    coordinates = 1 if covariance_type == "diag" else n_features
+    return post.dof + 2 + coordinates  # joint mode of (mu, sigma^2)
+
+
+@partial(jax.jit, static_argnames=("covariance_type", "kind"))
+def point_estimate(
+    prior: NormalInverseWishart, stats: GaussianStats, covariance_type: str, kind: str
+) -> GaussianParams:
+    """Maximum-likelihood, posterior-mode or posterior-mean parameters.
+
+    Parameters
+    ----------
+    prior : NormalInverseWishart
+        Ignored for ``kind="mle"``.
+    stats : GaussianStats
+    covariance_type : {"full", "tied", "diag", "spherical"}
+    kind : {"mle", "map", "mean"}
+        ``"mle"``: class means and :math:`S_k/N_k` (pooled :math:`\\sum_k S_k / N` for
+        ``"tied"``, :math:`\\mathrm{tr}(S_k)/(d N_k)` for ``"spherical"``). ``"map"``: the
+        joint posterior mode. ``"mean"``: the posterior mean (needs :math:`\\nu > d + 1`,
+        or :math:`\\nu > 2` per coordinate).
+
+    Returns
+    -------
+    GaussianParams
+        Without any ridge; see :func:`add_ridge`. A class with no weight gets a zero
+        covariance under ``"mle"``.
+    """
+    check_estimate_kind(kind)
+    counts = stats.counts
+    if kind == "mle":
+        safe = jnp.where(counts > 0, counts, 1)
+        if covariance_type == "full":
+            covariances = stats.scatter / safe[:, None, None]
+        elif covariance_type == "tied":
+            covariances = stats.scatter / jnp.sum(counts)
+        elif covariance_type == "diag":
+            covariances = stats.scatter / safe[:, None]
+        else:
+            covariances = jnp.mean(stats.scatter, axis=1) / safe
+        return GaussianParams(stats.means, covariances)
+    post = posterior(prior, stats, covariance_type)
+    divisor = _covariance_divisor(post, covariance_type, kind, counts.shape[0])
+    if covariance_type == "full":
+        covariances = post.scale / divisor[:, None, None]
+    elif covariance_type == "diag":
+        covariances = post.scale / divisor[:, None]
+    else:
+        covariances = post.scale / divisor
+    return GaussianParams(post.mean, covariances)
+
+
+def mean_exists(post: NormalInverseWishart, covariance_type: str) -> Array:
+    """Whether every covariance of ``post`` has a finite posterior mean."""
+    divisor = _covariance_divisor(post, covariance_type, "mean", post.mean.shape[0])
+    return jnp.all(divisor > 0)
+
+
+@partial(jax.jit, static_argnames="covariance_type")
+def add_ridge(params: GaussianParams, ridge: Array, covariance_type: str) -> GaussianParams:
+    """Add ``ridge`` to the diagonal of every covariance.
+
+    ``ridge`` has shape ``(n_features,)`` (a per-feature :math:`\\lambda_j`) or ``()``;
+    for ``"full"``/``"tied"`` this is :math:`\\Sigma + \\mathrm{diag}(\\lambda)`.
+    """
+    covariances = params.covariances
+    if covariance_type in ("full", "tied"):
+        covariances = covariances + jnp.diag(jnp.broadcast_to(ridge, covariances.shape[-1:]))
+    else:
+        covariances = covariances + ridge
+    return GaussianParams(params.means, covariances)
+
+
+@partial(jax.jit, static_argnames=("covariance_type", "num_samples"))
+def sample_params(
+    key: Array, post: NormalInverseWishart, covariance_type: str, num_samples: int
+) -> GaussianParams:
+    """Independent draws of (means, covariances) from a posterior.
+
+    Parameters
+    ----------
+    key : jax.random key
+    post : NormalInverseWishart
+        A posterior from :func:`posterior` (with a class axis).
+    covariance_type : {"full", "tied", "diag", "spherical"}
+    num_samples : int
+
+    Returns
+    -------
+    GaussianParams
+        Each field with a leading axis of length ``num_samples``.
+    """
+    key_cov, key_mean = jax.random.split(key)
+    shape = (num_samples,)
+    if covariance_type in ("full", "tied"):
+        covariances = dist.InverseWishart(post.dof, scale_matrix=post.scale).sample(key_cov, shape)
+        per_class = covariances if covariance_type == "full" else covariances[:, None]
+        scale = per_class / post.mean_precision[:, None, None]
+        means = dist.MultivariateNormal(post.mean, covariance_matrix=scale).sample(key_mean)
+    else:
+        dof = post.dof[:, None] if covariance_type == "diag" else post.dof
+        covariances = dist.InverseGamma(dof / 2, post.scale / 2).sample(key_cov, shape)
+        variances = covariances if covariance_type == "diag" else covariances[..., None]
+        scale = jnp.sqrt(variances / post.mean_precision[:, None])
+        means = dist.Normal(post.mean, scale).sample(key_mean)
+    return GaussianParams(means, covariances)

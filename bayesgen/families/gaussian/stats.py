@@ -1,0 +1,147 @@
+r"""Sufficient statistics of Gaussian class densities, computed from responsibilities.
+
+For class :math:`k` with responsibilities :math:`R_{ik}` (one-hot times sample weight for
+labelled rows, soft weights in EM) the statistics are
+
+.. math::
+
+    N_k = \sum_i R_{ik}, \qquad
+    \bar x_k = \frac{1}{N_k}\sum_i R_{ik} x_i, \qquad
+    S_k = \sum_i R_{ik} (x_i - \bar x_k)(x_i - \bar x_k)^\top .
+
+The scatter is accumulated around each class mean (two passes), never as
+:math:`\sum x x^\top - N \bar x \bar x^\top`, which loses every digit in float32 when the
+data are offset. What is stored depends on the covariance type: the full :math:`S_k`
+(``"full"``), their sum over classes (``"tied"``), or their diagonals (``"diag"`` and
+``"spherical"``; the spherical likelihood needs only the trace, the diagonal also gives
+the per-feature total variance used by the default prior and the ridge).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax import Array
+
+COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
+"""``"full"``: one covariance per class (QDA); ``"tied"``: one shared covariance (LDA);
+``"diag"``: diagonal per class (Gaussian naive Bayes); ``"spherical"``: one variance per
+class."""
+
+
+class GaussianStats(NamedTuple):
+    """Sufficient statistics of the Gaussian class densities.
+
+    Attributes
+    ----------
+    counts : Array of shape (n_classes,)
+        :math:`N_k`, summed responsibilities.
+    means : Array of shape (n_classes, n_features)
+        :math:`\\bar x_k` (zero for a class with :math:`N_k = 0`).
+    scatter : Array
+        Centred second moments: ``(n_classes, n_features, n_features)`` for ``"full"``,
+        ``(n_features, n_features)`` (summed over classes) for ``"tied"``,
+        ``(n_classes, n_features)`` (diagonals) for ``"diag"`` and ``"spherical"``.
+    """
+
+    counts: Array
+    means: Array
+    scatter: Array
+
+
+def check_covariance_type(covariance_type: str) -> None:
+    """Raise a ``ValueError`` unless ``covariance_type`` is one of :data:`COVARIANCE_TYPES`."""
+    if covariance_type not in COVARIANCE_TYPES:
+        raise ValueError(
+            f"covariance_type must be one of {COVARIANCE_TYPES}; got {covariance_type!r}."
+        )
+
+
+@partial(jax.jit, static_argnames="covariance_type")
+def suff_stats(X: Array, responsibilities: Array, covariance_type: str) -> GaussianStats:
+    """Statistics of the rows of ``X`` weighted by ``responsibilities``.
+
+    Parameters
+    ----------
+    X : Array of shape (n_samples, n_features)
+    responsibilities : Array of shape (n_samples, n_classes)
+    covariance_type : {"full", "tied", "diag", "spherical"}
+
+    Returns
+    -------
+    GaussianStats
+    """
+    counts = jnp.sum(responsibilities, axis=0)
+    sums = responsibilities.T @ X
+    means = jnp.where(counts[:, None] > 0, sums / jnp.where(counts > 0, counts, 1)[:, None], 0)
+
+    # One class at a time (a sequential map), so the temporaries stay (n, d), never (K, n, d).
+    if covariance_type in ("full", "tied"):
+
+        def class_scatter(args):
+            weights, mean = args
+            centred = X - mean
+            return (centred * weights[:, None]).T @ centred
+
+        scatter = jax.lax.map(class_scatter, (responsibilities.T, means))
+        if covariance_type == "tied":
+            scatter = jnp.sum(scatter, axis=0)
+    else:
+
+        def class_scatter_diagonal(args):
+            weights, mean = args
+            return weights @ jnp.square(X - mean)
+
+        scatter = jax.lax.map(class_scatter_diagonal, (responsibilities.T, means))
+    return GaussianStats(counts, means, scatter)
+
+
+@partial(jax.jit, static_argnames="covariance_type")
+def merge(a: GaussianStats, b: GaussianStats, covariance_type: str) -> GaussianStats:
+    """Statistics of the union of two disjoint batches (Chan, Golub and LeVeque's update).
+
+    Exact up to rounding: fitting on all rows equals merging the statistics of any split.
+    """
+    counts = a.counts + b.counts
+    safe_counts = jnp.where(counts > 0, counts, 1)
+    delta = b.means - a.means
+    means = a.means + delta * (b.counts / safe_counts)[:, None]
+    pair_weight = a.counts * b.counts / safe_counts
+    if covariance_type == "full":
+        correction = pair_weight[:, None, None] * delta[:, :, None] * delta[:, None, :]
+    elif covariance_type == "tied":
+        correction = jnp.einsum("k,ki,kj->ij", pair_weight, delta, delta)
+    else:
+        correction = pair_weight[:, None] * jnp.square(delta)
+    return GaussianStats(counts, means, a.scatter + b.scatter + correction)
+
+
+@partial(jax.jit, static_argnames="covariance_type")
+def total_moments(stats: GaussianStats, covariance_type: str) -> tuple[Array, Array]:
+    """Mean and (maximum-likelihood) covariance of all rows, classes pooled.
+
+    Parameters
+    ----------
+    stats : GaussianStats
+    covariance_type : {"full", "tied", "diag", "spherical"}
+
+    Returns
+    -------
+    mean : Array of shape (n_features,)
+    covariance : Array
+        ``(n_features, n_features)`` for ``"full"``/``"tied"``; the per-feature variances
+        ``(n_features,)`` for ``"diag"``/``"spherical"``.
+    """
+    total = jnp.sum(stats.counts)
+    mean = stats.counts @ stats.means / total
+    deviation = stats.means - mean
+    if covariance_type in ("full", "tied"):
+        within = stats.scatter if covariance_type == "tied" else jnp.sum(stats.scatter, axis=0)
+        between = jnp.einsum("k,ki,kj->ij", stats.counts, deviation, deviation)
+    else:
+        within = jnp.sum(stats.scatter, axis=0)
+        between = stats.counts @ jnp.square(deviation)
+    return mean, (within + between) / total
