@@ -75,8 +75,12 @@ def suff_stats(X: Array, responsibilities: Array, covariance_type: str) -> Gauss
     GaussianStats
     """
     counts = jnp.sum(responsibilities, axis=0)
-    sums = responsibilities.T @ X
-    means = jnp.where(counts[:, None] > 0, sums / jnp.where(counts > 0, counts, 1)[:, None], 0)
+    # Sum deviations from a data point, not raw values: on offset float32 data the raw sums
+    # would lose several units in the last place of the means.
+    pilot = X[0]
+    sums = responsibilities.T @ (X - pilot)
+    safe_counts = jnp.where(counts > 0, counts, 1)[:, None]
+    means = jnp.where(counts[:, None] > 0, pilot + sums / safe_counts, 0)
 
     # One class at a time (a sequential map), so the temporaries stay (n, d), never (K, n, d).
     if covariance_type in ("full", "tied"):

@@ -1,0 +1,108 @@
+"""Bad input gets a clear ValueError naming the argument, never a silent wrong answer."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+
+from bayesgen import LDA, QDA, GaussianDA, GaussianNB
+
+X, y = load_iris(return_X_y=True)
+
+
+@pytest.mark.parametrize("value", [np.inf, -np.inf])
+def test_infinite_features_are_rejected_in_fit_and_predict(value):
+    """±inf in X: ValueError naming X and where."""
+    bad = X.copy()
+    bad[3, 2] = value
+    with pytest.raises(ValueError, match=r"X contains -?inf \(first at row 3, column 2\)"):
+        GaussianDA().fit(bad, y)
+    model = GaussianDA().fit(X, y)
+    with pytest.raises(ValueError, match="X must be finite"):
+        model.predict(bad)
+
+
+def test_nan_says_missing_values_are_not_supported_yet():
+    """NaN in X is refused plainly until missing-value support lands."""
+    bad = X.copy()
+    bad[5, 0] = np.nan
+    with pytest.raises(ValueError, match="X contains NaN .*missing values"):
+        LDA().fit(bad, y)
+
+
+def test_wrong_number_of_features_at_predict():
+    """Predicting with another feature count names X and both counts."""
+    model = QDA().fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features, but QDA is expecting 4"):
+        model.predict_proba(X[:, :3])
+
+
+def test_fewer_than_two_classes():
+    """One class in y, or only one class with positive weight, is refused."""
+    with pytest.raises(ValueError, match="at least two classes"):
+        GaussianNB().fit(X[:50], y[:50])
+    weights = (y == 0).astype(float)
+    with pytest.raises(ValueError, match="sample_weight leaves fewer than two classes"):
+        GaussianNB().fit(X, y, sample_weight=weights)
+
+
+def test_bad_sample_weight():
+    """Wrong length or negative weights name sample_weight."""
+    with pytest.raises(ValueError, match="sample_weight.shape"):
+        LDA().fit(X, y, sample_weight=np.ones(3))
+    with pytest.raises(ValueError, match="Negative values in data passed to `sample_weight`"):
+        LDA().fit(X, y, sample_weight=-np.ones(len(y)))
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"covariance_type": "banana"}, "covariance_type must be one of"),
+        ({"estimate": "median"}, "estimate must be one of"),
+        ({"reg_covar": -1.0}, "reg_covar must be >= 0"),
+        ({"mean_precision_prior": 0.0}, "mean_precision_prior must be > 0"),
+        ({"class_concentration_prior": "one"}, "class_concentration_prior must be a finite"),
+        ({"priors": [0.5, 0.5]}, r"priors must have one entry per class, shape \(3,\)"),
+        ({"priors": [0.5, 0.5, 0.5]}, "priors must sum to one"),
+        ({"mean_prior": np.zeros(3)}, r"mean_prior must be a finite array of shape \(4,\)"),
+        ({"covariance_prior": np.eye(3)}, r"covariance_prior must have shape \(4, 4\)"),
+        ({"covariance_prior": -np.eye(4)}, "symmetric positive definite"),
+        ({"degrees_of_freedom_prior": 2.0}, "must exceed n_features - 1 = 3"),
+    ],
+)
+def test_bad_hyperparameters_name_themselves(params, message):
+    """Each invalid hyperparameter fails at fit with its own name in the message."""
+    with pytest.raises(ValueError, match=message):
+        GaussianDA(**params).fit(X, y)
+
+
+def test_posterior_mean_that_does_not_exist_is_refused():
+    """estimate='mean' with nu_k = nu_0 + N_k <= d + 1 (one row per class): no mean exists."""
+    rows = [0, 50, 100]
+    model = GaussianDA(estimate="mean", degrees_of_freedom_prior=3.5)
+    with pytest.raises(ValueError, match="estimate='mean' needs a posterior covariance mean"):
+        model.fit(X[rows], y[rows])
+
+
+def test_non_numeric_features():
+    """Strings in X: ValueError saying X must be numeric."""
+    bad = X.astype(object)
+    bad[0, 0] = "abc"
+    with pytest.raises(ValueError, match="X must be numeric"):
+        GaussianNB().fit(bad, y)
+
+
+def test_partial_fit_needs_classes_first_and_known_labels():
+    """partial_fit: classes on the first call; unseen labels later are errors."""
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        LDA().partial_fit(X, y)
+    model = LDA().partial_fit(X[y < 2], y[y < 2], classes=[0, 1])
+    with pytest.raises(ValueError, match=r"y contains labels \[2\] that are not in classes"):
+        model.partial_fit(X, y)
+
+
+def test_singular_covariance_without_ridge_is_an_error_not_nan():
+    """reg_covar=0 with a constant feature: a clear error instead of NaN output."""
+    constant = X.copy()
+    constant[:, 1] = 1.0
+    with pytest.raises(ValueError, match="singular .* use reg_covar > 0"):
+        QDA(reg_covar=0).fit(constant, y)
