@@ -81,7 +81,9 @@ def point_estimate(prior: Dirichlet, stats: ClassCounts, kind: str) -> Array:
     kind : {"mle", "map", "mean"}
         ``"mle"``: :math:`N_k / N`. ``"map"``: the posterior mode
         :math:`(\\alpha_k + N_k - 1)_+ / \\sum_j (\\alpha_j + N_j - 1)_+` (a concentration
-        below one puts the mode on the boundary, hence the clipping). ``"mean"``:
+        below one puts the mode on the boundary, hence the clipping; when every
+        :math:`\\alpha_k + N_k \\leq 1` there is no single mode and the posterior mean is
+        returned). ``"mean"``:
         :math:`(\\alpha_k + N_k) / \\sum_j (\\alpha_j + N_j)`, i.e. additive smoothing.
 
     Returns
@@ -95,7 +97,11 @@ def point_estimate(prior: Dirichlet, stats: ClassCounts, kind: str) -> Array:
     elif kind == "mean":
         weights = posterior(prior, stats).concentration
     else:
-        weights = jnp.clip(posterior(prior, stats).concentration - 1.0, 0.0, None)
+        concentration = posterior(prior, stats).concentration
+        weights = jnp.clip(concentration - 1.0, 0.0, None)
+        # With every concentration <= 1 the density has no interior mode (it peaks at the
+        # vertices); fall back to the posterior mean rather than dividing 0 by 0.
+        weights = jnp.where(jnp.sum(weights) > 0, weights, concentration)
     return weights / jnp.sum(weights)
 
 

@@ -1,9 +1,9 @@
 r"""Log-densities :math:`\log \mathcal N(x_i \mid \mu_k, \Sigma_k)` of every row under every class.
 
 All four covariance types are evaluated through Cholesky factors and triangular solves
-(never an explicit inverse). Inputs and means are first shifted by the average class mean,
-so that the expanded quadratic forms of the tied, diagonal and spherical cases do not
-cancel catastrophically on offset data.
+(never an explicit inverse), with differences x - mu taken before any squaring, one class
+at a time so that the temporaries stay (n, d). Inputs and means are first shifted by the
+average class mean, which keeps the whitening of offset data accurate.
 """
 
 from __future__ import annotations
@@ -32,35 +32,39 @@ def _full(means: Array, covariances: Array, X: Array) -> Array:
     return jax.lax.map(per_class, (cholesky, means)).T
 
 
+def _squared_distances(X: Array, points: Array, weights: Array) -> Array:
+    """(n, K) weighted squared distances sum_j w_kj (x_ij - p_kj)^2, one class at a time.
+
+    Differences are taken before squaring (never the expanded x^2 - 2xp + p^2), which
+    would cancel catastrophically for rows far from the shift point, e.g. when the class
+    means are far apart.
+    """
+
+    def per_class(args):
+        point, weight = args
+        return jnp.square(X - point) @ weight
+
+    return jax.lax.map(per_class, (points, weights)).T
+
+
 def _tied(means: Array, covariance: Array, X: Array) -> Array:
     lower = jnp.linalg.cholesky(covariance)
     whitened_X = solve_triangular(lower, X.T, lower=True).T
     whitened_means = solve_triangular(lower, means.T, lower=True).T
-    squared_distance = (
-        jnp.sum(jnp.square(whitened_X), axis=1)[:, None]
-        - 2.0 * whitened_X @ whitened_means.T
-        + jnp.sum(jnp.square(whitened_means), axis=1)
-    )
+    ones = jnp.ones_like(whitened_means)
+    squared_distance = _squared_distances(whitened_X, whitened_means, ones)
     return -0.5 * squared_distance - jnp.sum(jnp.log(jnp.diagonal(lower)))
 
 
 def _diag(means: Array, variances: Array, X: Array) -> Array:
-    precisions = 1.0 / variances
-    squared_distance = (
-        jnp.square(X) @ precisions.T
-        - 2.0 * X @ (means * precisions).T
-        + jnp.sum(jnp.square(means) * precisions, axis=1)
-    )
+    squared_distance = _squared_distances(X, means, 1.0 / variances)
     return -0.5 * squared_distance - 0.5 * jnp.sum(jnp.log(variances), axis=1)
 
 
 def _spherical(means: Array, variances: Array, X: Array) -> Array:
     n_features = X.shape[1]
-    squared_distance = (
-        jnp.sum(jnp.square(X), axis=1)[:, None]
-        - 2.0 * X @ means.T
-        + jnp.sum(jnp.square(means), axis=1)
-    ) / variances
+    precisions = jnp.broadcast_to((1.0 / variances)[:, None], means.shape)
+    squared_distance = _squared_distances(X, means, precisions)
     return -0.5 * squared_distance - 0.5 * n_features * jnp.log(variances)
 
 

@@ -200,8 +200,9 @@ def mean_exists(post: NormalInverseWishart, covariance_type: str) -> Array:
 def add_ridge(params: GaussianParams, ridge: Array, covariance_type: str) -> GaussianParams:
     """Add ``ridge`` to the diagonal of every covariance.
 
-    ``ridge`` has shape ``(n_features,)`` (a per-feature :math:`\\lambda_j`) or ``()``;
-    for ``"full"``/``"tied"`` this is :math:`\\Sigma + \\mathrm{diag}(\\lambda)`.
+    ``ridge`` is a per-feature :math:`\\lambda_j` of shape ``(n_features,)`` (or a scalar)
+    for ``"full"``, ``"tied"`` and ``"diag"``, and a scalar for ``"spherical"``; for
+    ``"full"``/``"tied"`` this is :math:`\\Sigma + \\mathrm{diag}(\\lambda)`.
     """
     covariances = params.covariances
     if covariance_type in ("full", "tied"):

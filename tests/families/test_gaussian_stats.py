@@ -1,0 +1,150 @@
+"""Gaussian sufficient statistics against NumPy brute force."""
+
+import jax
+import numpy as np
+import pytest
+
+from bayesgen.families import gaussian
+
+COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
+
+
+def _numpy_stats(X, R, covariance_type):
+    """Counts, weighted means and centred scatter by explicit loops over classes and rows."""
+    n, d = X.shape
+    K = R.shape[1]
+    counts = np.zeros(K)
+    means = np.zeros((K, d))
+    scatter = np.zeros((K, d, d))
+    for k in range(K):
+        counts[k] = sum(R[i, k] for i in range(n))
+        if counts[k] > 0:
+            means[k] = sum(R[i, k] * X[i] for i in range(n)) / counts[k]
+        for i in range(n):
+            centred = X[i] - means[k]
+            scatter[k] += R[i, k] * np.outer(centred, centred)
+    if covariance_type == "full":
+        return counts, means, scatter
+    if covariance_type == "tied":
+        return counts, means, scatter.sum(axis=0)
+    return counts, means, np.stack([np.diag(s) for s in scatter])
+
+
+def _responsibilities(rng, n, K, kind):
+    """One-hot times weight, or soft rows; the last class always has zero weight."""
+    if kind == "soft":
+        R = rng.dirichlet(np.ones(K - 1), size=n) * rng.uniform(0.5, 2.0, size=(n, 1))
+    else:
+        labels = rng.integers(0, K - 1, size=n)
+        weights = rng.uniform(0.5, 2.0, size=n) if kind == "weighted" else np.ones(n)
+        R = np.eye(K - 1)[labels] * weights[:, None]
+    return np.concatenate([R, np.zeros((n, 1))], axis=1)
+
+
+def _assert_stats_close(stats, expected, rtol=1e-10, atol=1e-10):
+    counts, means, scatter = expected
+    np.testing.assert_allclose(np.asarray(stats.counts), counts, rtol=rtol, atol=atol)
+    np.testing.assert_allclose(np.asarray(stats.means), means, rtol=rtol, atol=atol)
+    np.testing.assert_allclose(np.asarray(stats.scatter), scatter, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("kind", ["onehot", "weighted", "soft"])
+def test_suff_stats_match_numpy_loop(covariance_type, kind):
+    """suff_stats equals an explicit NumPy loop, including a zero-weight class (mean 0)."""
+    rng = np.random.default_rng(0)
+    n, d, K = 40, 3, 4
+    X = rng.normal(size=(n, d)) * [1.0, 2.0, 0.5] + [3.0, -1.0, 0.0]
+    R = _responsibilities(rng, n, K, kind)
+    with jax.enable_x64(True):
+        stats = gaussian.suff_stats(X, R, covariance_type)
+    expected = _numpy_stats(X, R, covariance_type)
+    _assert_stats_close(stats, expected)
+    assert np.all(np.asarray(stats.means)[-1] == 0.0)
+    assert np.asarray(stats.counts)[-1] == 0.0
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("kind", ["onehot", "weighted", "soft"])
+def test_merge_equals_stats_of_union(covariance_type, kind):
+    """merge(stats(A), stats(B)) equals a NumPy loop over A ∪ B, also when B lacks a class."""
+    rng = np.random.default_rng(1)
+    d, K = 3, 4
+    X = rng.normal(size=(50, d)) * 2.0 + 5.0
+    R = _responsibilities(rng, 50, K, kind)
+    # Batch B has no weight in class 0 (and, like A, none in the last class).
+    R_b = R[30:].copy()
+    R_b[:, 0] = 0.0
+    R = np.concatenate([R[:30], R_b])
+    with jax.enable_x64(True):
+        a = gaussian.suff_stats(X[:30], R[:30], covariance_type)
+        b = gaussian.suff_stats(X[30:], R[30:], covariance_type)
+        merged = gaussian.merge(a, b, covariance_type)
+        merged_reversed = gaussian.merge(b, a, covariance_type)
+    expected = _numpy_stats(X, R, covariance_type)
+    _assert_stats_close(merged, expected)
+    _assert_stats_close(merged_reversed, expected)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_merge_of_several_uneven_batches(covariance_type):
+    """Folding merge over uneven batches (one empty for a class) equals the NumPy loop on all."""
+    rng = np.random.default_rng(2)
+    d, K = 2, 3
+    X = rng.normal(size=(37, d)) + 100.0
+    labels = rng.integers(0, K, size=37)
+    labels[:5] = 0  # the first batch holds class 0 only
+    R = np.eye(K)[labels]
+    cuts = [0, 5, 6, 20, 37]
+    with jax.enable_x64(True):
+        total = gaussian.suff_stats(X[:5], R[:5], covariance_type)
+        for lo, hi in zip(cuts[1:-1], cuts[2:], strict=True):
+            batch = gaussian.suff_stats(X[lo:hi], R[lo:hi], covariance_type)
+            total = gaussian.merge(total, batch, covariance_type)
+    _assert_stats_close(total, _numpy_stats(X, R, covariance_type), atol=1e-9)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_total_moments_match_numpy(covariance_type):
+    """total_moments equals np.mean and np.cov(bias=True) (np.var: diag/spherical) of all rows."""
+    rng = np.random.default_rng(3)
+    n, d, K = 60, 3, 3
+    X = rng.normal(size=(n, d)) @ rng.normal(size=(d, d)) + [10.0, -5.0, 2.0]
+    labels = rng.integers(0, K, size=n)
+    R = np.eye(K)[labels]
+    with jax.enable_x64(True):
+        stats = gaussian.suff_stats(X, R, covariance_type)
+        mean, covariance = gaussian.total_moments(stats, covariance_type)
+    np.testing.assert_allclose(np.asarray(mean), X.mean(axis=0), rtol=1e-12)
+    if covariance_type in ("full", "tied"):
+        expected = np.cov(X, rowvar=False, bias=True)
+    else:
+        expected = X.var(axis=0)
+    np.testing.assert_allclose(np.asarray(covariance), expected, rtol=1e-10)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_float32_scatter_is_accurate_on_offset_data(covariance_type):
+    """Float32 scatter/N of unit-variance data offset by 1000 matches a float64 NumPy reference."""
+    rng = np.random.default_rng(4)
+    n, d, K = 4000, 2, 2
+    X = (rng.standard_normal(size=(n, d)) + 1000.0).astype(np.float32)
+    labels = rng.integers(0, K, size=n)
+    R = np.eye(K, dtype=np.float32)[labels]
+    stats = gaussian.suff_stats(X, R, covariance_type)
+    assert np.asarray(stats.scatter).dtype == np.float32
+    counts, _, scatter = _numpy_stats(X.astype(np.float64), R.astype(np.float64), covariance_type)
+    if covariance_type == "tied":
+        expected = scatter / counts.sum()
+        got = np.asarray(stats.scatter, dtype=np.float64) / counts.sum()
+    else:
+        shape = (K,) + (1,) * (scatter.ndim - 1)
+        expected = scatter / counts.reshape(shape)
+        got = np.asarray(stats.scatter, dtype=np.float64) / counts.reshape(shape)
+    # The variances are about 1 (the raw-moment formula would be off by about 1 here).
+    np.testing.assert_allclose(got, expected, atol=1e-3)
+    if covariance_type in ("full", "tied"):
+        variances = np.diagonal(got, axis1=-2, axis2=-1)
+    else:
+        variances = got
+    np.testing.assert_allclose(variances, 1.0, atol=0.1)
