@@ -1,0 +1,1 @@
+"""Side-by-side timings of bayesgen and scikit-learn (run ``python -m benchmarks``)."""
