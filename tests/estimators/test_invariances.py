@@ -36,7 +36,7 @@ def test_integer_weights_equal_duplicated_rows(covariance_type, estimate):
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 @pytest.mark.parametrize("estimate", ESTIMATES)
 def test_fit_equals_partial_fit_over_chunks(covariance_type, estimate):
-    """Statistics are sums: partial_fit over uneven chunks (one lacking a class) == fit."""
+    """Statistics merge exactly: partial_fit over uneven chunks (one lacking a class) == fit."""
     X, y = load_wine(return_X_y=True)
     order = np.argsort(y, kind="stable")  # the first chunk holds class 0 only
     X, y = X[order], y[order]
