@@ -5,8 +5,27 @@ conjugate priors, fitted in closed form from sufficient statistics and used thro
 scikit-learn API.
 """
 
-from bayesgen.estimators import LDA, QDA, GaussianDA, GaussianNB
+from bayesgen.estimators import (
+    LDA,
+    QDA,
+    BernoulliNB,
+    CategoricalNB,
+    GaussianDA,
+    GaussianNB,
+    MultinomialNB,
+    PoissonNB,
+)
 
 __version__ = "0.1.0"
 
-__all__ = ["LDA", "QDA", "GaussianDA", "GaussianNB", "__version__"]
+__all__ = [
+    "LDA",
+    "QDA",
+    "BernoulliNB",
+    "CategoricalNB",
+    "GaussianDA",
+    "GaussianNB",
+    "MultinomialNB",
+    "PoissonNB",
+    "__version__",
+]

@@ -1,6 +1,17 @@
 """Estimators with the scikit-learn API."""
 
+from bayesgen.estimators.categorical_nb import CategoricalNB
 from bayesgen.estimators.gaussian import GaussianDA
+from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
 from bayesgen.estimators.presets import LDA, QDA, GaussianNB
 
-__all__ = ["LDA", "QDA", "GaussianDA", "GaussianNB"]
+__all__ = [
+    "LDA",
+    "QDA",
+    "BernoulliNB",
+    "CategoricalNB",
+    "GaussianDA",
+    "GaussianNB",
+    "MultinomialNB",
+    "PoissonNB",
+]

@@ -9,11 +9,13 @@ class counts, and derives every prediction from the joint log-likelihood
 
 from __future__ import annotations
 
+import warnings
 from functools import partial
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.sparse as sp
 from jax.scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
@@ -34,8 +36,12 @@ def _responsibilities(class_index, weights, n_classes):
 
 
 @jax.jit
-def _log_posterior(joint_log_likelihood):
-    return joint_log_likelihood - logsumexp(joint_log_likelihood, axis=1, keepdims=True)
+def _log_posterior(joint_log_likelihood, log_class_prior):
+    """Normalise each row; a row impossible under every class gets the class prior."""
+    log_evidence = logsumexp(joint_log_likelihood, axis=1, keepdims=True)
+    impossible = jnp.isneginf(log_evidence)
+    log_posterior = jnp.where(impossible, log_class_prior, joint_log_likelihood - log_evidence)
+    return log_posterior, jnp.sum(impossible)
 
 
 def _to_numpy(tree):
@@ -50,9 +56,13 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     """Base class of the generative classifiers: fitting and prediction over one joint.
 
     Subclasses implement ``_check_hyperparameters``, ``_feature_stats``,
-    ``_merge_feature_stats``, ``_update_parameters`` and ``_log_likelihood``, and
-    describe their class prior through ``_class_prior_settings``.
+    ``_merge_feature_stats``, ``_update_parameters`` and ``_log_likelihood``, describe
+    their class prior through ``_class_prior_settings``, and may override ``_check_X``
+    (the default accepts dense, finite, numeric arrays).
     """
+
+    def _check_X(self, X, *, reset: bool):
+        return check_features(self, X, reset=reset)
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
@@ -71,7 +81,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         self._check_hyperparameters()
-        X = check_features(self, X, reset=True)
+        X = self._check_X(X, reset=True)
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
@@ -130,7 +140,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             )
         else:
             all_classes = self.classes_
-        X = check_features(self, X, reset=first_call)
+        X = self._check_X(X, reset=first_call)
         y = check_labels(y)
         check_consistent_length(X, y)
         unknown = np.setdiff1d(y, all_classes)
@@ -149,12 +159,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         if not reset:
             dtype = compute_dtype(dtype, self.class_count_.dtype)
         with precision(dtype):
-            X_jax = jnp.asarray(X, dtype=dtype)
             responsibilities = _responsibilities(
                 jnp.asarray(class_index), jnp.asarray(weights, dtype=dtype), self.classes_.shape[0]
             )
             counts = class_prior.suff_stats(responsibilities)
-            features = self._feature_stats(X_jax, responsibilities)
+            features = self._feature_stats(X, responsibilities, dtype)
             if not reset:
                 counts = class_prior.merge(_to_jax(self._class_stats, dtype), counts)
                 previous = _to_jax(self._stats, dtype)
@@ -169,19 +178,48 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         fixed, concentration, kind = self._class_prior_settings()
         n_classes = self.classes_.shape[0]
         if fixed is not None:
-            return check_class_probabilities(fixed, n_classes).astype(self.class_count_.dtype)
+            name = getattr(self, "_class_prior_argument", "priors")
+            fixed = check_class_probabilities(fixed, n_classes, name)
+            return fixed.astype(self.class_count_.dtype)
         prior = class_prior.Dirichlet(jnp.full(n_classes, concentration, self.class_count_.dtype))
         return np.asarray(class_prior.point_estimate(prior, self._class_stats, kind))
+
+    # ------------------------------------------------------------------- story
+    def _class_index(self, y) -> jnp.ndarray:
+        y = np.asarray(y)
+        unknown = np.setdiff1d(y, self.classes_)
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown.tolist()} not in classes_ {self.classes_.tolist()}."
+            )
+        return jnp.asarray(np.searchsorted(self.classes_, y))
+
+    def _story_data(self, X, y):
+        """Validated story inputs: dense features (caller's JAX precision) and class indices."""
+        check_is_fitted(self)
+        if X is not None:
+            X = self._check_X(X, reset=False)
+            X = jnp.asarray(X.toarray() if sp.issparse(X) else X)
+        return X, None if y is None else self._class_index(y)
+
+    def _story_class_prior(self) -> dict:
+        """The class-prior arguments of a story: its Dirichlet, or the fixed probabilities."""
+        fixed, concentration, _ = self._class_prior_settings()
+        n_classes = self.classes_.shape[0]
+        return {
+            "class_prior": class_prior.Dirichlet(jnp.full(n_classes, concentration)),
+            "fixed_class_prior": None if fixed is None else jnp.asarray(self.class_prior_),
+        }
 
     # --------------------------------------------------------------- prediction
     def _prepare(self, X):
         check_is_fitted(self)
-        X = check_features(self, X, reset=False)
+        X = self._check_X(X, reset=False)
         return X, compute_dtype(X.dtype)
 
     def _joint_log_likelihood_jax(self, X, dtype):
         log_prior = jnp.log(jnp.asarray(self.class_prior_, dtype=dtype))
-        return log_prior + self._log_likelihood(jnp.asarray(X, dtype=dtype), dtype)
+        return log_prior + jnp.asarray(self._log_likelihood(X, dtype), dtype=dtype)
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """Joint log-probabilities ``log p(x, y = k)`` of each row and class.
@@ -209,10 +247,24 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            A row with probability zero under every class (possible only with
+            ``estimate="mle"``) gets the class prior, with a warning.
         """
         X, dtype = self._prepare(X)
         with precision(dtype):
-            return np.asarray(_log_posterior(self._joint_log_likelihood_jax(X, dtype)))
+            log_prior = jnp.log(jnp.asarray(self.class_prior_, dtype=dtype))
+            log_posterior, n_impossible = _log_posterior(
+                self._joint_log_likelihood_jax(X, dtype), log_prior
+            )
+        if int(n_impossible):
+            warnings.warn(
+                f"{int(n_impossible)} row(s) of X have probability zero under every class "
+                "(possible with estimate='mle'); their class probabilities are the class "
+                "prior.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return np.asarray(log_posterior)
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior class probabilities ``p(y = k | x)``, normalised in log space.

@@ -9,8 +9,8 @@ import numpy as np
 from bayesgen import stories
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.gaussian_prior import resolve_prior
-from bayesgen.estimators.validation import check_features, check_positive
-from bayesgen.families import class_prior, gaussian
+from bayesgen.estimators.validation import check_positive
+from bayesgen.families import gaussian
 from bayesgen.families.estimates import check_estimate_kind
 
 _PARAMETERS_DOC = """
@@ -134,8 +134,10 @@ class GaussianDA(GenerativeClassifier):
     def _class_prior_settings(self):
         return self.priors, self.class_concentration_prior, self.estimate
 
-    def _feature_stats(self, X, responsibilities):
-        return gaussian.suff_stats(X, responsibilities, self.covariance_type)
+    def _feature_stats(self, X, responsibilities, dtype):
+        return gaussian.suff_stats(
+            jnp.asarray(X, dtype=dtype), responsibilities, self.covariance_type
+        )
 
     def _merge_feature_stats(self, previous, new):
         return gaussian.merge(previous, new, self.covariance_type)
@@ -192,7 +194,7 @@ class GaussianDA(GenerativeClassifier):
 
     def _log_likelihood(self, X, dtype):
         params = _to_jax(gaussian.GaussianParams(self.means_, self.covariances_), dtype)
-        return gaussian.log_likelihood(params, X, self.covariance_type)
+        return gaussian.log_likelihood(params, jnp.asarray(X, dtype=dtype), self.covariance_type)
 
     # ------------------------------------------------------------------ story
     def story(self, X=None, y=None, *, n_samples=None):
@@ -211,27 +213,13 @@ class GaussianDA(GenerativeClassifier):
         n_samples : int, optional
             Number of rows to draw when neither ``X`` nor ``y`` is given.
         """
-        if X is not None:
-            X = check_features(self, X, reset=False)
-        class_index = None if y is None else self._class_index(y)
-        n_classes = self.classes_.shape[0]
+        X, labels = self._story_data(X, y)
         # No precision scope here: the caller's handlers (or MCMC's jit) own the JAX mode.
-        dirichlet = class_prior.Dirichlet(jnp.full(n_classes, self.class_concentration_prior))
         stories.gaussian_story(
-            None if X is None else jnp.asarray(X),
-            class_index,
-            class_prior=dirichlet,
+            X,
+            labels,
+            **self._story_class_prior(),
             prior=jax.tree.map(jnp.asarray, self.prior_),
             covariance_type=self.covariance_type,
-            fixed_class_prior=None if self.priors is None else jnp.asarray(self.class_prior_),
             n_samples=n_samples,
         )
-
-    def _class_index(self, y):
-        y = np.asarray(y)
-        unknown = np.setdiff1d(y, self.classes_)
-        if unknown.size:
-            raise ValueError(
-                f"y contains labels {unknown.tolist()} not in classes_ {self.classes_.tolist()}."
-            )
-        return jnp.asarray(np.searchsorted(self.classes_, y))

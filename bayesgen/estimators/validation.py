@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -14,7 +15,7 @@ from sklearn.utils.validation import (
 )
 
 
-def check_features(estimator, X, *, reset: bool) -> np.ndarray:
+def check_features(estimator, X, *, reset: bool, accept_sparse=False):
     """Validate ``X`` as a finite 2-D float array (float32 kept, anything else float64).
 
     Parameters
@@ -25,10 +26,12 @@ def check_features(estimator, X, *, reset: bool) -> np.ndarray:
     X : array-like of shape (n_samples, n_features)
     reset : bool
         True in ``fit``, false in prediction.
+    accept_sparse : False or tuple of str, default=False
+        SciPy sparse formats accepted as they are.
 
     Returns
     -------
-    numpy.ndarray
+    numpy.ndarray, or a sparse matrix when ``accept_sparse`` allows it
 
     Raises
     ------
@@ -37,7 +40,12 @@ def check_features(estimator, X, *, reset: bool) -> np.ndarray:
     """
     try:
         X = validate_data(
-            estimator, X, reset=reset, dtype=(np.float64, np.float32), ensure_all_finite=False
+            estimator,
+            X,
+            reset=reset,
+            dtype=(np.float64, np.float32),
+            ensure_all_finite=False,
+            accept_sparse=accept_sparse,
         )
     except ValueError as error:
         if "convert" in str(error) or "string" in str(error):
@@ -46,23 +54,89 @@ def check_features(estimator, X, *, reset: bool) -> np.ndarray:
                 f"floats ({error})."
             ) from error
         raise
-    _check_finite(X, type(estimator).__name__)
+    _check_finite(X, estimator)
     return X
 
 
-def _check_finite(X: np.ndarray, owner: str) -> None:
-    finite = np.isfinite(X)
+def _column_name(owner_estimator, column: int) -> str:
+    names = getattr(owner_estimator, "feature_names_in_", None)
+    if names is not None and column < len(names):
+        return f"column {column} ({names[column]!r})"
+    return f"column {column}"
+
+
+def _first_entry(X, bad_values: np.ndarray) -> tuple[int, int]:
+    """Row and column of the first stored entry flagged in ``bad_values``."""
+    if sp.issparse(X):
+        coo = X.tocoo()
+        position = np.flatnonzero(bad_values)[0]
+        return int(coo.row[position]), int(coo.col[position])
+    rows, columns = np.nonzero(bad_values)
+    return int(rows[0]), int(columns[0])
+
+
+def _stored_values(X) -> np.ndarray:
+    return X.tocoo().data if sp.issparse(X) else X
+
+
+def _check_finite(X, estimator) -> None:
+    values = _stored_values(X)
+    finite = np.isfinite(values)
     if finite.all():
         return
-    rows, columns = np.nonzero(~finite)
-    row, column = rows[0], columns[0]
+    row, column = _first_entry(X, ~finite)
     value = X[row, column]
+    where = f"first at row {row}, {_column_name(estimator, column)}"
     if np.isnan(value):
         raise ValueError(
-            f"X contains NaN (first at row {row}, column {column}); {owner} does not accept "
-            f"missing values yet. Remove or impute those rows before calling it."
+            f"X contains NaN ({where}); {type(estimator).__name__} does not accept missing "
+            "values yet. Remove or impute those rows before calling it."
         )
-    raise ValueError(f"X contains {value} (first at row {row}, column {column}); X must be finite.")
+    raise ValueError(f"X contains {value} ({where}); X must be finite.")
+
+
+def check_counts(estimator, X, *, reset: bool, binary: bool = False):
+    """Validate non-negative count data, dense or SciPy CSR/CSC (kept sparse).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+    reset : bool
+        True in ``fit``, false in prediction.
+    binary : bool, default=False
+        Require every value to be 0 or 1 (the Bernoulli model).
+
+    Returns
+    -------
+    ndarray or sparse matrix (CSR or CSC), float32 or float64
+
+    Raises
+    ------
+    ValueError
+        For non-numeric, non-finite or negative values (and non-binary ones when
+        ``binary``), naming the first offending row and column.
+    """
+    X = check_features(estimator, X, reset=reset, accept_sparse=("csr", "csc"))
+    values = _stored_values(X)
+    owner = type(estimator).__name__
+    negative = values < 0
+    if np.any(negative):
+        row, column = _first_entry(X, negative)
+        raise ValueError(
+            f"Negative values in data passed to X: {X[row, column]} at row {row}, "
+            f"{_column_name(estimator, column)}; {owner} models counts, which must be >= 0."
+        )
+    if binary:
+        not_binary = (values != 0) & (values != 1)
+        if np.any(not_binary):
+            row, column = _first_entry(X, not_binary)
+            raise ValueError(
+                f"{owner} needs 0/1 (or boolean) features; X has {X[row, column]} at row "
+                f"{row}, {_column_name(estimator, column)}. Pass binarize=<threshold> to "
+                "turn values above the threshold into 1 and the rest into 0."
+            )
+    return X
 
 
 def check_labels(y) -> np.ndarray:

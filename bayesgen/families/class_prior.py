@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 from jax import Array
 
-from bayesgen.families.estimates import check_estimate_kind
+from bayesgen.families import dirichlet
 
 
 class ClassCounts(NamedTuple):
@@ -79,30 +79,16 @@ def point_estimate(prior: Dirichlet, stats: ClassCounts, kind: str) -> Array:
     stats : ClassCounts
         Class counts.
     kind : {"mle", "map", "mean"}
-        ``"mle"``: :math:`N_k / N`. ``"map"``: the posterior mode
-        :math:`(\\alpha_k + N_k - 1)_+ / \\sum_j (\\alpha_j + N_j - 1)_+` (a concentration
-        below one puts the mode on the boundary, hence the clipping; when every
-        :math:`\\alpha_k + N_k \\leq 1` there is no single mode and the posterior mean is
-        returned). ``"mean"``:
+        ``"mle"``: :math:`N_k / N`; ``"map"``: the posterior mode; ``"mean"``:
         :math:`(\\alpha_k + N_k) / \\sum_j (\\alpha_j + N_j)`, i.e. additive smoothing.
+        See :func:`bayesgen.families.dirichlet.point_estimate` for the boundary cases.
 
     Returns
     -------
     Array of shape (n_classes,)
         Class probabilities summing to one.
     """
-    check_estimate_kind(kind)
-    if kind == "mle":
-        weights = stats.counts
-    elif kind == "mean":
-        weights = posterior(prior, stats).concentration
-    else:
-        concentration = posterior(prior, stats).concentration
-        weights = jnp.clip(concentration - 1.0, 0.0, None)
-        # With every concentration <= 1 the density has no interior mode (it peaks at the
-        # vertices); fall back to the posterior mean rather than dividing 0 by 0.
-        weights = jnp.where(jnp.sum(weights) > 0, weights, concentration)
-    return weights / jnp.sum(weights)
+    return dirichlet.point_estimate(prior.concentration, stats.counts, kind)
 
 
 def sample_params(key: Array, dirichlet: Dirichlet, num_samples: int) -> Array:

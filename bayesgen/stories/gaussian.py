@@ -1,13 +1,4 @@
-r"""The generative stories, written in NumPyro: the executable definition of each model.
-
-Every classifier in bayesgen is one of these programs: draw the class probabilities and the
-class-conditional parameters from their conjugate priors, then for every row draw a label
-and the features given the label. Site names match the fitted parameters
-(``class_prior``, ``means``, ``covariances``), so fitted values plug in with
-``numpyro.handlers.substitute`` and the story runs with ``Predictive`` and ``MCMC``.
-The tests check that its log density equals the closed-form joint log-likelihood plus log
-prior computed by the families.
-"""
+"""Gaussian discriminant analysis as a NumPyro story."""
 
 from __future__ import annotations
 
@@ -18,22 +9,7 @@ from jax import Array
 
 from bayesgen.families.class_prior import Dirichlet
 from bayesgen.families.gaussian import NormalInverseWishart
-
-
-def _n_rows(X, y, n_samples) -> int:
-    if X is not None:
-        return X.shape[0]
-    if y is not None:
-        return y.shape[0]
-    if n_samples is None:
-        raise ValueError("gaussian_story needs X, y or n_samples to know how many rows to draw.")
-    return n_samples
-
-
-def _class_probabilities(class_prior: Dirichlet, fixed_class_prior: Array | None) -> Array:
-    if fixed_class_prior is not None:
-        return jnp.asarray(fixed_class_prior)
-    return numpyro.sample("class_prior", dist.Dirichlet(jnp.asarray(class_prior.concentration)))
+from bayesgen.stories.common import class_probabilities, n_rows
 
 
 def _gaussian_parameters(prior: NormalInverseWishart, covariance_type: str, n_classes: int):
@@ -112,11 +88,11 @@ def gaussian_story(
     n_samples : int, optional
         Number of rows to draw when neither ``X`` nor ``y`` is given.
     """
-    n_rows = _n_rows(X, y, n_samples)
+    rows = n_rows(X, y, n_samples)
     n_classes = jnp.shape(class_prior.concentration)[-1]
-    pi = _class_probabilities(class_prior, fixed_class_prior)
+    pi = class_probabilities(class_prior, fixed_class_prior)
     means, covariances = _gaussian_parameters(prior, covariance_type, n_classes)
-    with numpyro.plate("rows", n_rows):
+    with numpyro.plate("rows", rows):
         labels = numpyro.sample("y", dist.Categorical(probs=pi), obs=y)
         features = _features_given_label(means, covariances, labels, covariance_type)
         numpyro.sample("X", features, obs=X)

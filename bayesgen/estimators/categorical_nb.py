@@ -1,0 +1,212 @@
+"""``CategoricalNB``: naive Bayes over features whose values are categories of any kind."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from bayesgen import stories
+from bayesgen.estimators import count_data
+from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
+from bayesgen.estimators.validation import _check_finite, _column_name, check_positive
+from bayesgen.families import categorical
+
+
+def _unhashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return True
+    return False
+
+
+def _learn_categories(column: np.ndarray) -> np.ndarray:
+    """Distinct values, sorted when they can be, else in order of appearance."""
+    unique = pd.unique(pd.Series(column, dtype=object))
+    try:
+        return np.asarray(sorted(unique), dtype=object)
+    except TypeError:
+        return np.asarray(unique, dtype=object)
+
+
+def _merge_categories(known: np.ndarray, column: np.ndarray) -> np.ndarray:
+    new = _learn_categories(column)
+    unseen = new[pd.Index(known).get_indexer(new) < 0]
+    return _learn_categories(np.concatenate([known, unseen])) if unseen.size else known
+
+
+class CategoricalNB(CountNB):
+    __doc__ = (
+        """Naive Bayes for categorical features: a Dirichlet–categorical story per feature.
+
+    .. math::
+
+        \\theta_{kj} \\sim \\mathrm{Dirichlet}(\\alpha \\mathbf 1), \\quad
+        y \\sim \\mathrm{Categorical}(\\pi), \\quad
+        x_j \\mid y = k \\sim \\mathrm{Categorical}(\\theta_{kj}).
+
+    Categories may be any hashable values (ints, strings, ...), learned per feature in
+    ``fit`` (and extended by ``partial_fit``). Each feature also has one category for
+    every value not seen in training, so a new value at prediction time gets its
+    posterior-predictive probability :math:`\\alpha / (N_k + \\alpha (C_j + 1))` under
+    ``estimate="mean"`` instead of an error. (This extra category makes the smoothed
+    probabilities differ slightly from scikit-learn's ``CategoricalNB``, which has none.)
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Dirichlet concentration of every category (additive smoothing).
+"""
+        + COMMON_PARAMETERS_DOC
+        + """
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+    class_prior_ : ndarray of shape (n_classes,)
+    categories_ : list of ndarray
+        The categories of each feature seen in training.
+    category_count_ : list of ndarray of shape (n_classes, n_categories_j)
+        Weighted per-class count of each category.
+    feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_j + 1)
+        :math:`\\log\\theta_{kj}`; the last column is the category of unseen values.
+    n_features_in_ : int
+"""
+    )
+    _family = categorical
+
+    def __init__(self, *, alpha=1.0, estimate="mean", fit_prior=True, class_prior=None):
+        self.alpha = alpha
+        self.estimate = estimate
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def _check_hyperparameters(self):
+        super()._check_hyperparameters()
+        check_positive(self.alpha, "alpha")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        tags.input_tags.positive_only = False
+        tags.input_tags.categorical = True
+        return tags
+
+    def _check_X(self, X, *, reset):
+        X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False)
+        if X.dtype.kind in "fc":
+            _check_finite(X, self)
+        elif X.dtype == object:
+            for row, column in zip(
+                *np.nonzero(np.frompyfunc(_unhashable, 1, 1)(X).astype(bool)), strict=False
+            ):
+                raise TypeError(
+                    f"CategoricalNB: every category must be hashable (argument must be a string "
+                    f"or a number, for instance); X has a {type(X[row, column]).__name__} at "
+                    f"row {row}, {_column_name(self, column)}."
+                )
+            missing = pd.isna(pd.DataFrame(X)).to_numpy()
+            if missing.any():
+                row, column = (int(i[0]) for i in np.nonzero(missing))
+                raise ValueError(
+                    f"X has a missing value at row {row}, {_column_name(self, column)}; "
+                    "CategoricalNB does not accept missing values yet."
+                )
+        return X
+
+    # ------------------------------------------------------------------ encoding
+    def _layout(self):
+        sizes = np.array([len(c) + 1 for c in self.categories_])
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        return sizes, offsets, np.repeat(np.arange(len(sizes)), sizes)
+
+    def _codes(self, X) -> np.ndarray:
+        """Category codes ``0..C_j``; ``C_j`` for values not seen in training."""
+        codes = np.empty(X.shape, dtype=np.int64)
+        for j, known in enumerate(self.categories_):
+            found = pd.Index(known).get_indexer(pd.Series(X[:, j], dtype=object))
+            codes[:, j] = np.where(found < 0, len(known), found)
+        return codes
+
+    def _one_hot(self, X) -> sp.csr_matrix:
+        sizes, offsets, _ = self._layout()
+        n_samples, n_features = X.shape
+        columns = (self._codes(X) + offsets).ravel()
+        indptr = np.arange(0, n_samples * n_features + 1, n_features)
+        data = np.ones(columns.shape[0])
+        return sp.csr_matrix((data, columns, indptr), shape=(n_samples, int(sizes.sum())))
+
+    def _extend_categories(self, X, reset):
+        if reset:
+            self.categories_ = [_learn_categories(X[:, j]) for j in range(X.shape[1])]
+            return
+        old_offsets, old_categories = self._layout()[1], self.categories_
+        self.categories_ = [_merge_categories(c, X[:, j]) for j, c in enumerate(old_categories)]
+        if all(len(a) == len(b) for a, b in zip(old_categories, self.categories_, strict=True)):
+            return
+        _, new_offsets, _ = self._layout()
+        counts = np.zeros((self._stats.counts.shape[0], self._layout()[0].sum()))
+        old = np.asarray(self._stats.category_counts)
+        for j, (before, after) in enumerate(zip(old_categories, self.categories_, strict=True)):
+            where = pd.Index(after).get_indexer(before) + new_offsets[j]
+            counts[:, where] = old[:, old_offsets[j] : old_offsets[j] + len(before)]
+        self._stats = categorical.CategoricalStats(self._stats.counts, counts.astype(old.dtype))
+
+    # ------------------------------------------------------------------ hooks
+    def _feature_stats(self, X, responsibilities, dtype):
+        # Only rows with positive weight define categories: a zero weight removes the row.
+        weighted = np.asarray(jnp.sum(responsibilities, axis=1)) > 0
+        self._extend_categories(X[weighted], reset=self._fresh_fit)
+        sums = count_data.class_sums(responsibilities, self._one_hot(X).astype(dtype))
+        counts = jnp.sum(responsibilities, axis=0)
+        return categorical.CategoricalStats(counts, jnp.asarray(sums, dtype))
+
+    def _add_rows(self, X, class_index, weights, *, reset):
+        self._fresh_fit = reset
+        super()._add_rows(X, class_index, weights, reset=reset)
+
+    def _store_parameters(self, stats):
+        sizes, offsets, segment_ids = self._layout()
+        theta = categorical.point_estimate(
+            jnp.asarray(self.alpha, stats.counts.dtype),
+            stats,
+            self.estimate,
+            jnp.asarray(segment_ids),
+            len(self.categories_),
+        )
+        log_theta = np.asarray(jnp.log(theta))
+        counts = np.asarray(stats.category_counts)
+        self.category_count_ = [
+            counts[:, o : o + s - 1] for o, s in zip(offsets, sizes, strict=True)
+        ]
+        self.feature_log_prob_ = [
+            log_theta[:, o : o + s] for o, s in zip(offsets, sizes, strict=True)
+        ]
+
+    def _parameters(self):
+        return np.exp(np.concatenate(self.feature_log_prob_, axis=1))
+
+    def _log_likelihood(self, X, dtype):
+        form = categorical.linear_form(jnp.asarray(self._parameters(), dtype=dtype))
+        return count_data.evaluate(form, self._one_hot(X).astype(dtype))
+
+    def story(self, X=None, y=None, *, n_samples=None):
+        """Run the Dirichlet–categorical story (a NumPyro model) with this model's prior.
+
+        ``X`` is given in the original category values and passed to the story as codes
+        (``_codes``); sites ``"category_probs_j"`` and ``"X_j"`` per feature ``j``.
+        """
+        check_is_fitted(self)
+        codes = None if X is None else jnp.asarray(self._codes(self._check_X(X, reset=False)))
+        labels = None if y is None else self._class_index(y)
+        sizes = self._layout()[0]
+        stories.categorical_story(
+            codes,
+            labels,
+            **self._story_class_prior(),
+            concentrations=[jnp.full(int(size), float(self.alpha)) for size in sizes],
+            n_samples=n_samples,
+        )

@@ -1,0 +1,94 @@
+"""What the count naive-Bayes estimators share: hyperparameters, class prior, data passes."""
+
+from __future__ import annotations
+
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from bayesgen.estimators import count_data
+from bayesgen.estimators.base import GenerativeClassifier, _to_jax
+from bayesgen.estimators.validation import check_counts
+from bayesgen.families.estimates import check_estimate_kind
+
+COMMON_PARAMETERS_DOC = """
+    estimate : {"mean", "map", "mle"}, default="mean"
+        Point estimate of the feature parameters: the posterior mean (additive smoothing
+        with ``alpha``), the posterior mode, or maximum likelihood (which may give zero
+        probabilities; a row impossible under every class then gets the class prior,
+        with a warning).
+    fit_prior : bool, default=True
+        Estimate the class probabilities as the training frequencies (their maximum
+        likelihood, also the posterior mode under a uniform Dirichlet prior), as
+        scikit-learn does; if False they are uniform.
+    class_prior : array-like of shape (n_classes,), optional
+        Known class probabilities, used as they are.
+"""
+
+
+def check_concentration(value, name: str, n_features: int) -> np.ndarray:
+    """A positive scalar or (n_features,) array, returned as an (n_features,) array."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        array = np.asarray(float(value))
+    else:
+        array = np.asarray(value, dtype=np.float64)
+        if array.shape != (n_features,):
+            raise ValueError(
+                f"{name} must be a positive number or an array of shape ({n_features},); got "
+                f"shape {array.shape}."
+            )
+    if not np.all(np.isfinite(array)) or np.any(array <= 0):
+        raise ValueError(f"{name} must be positive and finite; got {value!r}.")
+    return np.broadcast_to(array, (n_features,))
+
+
+class CountNB(GenerativeClassifier):
+    """Base of the count-data naive Bayes estimators (Bernoulli, multinomial, Poisson).
+
+    Subclasses set the family module (``_family``) and implement ``_prior``,
+    ``_store_parameters`` and ``_row_term``.
+    """
+
+    _binary_features = False
+    _class_prior_argument = "class_prior"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        # As for scikit-learn's naive Bayes: the shared checks' Gaussian blobs are not counts.
+        tags.classifier_tags.poor_score = True
+        return tags
+
+    def _check_hyperparameters(self):
+        check_estimate_kind(self.estimate)
+        if not isinstance(self.fit_prior, (bool, np.bool_)):
+            raise ValueError(f"fit_prior must be True or False; got {self.fit_prior!r}.")
+
+    def _class_prior_settings(self):
+        if self.class_prior is not None:
+            return self.class_prior, 1.0, "mle"
+        if not self.fit_prior:
+            n_classes = self.classes_.shape[0]
+            return np.full(n_classes, 1.0 / n_classes), 1.0, "mle"
+        return None, 1.0, "mle"
+
+    def _check_X(self, X, *, reset):
+        return check_counts(self, X, reset=reset, binary=self._binary_features)
+
+    def _feature_stats(self, X, responsibilities, dtype):
+        sums = count_data.class_sums(responsibilities, X)
+        return self._family_stats(jnp.sum(responsibilities, axis=0), jnp.asarray(sums, dtype))
+
+    def _merge_feature_stats(self, previous, new):
+        return jax.tree.map(jnp.add, previous, new)
+
+    def _update_parameters(self):
+        stats = _to_jax(self._stats, self._stats.counts.dtype)
+        self._store_parameters(stats)
+
+    def _log_likelihood(self, X, dtype):
+        form = self._family.linear_form(jnp.asarray(self._parameters(), dtype=dtype))
+        return count_data.evaluate(form, X, self._row_term(X))

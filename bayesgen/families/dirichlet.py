@@ -1,0 +1,79 @@
+r"""Point estimates of Dirichlet-distributed probability vectors from counts.
+
+Shared by the class prior, the multinomial and categorical features, and the Bernoulli
+features (a Beta is the two-category Dirichlet). With prior concentration :math:`\alpha`
+and counts :math:`c`, the posterior is :math:`\mathrm{Dirichlet}(\alpha + c)` and
+
+- ``"mle"``: :math:`c / \sum c`;
+- ``"mean"``: :math:`(\alpha + c) / \sum (\alpha + c)`, additive (Laplace) smoothing;
+- ``"map"``: :math:`(\alpha + c - 1)_+ / \sum (\alpha + c - 1)_+`. A concentration below
+  one puts the mode on the boundary, hence the clipping; when every entry is at most one
+  the density has no single mode and the posterior mean is returned instead.
+
+An all-zero count vector has no maximum-likelihood estimate; it gets the uniform vector.
+Probability vectors may be laid side by side in one axis (the categories of several
+features), with ``segment_ids`` saying which vector each entry belongs to.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from jax import Array
+
+from bayesgen.families.estimates import check_estimate_kind
+
+
+def _normalise(weights: Array, segment_ids: Array | None, num_segments: int | None) -> Array:
+    if segment_ids is None:
+        return weights / jnp.sum(weights, axis=-1, keepdims=True)
+    totals = jax.ops.segment_sum(weights.T, segment_ids, num_segments=num_segments).T
+    return weights / totals[..., segment_ids]
+
+
+def _segment_total(weights: Array, segment_ids: Array | None, num_segments: int | None):
+    if segment_ids is None:
+        return jnp.sum(weights, axis=-1, keepdims=True)
+    totals = jax.ops.segment_sum(weights.T, segment_ids, num_segments=num_segments).T
+    return totals[..., segment_ids]
+
+
+def point_estimate(
+    concentration: Array,
+    counts: Array,
+    kind: str,
+    segment_ids: Array | None = None,
+    num_segments: int | None = None,
+) -> Array:
+    """Probability vectors estimated from counts under a Dirichlet prior.
+
+    Parameters
+    ----------
+    concentration : Array broadcastable to ``counts``
+        Prior concentration :math:`\\alpha` (ignored for ``"mle"``).
+    counts : Array of shape (..., n_entries)
+        Weighted counts :math:`c`.
+    kind : {"mle", "map", "mean"}
+    segment_ids : Array of int of shape (n_entries,), optional
+        Which probability vector each entry of the last axis belongs to; by default the
+        whole last axis is one vector.
+    num_segments : int, optional
+        Number of vectors, with ``segment_ids``.
+
+    Returns
+    -------
+    Array of the shape of ``counts``
+        Each vector sums to one.
+    """
+    check_estimate_kind(kind)
+    posterior = concentration + counts
+    if kind == "mle":
+        has_counts = _segment_total(counts, segment_ids, num_segments) > 0
+        weights = jnp.where(has_counts, counts, 1.0)
+    elif kind == "mean":
+        weights = posterior
+    else:
+        weights = jnp.clip(posterior - 1.0, 0.0, None)
+        has_mode = _segment_total(weights, segment_ids, num_segments) > 0
+        weights = jnp.where(has_mode, weights, posterior)
+    return _normalise(weights, segment_ids, num_segments)

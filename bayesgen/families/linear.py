@@ -1,0 +1,49 @@
+r"""Log-likelihoods that are linear in the data: the naive-Bayes count families.
+
+For Bernoulli, multinomial, categorical (one-hot) and Poisson features,
+
+.. math::
+
+    \log p(x \mid y = k) = \sum_j x_j W_{kj} + b_k + r(x),
+
+where :math:`r(x)` depends on the row only (a multinomial coefficient, Poisson
+factorials) and cancels from :math:`p(y \mid x)`. Maximum-likelihood estimates may put
+probability zero on an outcome, i.e. :math:`W_{kj} = -\infty`; evaluating
+:math:`0 \cdot (-\infty)` would give NaN, so the infinite parts are kept apart: class
+:math:`k` is impossible for row :math:`x` exactly when :math:`\sum_j x_j Z_{kj} + z_k > 0`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax.numpy as jnp
+from jax import Array
+
+
+class LinearLogLikelihood(NamedTuple):
+    """The finite and the impossible parts of a linear log-likelihood.
+
+    Attributes
+    ----------
+    weights : Array of shape (n_classes, n_features)
+        :math:`W_{kj}` with infinite entries replaced by zero.
+    bias : Array of shape (n_classes,)
+        :math:`b_k`, finite.
+    zero_weights : Array of shape (n_classes, n_features)
+        Non-negative :math:`Z_{kj}`: positive where an occurrence of feature ``j`` has
+        probability zero in class ``k``.
+    zero_bias : Array of shape (n_classes,)
+        :math:`z_k`, added to :math:`\\sum_j x_j Z_{kj}` before the positivity test.
+    """
+
+    weights: Array
+    bias: Array
+    zero_weights: Array
+    zero_bias: Array
+
+
+def finite_log(probabilities: Array) -> tuple[Array, Array]:
+    """``log p`` with zeros replaced by 0, and the indicator of those zeros."""
+    is_zero = probabilities <= 0
+    return jnp.where(is_zero, 0.0, jnp.log(jnp.where(is_zero, 1.0, probabilities))), is_zero

@@ -1,0 +1,26 @@
+r"""The generative stories, written in NumPyro: the executable definition of each model.
+
+Every classifier in bayesgen is one of these programs: draw the class probabilities and the
+class-conditional parameters from their conjugate priors, then for every row draw a label
+and the features given the label. Site names match the fitted parameters (``class_prior``,
+``means``, ``covariances``, ``feature_probs``, ``rates``, ...), so fitted values plug in
+with ``numpyro.handlers.substitute`` and the story runs with ``Predictive`` and ``MCMC``.
+The tests check that its log density equals the closed-form joint log-likelihood plus log
+prior computed by the families.
+"""
+
+from bayesgen.stories.discrete import (
+    bernoulli_story,
+    categorical_story,
+    multinomial_story,
+    poisson_story,
+)
+from bayesgen.stories.gaussian import gaussian_story
+
+__all__ = [
+    "bernoulli_story",
+    "categorical_story",
+    "gaussian_story",
+    "multinomial_story",
+    "poisson_story",
+]
