@@ -16,7 +16,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
-from jax.scipy.special import logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
@@ -35,13 +34,25 @@ def _responsibilities(class_index, weights, n_classes):
     return jax.nn.one_hot(class_index, n_classes, dtype=weights.dtype) * weights[:, None]
 
 
-@jax.jit
-def _log_posterior(joint_log_likelihood, log_class_prior):
-    """Normalise each row; a row impossible under every class gets the class prior."""
-    log_evidence = logsumexp(joint_log_likelihood, axis=1, keepdims=True)
-    impossible = jnp.isneginf(log_evidence)
-    log_posterior = jnp.where(impossible, log_class_prior, joint_log_likelihood - log_evidence)
-    return log_posterior, jnp.sum(impossible)
+def _logsumexp_rows(values: np.ndarray) -> np.ndarray:
+    """Row-wise log-sum-exp, shape (n, 1); -inf for a row of -inf (no warnings)."""
+    largest = np.max(values, axis=1, keepdims=True)
+    shift = np.where(np.isfinite(largest), largest, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.sum(np.exp(values - shift), axis=1, keepdims=True)) + shift
+
+
+def _log_posterior(joint_log_likelihood: np.ndarray, log_class_prior: np.ndarray):
+    """Normalise each row; a row impossible under every class gets the class prior.
+
+    NumPy rather than a jitted kernel: an (n, K) normalisation would otherwise be
+    compiled anew for every number of rows.
+    """
+    log_evidence = _logsumexp_rows(joint_log_likelihood)
+    impossible = np.isneginf(log_evidence)
+    with np.errstate(invalid="ignore"):
+        log_posterior = joint_log_likelihood - log_evidence
+    return np.where(impossible, log_class_prior, log_posterior), int(np.sum(impossible))
 
 
 def _to_numpy(tree):
@@ -56,7 +67,9 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     """Base class of the generative classifiers: fitting and prediction over one joint.
 
     Subclasses implement ``_check_hyperparameters``, ``_feature_stats``,
-    ``_merge_feature_stats``, ``_update_parameters`` and ``_log_likelihood``, describe
+    ``_merge_feature_stats``, ``_update_parameters`` and ``_log_likelihood(X, dtype, *,
+    row_terms)`` (which may leave out terms that depend on the row only when
+    ``row_terms`` is false, as they cancel from p(y | x)), describe
     their class prior through ``_class_prior_settings``, and may override ``_check_X``
     (the default accepts dense, finite, numeric arrays).
     """
@@ -217,10 +230,6 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         X = self._check_X(X, reset=False)
         return X, compute_dtype(X.dtype)
 
-    def _joint_log_likelihood_jax(self, X, dtype):
-        log_prior = jnp.log(jnp.asarray(self.class_prior_, dtype=dtype))
-        return log_prior + jnp.asarray(self._log_likelihood(X, dtype), dtype=dtype)
-
     def predict_joint_log_proba(self, X) -> np.ndarray:
         """Joint log-probabilities ``log p(x, y = k)`` of each row and class.
 
@@ -233,9 +242,16 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
+        return self._joint(X, row_terms=True)
+
+    def _joint(self, X, *, row_terms: bool) -> np.ndarray:
+        """``log p(x, k)``; without ``row_terms`` only up to a per-row constant."""
         X, dtype = self._prepare(X)
         with precision(dtype):
-            return np.asarray(self._joint_log_likelihood_jax(X, dtype))
+            log_likelihood = np.asarray(self._log_likelihood(X, dtype, row_terms=row_terms))
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(self.class_prior_).astype(log_likelihood.dtype)
+        return log_likelihood + log_prior
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posterior class probabilities ``log p(y = k | x)``.
@@ -250,15 +266,13 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             A row with probability zero under every class (possible only with
             ``estimate="mle"``) gets the class prior, with a warning.
         """
-        X, dtype = self._prepare(X)
-        with precision(dtype):
-            log_prior = jnp.log(jnp.asarray(self.class_prior_, dtype=dtype))
-            log_posterior, n_impossible = _log_posterior(
-                self._joint_log_likelihood_jax(X, dtype), log_prior
-            )
-        if int(n_impossible):
+        joint = self._joint(X, row_terms=False)
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(self.class_prior_).astype(joint.dtype)
+        log_posterior, n_impossible = _log_posterior(joint, log_prior)
+        if n_impossible:
             warnings.warn(
-                f"{int(n_impossible)} row(s) of X have probability zero under every class "
+                f"{n_impossible} row(s) of X have probability zero under every class "
                 "(possible with estimate='mle'); their class probabilities are the class "
                 "prior.",
                 UserWarning,
@@ -292,7 +306,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        joint = self.predict_joint_log_proba(X)
+        joint = self._joint(X, row_terms=False)
         return self.classes_[np.argmax(joint, axis=1)]
 
     def decision_function(self, X) -> np.ndarray:
@@ -326,6 +340,4 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        X, dtype = self._prepare(X)
-        with precision(dtype):
-            return np.asarray(logsumexp(self._joint_log_likelihood_jax(X, dtype), axis=1))
+        return _logsumexp_rows(self.predict_joint_log_proba(X))[:, 0]

@@ -189,7 +189,7 @@ class CategoricalNB(CountNB):
     def _parameters(self):
         return np.exp(np.concatenate(self.feature_log_prob_, axis=1))
 
-    def _log_likelihood(self, X, dtype):
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
         form = categorical.linear_form(jnp.asarray(self._parameters(), dtype=dtype))
         return count_data.evaluate(form, self._one_hot(X).astype(dtype))
 

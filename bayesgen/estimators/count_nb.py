@@ -89,6 +89,6 @@ class CountNB(GenerativeClassifier):
         stats = _to_jax(self._stats, self._stats.counts.dtype)
         self._store_parameters(stats)
 
-    def _log_likelihood(self, X, dtype):
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
         form = self._family.linear_form(jnp.asarray(self._parameters(), dtype=dtype))
-        return count_data.evaluate(form, X, self._row_term(X))
+        return count_data.evaluate(form, X, self._row_term(X) if row_terms else None)

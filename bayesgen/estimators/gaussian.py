@@ -192,7 +192,7 @@ class GaussianDA(GenerativeClassifier):
                 "reg_covar > 0."
             )
 
-    def _log_likelihood(self, X, dtype):
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
         params = _to_jax(gaussian.GaussianParams(self.means_, self.covariances_), dtype)
         return gaussian.log_likelihood(params, jnp.asarray(X, dtype=dtype), self.covariance_type)
 

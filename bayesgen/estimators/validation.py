@@ -68,15 +68,19 @@ def _column_name(owner_estimator, column: int) -> str:
 def _first_entry(X, bad_values: np.ndarray) -> tuple[int, int]:
     """Row and column of the first stored entry flagged in ``bad_values``."""
     if sp.issparse(X):
-        coo = X.tocoo()
-        position = np.flatnonzero(bad_values)[0]
-        return int(coo.row[position]), int(coo.col[position])
+        # Same storage order as X.data: rebuild the matrix holding the flags, then find one.
+        flags = X.copy()
+        flags.data = bad_values.astype(np.int8)
+        flags.eliminate_zeros()
+        coo = flags.tocoo()
+        return int(coo.row[0]), int(coo.col[0])
     rows, columns = np.nonzero(bad_values)
     return int(rows[0]), int(columns[0])
 
 
 def _stored_values(X) -> np.ndarray:
-    return X.tocoo().data if sp.issparse(X) else X
+    """The explicitly stored values: ``X.data`` of a sparse matrix (no copy), else X."""
+    return X.data if sp.issparse(X) else X
 
 
 def _check_finite(X, estimator) -> None:

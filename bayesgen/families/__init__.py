@@ -1,7 +1,9 @@
 """Conjugate families as pure JAX functions over NamedTuple pytrees.
 
-Each family offers ``suff_stats`` (from data and a responsibilities matrix), ``merge``
-(statistics of two batches), ``posterior`` (the conjugate update), ``point_estimate``,
-``sample_params`` and, for feature families, ``log_likelihood``. No estimator code, no
-scikit-learn, no global state lives here.
+Each family offers ``merge`` (statistics of two batches), ``posterior`` (the conjugate
+update), ``point_estimate`` and ``sample_params``. The Gaussian family also computes its
+statistics from data and responsibilities (``suff_stats``) and its ``log_likelihood``; the
+count families (Bernoulli, multinomial, Poisson, categorical) take ``R^T X`` computed by
+the estimators (which keeps SciPy sparse input sparse) and give their log-likelihood as a
+``linear_form``. No estimator code, no scikit-learn, no global state lives here.
 """

@@ -106,3 +106,61 @@ def test_singular_covariance_without_ridge_is_an_error_not_nan():
     constant[:, 1] = 1.0
     with pytest.raises(ValueError, match="singular .* use reg_covar > 0"):
         QDA(reg_covar=0).fit(constant, y)
+
+
+def test_count_models_refuse_negative_counts_naming_the_column():
+    """Negative counts: ValueError with the value, row and column (named for DataFrames)."""
+    import pandas as pd
+
+    from bayesgen import MultinomialNB, PoissonNB
+
+    counts = np.abs(X).round()
+    counts[4, 2] = -1
+    for model in (MultinomialNB(), PoissonNB()):
+        with pytest.raises(ValueError, match="Negative values .* -1.0 at row 4, column 2"):
+            model.fit(counts, y)
+    frame = pd.DataFrame(counts, columns=["a", "b", "c", "d"])
+    with pytest.raises(ValueError, match=r"at row 4, column 2 \('c'\)"):
+        MultinomialNB().fit(frame, y)
+
+
+def test_bernoulli_without_binarize_refuses_non_binary_data():
+    """BernoulliNB(binarize=None) on non-0/1 data suggests binarize=<threshold>."""
+    from bayesgen import BernoulliNB
+
+    with pytest.raises(ValueError, match=r"needs 0/1 .* binarize=<threshold>"):
+        BernoulliNB().fit(X, y)
+
+
+def test_discrete_bad_hyperparameters():
+    """alpha of the wrong shape or sign, a negative beta, a bad class_prior: named errors."""
+    from bayesgen import BernoulliNB, CategoricalNB, MultinomialNB, PoissonNB
+
+    counts = np.abs(X).round()
+    with pytest.raises(
+        ValueError, match=r"alpha must be a positive number or an array of shape \(4,\)"
+    ):
+        MultinomialNB(alpha=np.ones(3)).fit(counts, y)
+    with pytest.raises(ValueError, match="alpha must be positive"):
+        MultinomialNB(alpha=0.0).fit(counts, y)
+    with pytest.raises(ValueError, match="beta must be > 0"):
+        PoissonNB(beta=-1.0).fit(counts, y)
+    with pytest.raises(ValueError, match="class_prior must sum to one"):
+        BernoulliNB(binarize=1.0, class_prior=[0.5, 0.5, 0.5]).fit(counts, y)
+    with pytest.raises(ValueError, match="alpha must be > 0"):
+        CategoricalNB(alpha=-2).fit(counts, y)
+    with pytest.raises(ValueError, match="fit_prior must be True or False"):
+        MultinomialNB(fit_prior="yes").fit(counts, y)
+
+
+def test_count_models_refuse_infinite_and_missing_values():
+    """±inf and NaN in count data are errors (NaN: missing values not supported yet)."""
+    from bayesgen import MultinomialNB
+
+    counts = np.abs(X).round()
+    counts[1, 1] = np.inf
+    with pytest.raises(ValueError, match="X must be finite"):
+        MultinomialNB().fit(counts, y)
+    counts[1, 1] = np.nan
+    with pytest.raises(ValueError, match="does not accept missing values"):
+        MultinomialNB().fit(counts, y)
