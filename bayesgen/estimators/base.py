@@ -249,9 +249,11 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         X, dtype = self._prepare(X)
         with precision(dtype):
             log_likelihood = np.asarray(self._log_likelihood(X, dtype, row_terms=row_terms))
-        with np.errstate(divide="ignore"):
-            log_prior = np.log(self.class_prior_).astype(log_likelihood.dtype)
-        return log_likelihood + log_prior
+        return log_likelihood + self._log_class_prior(log_likelihood.dtype)
+
+    def _log_class_prior(self, dtype) -> np.ndarray:
+        with np.errstate(divide="ignore"):  # a class with probability 0 gets -inf
+            return np.log(self.class_prior_).astype(dtype)
 
     def predict_log_proba(self, X) -> np.ndarray:
         """Log posterior class probabilities ``log p(y = k | x)``.
@@ -267,9 +269,7 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             ``estimate="mle"``) gets the class prior, with a warning.
         """
         joint = self._joint(X, row_terms=False)
-        with np.errstate(divide="ignore"):
-            log_prior = np.log(self.class_prior_).astype(joint.dtype)
-        log_posterior, n_impossible = _log_posterior(joint, log_prior)
+        log_posterior, n_impossible = _log_posterior(joint, self._log_class_prior(joint.dtype))
         if n_impossible:
             warnings.warn(
                 f"{n_impossible} row(s) of X have probability zero under every class "
