@@ -265,20 +265,24 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
-            A row with probability zero under every class (possible only with
-            ``estimate="mle"``) gets the class prior, with a warning.
+            A row with probability zero under every class (possible when a point
+            estimate has zero probabilities: ``estimate="mle"``, or ``"map"`` with
+            ``alpha <= 1``) gets the class prior, with a warning.
         """
+        return self._posterior_log_proba(X)
+
+    def _posterior_log_proba(self, X) -> np.ndarray:
         joint = self._joint(X, row_terms=False)
         log_posterior, n_impossible = _log_posterior(joint, self._log_class_prior(joint.dtype))
         if n_impossible:
             warnings.warn(
-                f"{n_impossible} row(s) of X have probability zero under every class "
-                "(possible with estimate='mle'); their class probabilities are the class "
-                "prior.",
+                f"{n_impossible} row(s) of X have probability zero under every class (a point "
+                "estimate with zero probabilities: estimate='mle', or 'map' with alpha <= 1); "
+                "their class probabilities are the class prior.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        return np.asarray(log_posterior)
+        return log_posterior
 
     def predict_proba(self, X) -> np.ndarray:
         """Posterior class probabilities ``p(y = k | x)``, normalised in log space.
@@ -306,8 +310,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        joint = self._joint(X, row_terms=False)
-        return self.classes_[np.argmax(joint, axis=1)]
+        log_posterior = self._posterior_log_proba(X)
+        return self.classes_[np.argmax(log_posterior, axis=1)]
 
     def decision_function(self, X) -> np.ndarray:
         """Discriminant scores: joint log-probabilities, or the log-odds for two classes.

@@ -46,6 +46,16 @@ def merge(a: CategoricalStats, b: CategoricalStats) -> CategoricalStats:
     return CategoricalStats(a.counts + b.counts, a.category_counts + b.category_counts)
 
 
+def posterior(concentration: Array, stats: CategoricalStats) -> Array:
+    """Posterior Dirichlet concentrations :math:`\\alpha + c` of every block.
+
+    Returns
+    -------
+    Array of shape (n_classes, n_columns)
+    """
+    return concentration + stats.category_counts
+
+
 def point_estimate(
     concentration: Array, stats: CategoricalStats, kind: str, segment_ids: Array, n_features: int
 ) -> Array:

@@ -156,6 +156,9 @@ def test_mle_zero_probabilities_give_minus_infinity_never_nan():
     with pytest.warns(UserWarning, match="probability zero under every class"):
         probabilities = model.predict_proba(np.array([[1, 1, 0]]))
     np.testing.assert_allclose(probabilities, [model.class_prior_])
+    with pytest.warns(UserWarning, match="probability zero under every class"):
+        predicted = model.predict(np.array([[1, 1, 0]]))
+    assert predicted[0] == model.classes_[np.argmax(model.class_prior_)]
     bernoulli = BernoulliNB(estimate="mle").fit((X > 0).astype(float), y)
     assert not np.any(np.isnan(bernoulli.predict_joint_log_proba((X > 0).astype(float))))
 

@@ -1,6 +1,7 @@
 """Dirichlet–categorical features over one-hot blocks against SciPy's dirichlet and NumPy."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from scipy import stats
@@ -200,3 +201,17 @@ def test_sample_params_are_blockwise_dirichlet():
             mean[k, block] = stats.dirichlet.mean(concentration[k, block])
             var[k, block] = stats.dirichlet.var(concentration[k, block])
     assert np.all(np.abs(draws.mean(axis=0) - mean) <= Z * np.sqrt(var / NUM_SAMPLES))
+
+
+def test_posterior_is_alpha_plus_counts_and_its_block_mean_is_the_mean_estimate():
+    """posterior = alpha + counts; normalising it per block gives point_estimate('mean')."""
+    segment_ids = np.array([0, 0, 0, 1, 1])
+    counts = np.array([[3.0, 0.0, 1.0, 2.0, 2.0], [0.0, 5.0, 0.0, 4.0, 1.0]])
+    with jax.enable_x64(True):
+        observed = categorical.CategoricalStats(counts.sum(axis=1) / 2, jnp.asarray(counts))
+        concentration = np.asarray(categorical.posterior(jnp.asarray(0.5), observed))
+        mean = np.asarray(categorical.point_estimate(0.5, observed, "mean", segment_ids, 2))
+    np.testing.assert_allclose(concentration, counts + 0.5)
+    for block in (slice(0, 3), slice(3, 5)):
+        expected = concentration[:, block] / concentration[:, block].sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(mean[:, block], expected, rtol=1e-12)
