@@ -10,7 +10,6 @@ class counts, and derives every prediction from the joint log-likelihood
 from __future__ import annotations
 
 import warnings
-from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -29,9 +28,11 @@ from bayesgen.estimators.validation import (
 from bayesgen.families import class_prior
 
 
-@partial(jax.jit, static_argnames="n_classes")
-def _responsibilities(class_index, weights, n_classes):
-    return jax.nn.one_hot(class_index, n_classes, dtype=weights.dtype) * weights[:, None]
+def _responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: int):
+    """One-hot rows times sample weights, (n_samples, n_classes); NumPy, so no per-n compile."""
+    responsibilities = np.zeros((class_index.shape[0], n_classes), dtype=weights.dtype)
+    responsibilities[np.arange(class_index.shape[0]), class_index] = weights
+    return responsibilities
 
 
 def _logsumexp_rows(values: np.ndarray) -> np.ndarray:
@@ -172,8 +173,8 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
         if not reset:
             dtype = compute_dtype(dtype, self.class_count_.dtype)
         with precision(dtype):
-            responsibilities = _responsibilities(
-                jnp.asarray(class_index), jnp.asarray(weights, dtype=dtype), self.classes_.shape[0]
+            responsibilities = jnp.asarray(
+                _responsibilities(class_index, weights.astype(dtype), self.classes_.shape[0])
             )
             counts = class_prior.suff_stats(responsibilities)
             features = self._feature_stats(X, responsibilities, dtype)

@@ -179,10 +179,3 @@ def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be {bound}; got {value!r}.")
     return float(value)
-
-
-def check_choice(value, name: str, options: tuple[str, ...]) -> str:
-    """Validate a string hyperparameter against its allowed values."""
-    if not isinstance(value, str) or value not in options:
-        raise ValueError(f"{name} must be one of {options}; got {value!r}.")
-    return value
