@@ -12,6 +12,7 @@ from bayesgen.estimators import (
     CategoricalNB,
     GaussianDA,
     GaussianNB,
+    MixedNB,
     MultinomialNB,
     PoissonNB,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "CategoricalNB",
     "GaussianDA",
     "GaussianNB",
+    "MixedNB",
     "MultinomialNB",
     "PoissonNB",
     "__version__",

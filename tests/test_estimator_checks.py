@@ -10,6 +10,7 @@ from bayesgen import (
     CategoricalNB,
     GaussianDA,
     GaussianNB,
+    MixedNB,
     MultinomialNB,
     PoissonNB,
 )
@@ -29,6 +30,8 @@ ESTIMATORS = [
     PoissonNB(),
     PoissonNB(estimate="map"),
     CategoricalNB(),
+    MixedNB(),
+    MixedNB(estimate="mle"),
 ]
 
 # bayesgen converts every input to NumPy before JAX sees it, so the Array API input check

@@ -2,6 +2,7 @@
 
 from bayesgen.estimators.categorical_nb import CategoricalNB
 from bayesgen.estimators.gaussian import GaussianDA
+from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
 from bayesgen.estimators.presets import LDA, QDA, GaussianNB
 
@@ -12,6 +13,7 @@ __all__ = [
     "CategoricalNB",
     "GaussianDA",
     "GaussianNB",
+    "MixedNB",
     "MultinomialNB",
     "PoissonNB",
 ]

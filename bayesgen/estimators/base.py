@@ -18,6 +18,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
+from bayesgen import stories
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.validation import (
     check_class_probabilities,
@@ -71,8 +72,9 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     ``_merge_feature_stats``, ``_update_parameters`` and ``_log_likelihood(X, dtype, *,
     row_terms)`` (which may leave out terms that depend on the row only when
     ``row_terms`` is false, as they cancel from p(y | x)), describe
-    their class prior through ``_class_prior_settings``, and may override ``_check_X``
-    (the default accepts dense, finite, numeric arrays).
+    their class prior through ``_class_prior_settings`` and their share of the generative
+    story through ``_story_part``, and may override ``_check_X`` (the default accepts
+    dense, finite, numeric arrays) and ``_story_features``.
     """
 
     def _check_X(self, X, *, reset: bool):
@@ -208,13 +210,39 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             )
         return jnp.asarray(np.searchsorted(self.classes_, y))
 
-    def _story_data(self, X, y):
-        """Validated story inputs: dense features (caller's JAX precision) and class indices."""
+    def story(self, X=None, y=None, *, n_samples=None):
+        """Run this model's generative story, a NumPyro model, with its fitted prior.
+
+        The story draws the class probabilities (site ``"class_prior"``, absent when they
+        are fixed), the family's parameters (sites named like the fitted attributes, see
+        ``docs/models.md``), then per row the label ``"y"`` and the features ``"X"``. Use it
+        with NumPyro's handlers (``substitute`` fitted values, ``condition``, ``trace``),
+        ``Predictive`` or ``MCMC``. It runs in the caller's JAX precision (enable x64
+        around it for float64).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), optional
+            Observed features; ``None`` draws them.
+        y : array-like of shape (n_samples,), optional
+            Observed labels, values from ``classes_``; ``None`` draws them.
+        n_samples : int, optional
+            Number of rows to draw when neither ``X`` nor ``y`` is given.
+        """
+        self._run_story(X, y, self._story_part(), n_samples)
+
+    def _run_story(self, X, y, part, n_samples):
         check_is_fitted(self)
         if X is not None:
-            X = self._check_X(X, reset=False)
-            X = jnp.asarray(X.toarray() if sp.issparse(X) else X)
-        return X, None if y is None else self._class_index(y)
+            X = self._story_features(self._check_X(X, reset=False))
+        labels = None if y is None else self._class_index(y)
+        stories.classifier_story(
+            X, labels, **self._story_class_prior(), part=part, n_samples=n_samples
+        )
+
+    def _story_features(self, X):
+        """The features as the story observes them: a dense array in the caller's precision."""
+        return jnp.asarray(X.toarray() if sp.issparse(X) else X)
 
     def _story_class_prior(self) -> dict:
         """The class-prior arguments of a story: its Dirichlet, or the fixed probabilities."""

@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from bayesgen import stories
 from bayesgen.estimators import count_data
@@ -193,20 +193,11 @@ class CategoricalNB(CountNB):
         form = categorical.linear_form(jnp.asarray(self._parameters(), dtype=dtype))
         return count_data.evaluate(form, self._one_hot(X).astype(dtype))
 
-    def story(self, X=None, y=None, *, n_samples=None):
-        """Run the Dirichlet–categorical story (a NumPyro model) with this model's prior.
+    def _story_part(self):
+        # Sites "category_probs_j", shape (n_classes, C_j + 1), and "X_j" per feature j.
+        concentrations = [jnp.full(int(size), float(self.alpha)) for size in self._layout()[0]]
+        return stories.categorical_part(concentrations, self.classes_.shape[0])
 
-        ``X`` is given in the original category values and passed to the story as codes
-        (``_codes``); sites ``"category_probs_j"`` and ``"X_j"`` per feature ``j``.
-        """
-        check_is_fitted(self)
-        codes = None if X is None else jnp.asarray(self._codes(self._check_X(X, reset=False)))
-        labels = None if y is None else self._class_index(y)
-        sizes = self._layout()[0]
-        stories.categorical_story(
-            codes,
-            labels,
-            **self._story_class_prior(),
-            concentrations=[jnp.full(int(size), float(self.alpha)) for size in sizes],
-            n_samples=n_samples,
-        )
+    def _story_features(self, X):
+        """Category codes ``0..C_j`` (``C_j``: a value not seen in training)."""
+        return jnp.asarray(self._codes(X))

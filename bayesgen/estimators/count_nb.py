@@ -44,23 +44,14 @@ def check_concentration(value, name: str, n_features: int) -> np.ndarray:
     return np.broadcast_to(array, (n_features,))
 
 
-class CountNB(GenerativeClassifier):
-    """Base of the count-data naive Bayes estimators (Bernoulli, multinomial, Poisson).
+class NaiveBayesClassPrior(GenerativeClassifier):
+    """The naive-Bayes hyperparameters ``estimate``, ``fit_prior`` and ``class_prior``.
 
-    Subclasses set the family module (``_family``) and implement ``_prior``,
-    ``_store_parameters`` and ``_row_term``.
+    The class probabilities are the training frequencies (``fit_prior=True``, as in
+    scikit-learn), uniform (``fit_prior=False``), or given (``class_prior``).
     """
 
-    _binary_features = False
     _class_prior_argument = "class_prior"
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        # As for scikit-learn's naive Bayes: the shared checks' Gaussian blobs are not counts.
-        tags.classifier_tags.poor_score = True
-        return tags
 
     def _check_hyperparameters(self):
         check_estimate_kind(self.estimate)
@@ -74,6 +65,24 @@ class CountNB(GenerativeClassifier):
             n_classes = self.classes_.shape[0]
             return np.full(n_classes, 1.0 / n_classes), 1.0, "mle"
         return None, 1.0, "mle"
+
+
+class CountNB(NaiveBayesClassPrior):
+    """Base of the count-data naive Bayes estimators (Bernoulli, multinomial, Poisson).
+
+    Subclasses set the family module (``_family``) and implement ``_prior``,
+    ``_store_parameters`` and ``_row_term``.
+    """
+
+    _binary_features = False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        # As for scikit-learn's naive Bayes: the shared checks' Gaussian blobs are not counts.
+        tags.classifier_tags.poor_score = True
+        return tags
 
     def _check_X(self, X, *, reset):
         return check_counts(self, X, reset=reset, binary=self._binary_features)

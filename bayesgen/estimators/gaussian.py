@@ -197,29 +197,7 @@ class GaussianDA(GenerativeClassifier):
         return gaussian.log_likelihood(params, jnp.asarray(X, dtype=dtype), self.covariance_type)
 
     # ------------------------------------------------------------------ story
-    def story(self, X=None, y=None, *, n_samples=None):
-        """Run this model's generative story (a NumPyro model) with its fitted prior.
-
-        Use it with NumPyro's handlers (``substitute`` the fitted ``class_prior_``,
-        ``means_`` and ``covariances_`` under the site names ``"class_prior"``,
-        ``"means"`` and ``"covariances"``), ``Predictive`` or ``MCMC``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), optional
-            Observed features.
-        y : array-like of shape (n_samples,), optional
-            Observed labels, values from ``classes_``.
-        n_samples : int, optional
-            Number of rows to draw when neither ``X`` nor ``y`` is given.
-        """
-        X, labels = self._story_data(X, y)
-        # No precision scope here: the caller's handlers (or MCMC's jit) own the JAX mode.
-        stories.gaussian_story(
-            X,
-            labels,
-            **self._story_class_prior(),
-            prior=jax.tree.map(jnp.asarray, self.prior_),
-            covariance_type=self.covariance_type,
-            n_samples=n_samples,
-        )
+    def _story_part(self):
+        # Sites "means" and "covariances", named like the fitted attributes.
+        prior = jax.tree.map(jnp.asarray, self.prior_)
+        return stories.gaussian_part(prior, self.covariance_type, self.classes_.shape[0])

@@ -104,16 +104,9 @@ class BernoulliNB(CountNB):
     def _row_term(self, X):
         return None
 
-    def story(self, X=None, y=None, *, n_samples=None):
-        """Run the Beta–Bernoulli story (a NumPyro model) with this model's prior.
-
-        Sites: ``"class_prior"``, ``"feature_probs"`` (:math:`\\theta`, shape (n_classes,
-        n_features)), ``"y"`` (class indices) and ``"X"``.
-        """
-        X, labels = self._story_data(X, y)
-        stories.bernoulli_story(
-            X, labels, **self._story_class_prior(), prior=self._prior(None), n_samples=n_samples
-        )
+    def _story_part(self):
+        # Site "feature_probs": theta, shape (n_classes, n_features).
+        return stories.bernoulli_part(self._prior(None), self.classes_.shape[0])
 
 
 class MultinomialNB(CountNB):
@@ -168,21 +161,23 @@ class MultinomialNB(CountNB):
     def _row_term(self, X):
         return count_data.multinomial_coefficients(X)
 
+    def _story_part(self, lengths=None):
+        # Site "feature_probs": theta, shape (n_classes, n_features).
+        return stories.multinomial_part(self._prior(None), self.classes_.shape[0], lengths)
+
     def story(self, X=None, y=None, *, lengths=None, n_samples=None):
         """Run the Dirichlet–multinomial story (a NumPyro model) with this model's prior.
 
-        Sites: ``"class_prior"``, ``"feature_probs"`` (:math:`\\theta`), ``"y"`` and ``"X"``.
-        Row totals come from ``X`` when it is given, otherwise from ``lengths``.
+        As :meth:`GenerativeClassifier.story`; the row totals come from ``X`` when it is
+        given, otherwise from ``lengths`` (array of shape (n_samples,)), which the story
+        does not model.
         """
-        X, labels = self._story_data(X, y)
-        stories.multinomial_story(
-            X,
-            labels,
-            **self._story_class_prior(),
-            concentration=self._prior(None),
-            lengths=lengths,
-            n_samples=n_samples,
-        )
+        if X is None and lengths is None:
+            raise ValueError("MultinomialNB.story needs X or lengths (the row totals to draw).")
+        if X is None and y is None and n_samples is None:
+            n_samples = len(lengths)
+        lengths = None if lengths is None else jnp.asarray(lengths)
+        self._run_story(X, y, self._story_part(lengths), n_samples)
 
 
 class PoissonNB(CountNB):
@@ -248,12 +243,6 @@ class PoissonNB(CountNB):
     def _row_term(self, X):
         return -count_data.log_factorial_sums(X)
 
-    def story(self, X=None, y=None, *, n_samples=None):
-        """Run the Gamma–Poisson story (a NumPyro model) with this model's prior.
-
-        Sites: ``"class_prior"``, ``"rates"`` (:math:`\\lambda`), ``"y"`` and ``"X"``.
-        """
-        X, labels = self._story_data(X, y)
-        stories.poisson_story(
-            X, labels, **self._story_class_prior(), prior=self._prior(None), n_samples=n_samples
-        )
+    def _story_part(self):
+        # Site "rates": lambda, shape (n_classes, n_features).
+        return stories.poisson_part(self._prior(None), self.classes_.shape[0])

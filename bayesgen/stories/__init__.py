@@ -9,18 +9,31 @@ The tests check that its log density equals the closed-form joint log-likelihood
 prior computed by the families.
 """
 
+from bayesgen.stories.common import StoryPart, classifier_story, combined_part
 from bayesgen.stories.discrete import (
+    bernoulli_part,
     bernoulli_story,
+    categorical_part,
     categorical_story,
+    multinomial_part,
     multinomial_story,
+    poisson_part,
     poisson_story,
 )
-from bayesgen.stories.gaussian import gaussian_story
+from bayesgen.stories.gaussian import gaussian_part, gaussian_story
 
 __all__ = [
+    "StoryPart",
+    "bernoulli_part",
     "bernoulli_story",
+    "categorical_part",
     "categorical_story",
+    "classifier_story",
+    "combined_part",
+    "gaussian_part",
     "gaussian_story",
+    "multinomial_part",
     "multinomial_story",
+    "poisson_part",
     "poisson_story",
 ]

@@ -10,17 +10,86 @@ from jax import Array
 from bayesgen.families.bernoulli import Beta
 from bayesgen.families.class_prior import Dirichlet
 from bayesgen.families.poisson import Gamma
-from bayesgen.stories.common import class_probabilities, n_rows
+from bayesgen.stories.common import StoryPart, classifier_story
+
+
+def bernoulli_part(prior: Beta, n_classes: int) -> StoryPart:
+    """Sites ``"feature_probs"`` (n_classes, n_features) ~ Beta and ``"X"`` ~ Bernoulli."""
+
+    def parameters():
+        with numpyro.plate("classes", n_classes, dim=-2):
+            concentration1 = jnp.asarray(prior.concentration1)
+            return numpyro.sample(
+                "feature_probs", dist.Beta(concentration1, jnp.asarray(prior.concentration0))
+            )
+
+    def features(theta, labels, X):
+        numpyro.sample("X", dist.Bernoulli(probs=theta[labels]).to_event(1), obs=X)
+
+    return StoryPart(parameters, features)
+
+
+def multinomial_part(concentration: Array, n_classes: int, lengths=None) -> StoryPart:
+    """Sites ``"feature_probs"`` (n_classes, n_features) ~ Dirichlet and ``"X"`` ~ Multinomial.
+
+    The row totals are those of the observed ``X``, or ``lengths`` when drawing.
+    """
+
+    def parameters():
+        with numpyro.plate("classes", n_classes):
+            return numpyro.sample("feature_probs", dist.Dirichlet(jnp.asarray(concentration)))
+
+    def features(theta, labels, X):
+        totals = jnp.sum(X, axis=-1) if X is not None else lengths
+        if totals is None:
+            raise ValueError("The multinomial story needs X or lengths (the row totals to draw).")
+        numpyro.sample("X", dist.Multinomial(total_count=totals, probs=theta[labels]), obs=X)
+
+    return StoryPart(parameters, features)
+
+
+def poisson_part(prior: Gamma, n_classes: int) -> StoryPart:
+    """Sites ``"rates"`` (n_classes, n_features) ~ Gamma and ``"X"`` ~ Poisson."""
+
+    def parameters():
+        with numpyro.plate("classes", n_classes, dim=-2):
+            shape, rate = jnp.asarray(prior.shape), jnp.asarray(prior.rate)
+            return numpyro.sample("rates", dist.Gamma(shape, rate))
+
+    def features(rates, labels, X):
+        numpyro.sample("X", dist.Poisson(rates[labels]).to_event(1), obs=X)
+
+    return StoryPart(parameters, features)
+
+
+def categorical_part(concentrations: list[Array], n_classes: int) -> StoryPart:
+    """Per feature ``j``: ``"category_probs_j"`` ~ Dirichlet and ``"X_j"`` ~ Categorical.
+
+    ``X`` holds category codes ``0..C_j``; code ``C_j`` stands for every value not seen in
+    training.
+    """
+
+    def parameters():
+        with numpyro.plate("classes", n_classes):
+            return [
+                numpyro.sample(f"category_probs_{j}", dist.Dirichlet(jnp.asarray(alpha)))
+                for j, alpha in enumerate(concentrations)
+            ]
+
+    def features(thetas, labels, X):
+        for j, theta in enumerate(thetas):
+            observed = None if X is None else X[:, j]
+            numpyro.sample(f"X_{j}", dist.Categorical(probs=theta[labels]), obs=observed)
+
+    return StoryPart(parameters, features)
+
+
+def _n_classes(class_prior: Dirichlet) -> int:
+    return jnp.shape(class_prior.concentration)[-1]
 
 
 def bernoulli_story(
-    X: Array | None = None,
-    y: Array | None = None,
-    *,
-    class_prior: Dirichlet,
-    prior: Beta,
-    fixed_class_prior: Array | None = None,
-    n_samples: int | None = None,
+    X=None, y=None, *, class_prior: Dirichlet, prior: Beta, fixed_class_prior=None, n_samples=None
 ) -> None:
     r"""Beta–Bernoulli naive Bayes.
 
@@ -29,31 +98,27 @@ def bernoulli_story(
         \pi \sim \mathrm{Dirichlet}, \quad \theta_{kj} \sim \mathrm{Beta}(\alpha_1, \alpha_0),
         \quad y_i \sim \mathrm{Categorical}(\pi), \quad
         x_{ij} \mid y_i \sim \mathrm{Bernoulli}(\theta_{y_i j}).
-
-    Sites ``"class_prior"``, ``"feature_probs"`` (n_classes, n_features), ``"y"``, ``"X"``.
     """
-    rows = n_rows(X, y, n_samples)
-    pi = class_probabilities(class_prior, fixed_class_prior)
-    n_classes = jnp.shape(class_prior.concentration)[-1]
-    with numpyro.plate("classes", n_classes, dim=-2):
-        theta = numpyro.sample(
-            "feature_probs",
-            dist.Beta(jnp.asarray(prior.concentration1), jnp.asarray(prior.concentration0)),
-        )
-    with numpyro.plate("rows", rows):
-        labels = numpyro.sample("y", dist.Categorical(probs=pi), obs=y)
-        numpyro.sample("X", dist.Bernoulli(probs=theta[labels]).to_event(1), obs=X)
+    part = bernoulli_part(prior, _n_classes(class_prior))
+    classifier_story(
+        X,
+        y,
+        class_prior=class_prior,
+        part=part,
+        fixed_class_prior=fixed_class_prior,
+        n_samples=n_samples,
+    )
 
 
 def multinomial_story(
-    X: Array | None = None,
-    y: Array | None = None,
+    X=None,
+    y=None,
     *,
     class_prior: Dirichlet,
     concentration: Array,
-    fixed_class_prior: Array | None = None,
-    lengths: Array | None = None,
-    n_samples: int | None = None,
+    fixed_class_prior=None,
+    lengths=None,
+    n_samples=None,
 ) -> None:
     r"""Dirichlet–multinomial naive Bayes.
 
@@ -63,31 +128,25 @@ def multinomial_story(
         \quad x_i \mid y_i, L_i \sim \mathrm{Multinomial}(L_i, \theta_{y_i}).
 
     The row totals :math:`L_i` are not modelled: they are the row sums of ``X`` or the
-    given ``lengths``. Sites ``"class_prior"``, ``"feature_probs"``, ``"y"``, ``"X"``.
+    given ``lengths``.
     """
-    if X is not None:
-        lengths = jnp.sum(X, axis=-1)
-    elif lengths is None:
+    if X is None and lengths is None:
         raise ValueError("multinomial_story needs X or lengths (the row totals to draw).")
-    rows = n_rows(X, y, n_samples if n_samples is not None else jnp.shape(lengths)[0])
-    pi = class_probabilities(class_prior, fixed_class_prior)
-    n_classes = jnp.shape(class_prior.concentration)[-1]
-    with numpyro.plate("classes", n_classes):
-        theta = numpyro.sample("feature_probs", dist.Dirichlet(jnp.asarray(concentration)))
-    with numpyro.plate("rows", rows):
-        labels = numpyro.sample("y", dist.Categorical(probs=pi), obs=y)
-        counts = dist.Multinomial(total_count=lengths, probs=theta[labels])
-        numpyro.sample("X", counts, obs=X)
+    if n_samples is None and X is None and y is None:
+        n_samples = jnp.shape(lengths)[0]
+    part = multinomial_part(concentration, _n_classes(class_prior), lengths)
+    classifier_story(
+        X,
+        y,
+        class_prior=class_prior,
+        part=part,
+        fixed_class_prior=fixed_class_prior,
+        n_samples=n_samples,
+    )
 
 
 def poisson_story(
-    X: Array | None = None,
-    y: Array | None = None,
-    *,
-    class_prior: Dirichlet,
-    prior: Gamma,
-    fixed_class_prior: Array | None = None,
-    n_samples: int | None = None,
+    X=None, y=None, *, class_prior: Dirichlet, prior: Gamma, fixed_class_prior=None, n_samples=None
 ) -> None:
     r"""Gamma–Poisson naive Bayes.
 
@@ -95,29 +154,26 @@ def poisson_story(
 
         \lambda_{kj} \sim \mathrm{Gamma}(a, b), \quad y_i \sim \mathrm{Categorical}(\pi),
         \quad x_{ij} \mid y_i \sim \mathrm{Poisson}(\lambda_{y_i j}).
-
-    Sites ``"class_prior"``, ``"rates"`` (n_classes, n_features), ``"y"``, ``"X"``.
     """
-    rows = n_rows(X, y, n_samples)
-    pi = class_probabilities(class_prior, fixed_class_prior)
-    n_classes = jnp.shape(class_prior.concentration)[-1]
-    with numpyro.plate("classes", n_classes, dim=-2):
-        rates = numpyro.sample(
-            "rates", dist.Gamma(jnp.asarray(prior.shape), jnp.asarray(prior.rate))
-        )
-    with numpyro.plate("rows", rows):
-        labels = numpyro.sample("y", dist.Categorical(probs=pi), obs=y)
-        numpyro.sample("X", dist.Poisson(rates[labels]).to_event(1), obs=X)
+    part = poisson_part(prior, _n_classes(class_prior))
+    classifier_story(
+        X,
+        y,
+        class_prior=class_prior,
+        part=part,
+        fixed_class_prior=fixed_class_prior,
+        n_samples=n_samples,
+    )
 
 
 def categorical_story(
-    X: Array | None = None,
-    y: Array | None = None,
+    X=None,
+    y=None,
     *,
     class_prior: Dirichlet,
     concentrations: list[Array],
-    fixed_class_prior: Array | None = None,
-    n_samples: int | None = None,
+    fixed_class_prior=None,
+    n_samples=None,
 ) -> None:
     r"""Dirichlet–categorical naive Bayes, one Dirichlet per feature and class.
 
@@ -125,22 +181,13 @@ def categorical_story(
 
         \theta_{kj} \sim \mathrm{Dirichlet}(\alpha_j), \quad y_i \sim \mathrm{Categorical}(\pi),
         \quad x_{ij} \mid y_i \sim \mathrm{Categorical}(\theta_{y_i j}).
-
-    ``X`` holds category codes ``0..C_j`` (code ``C_j`` stands for every category not seen
-    in training). Sites ``"class_prior"``, ``"y"``, and per feature ``j``:
-    ``"category_probs_j"`` (n_classes, C_j + 1) and ``"X_j"``.
     """
-    rows = n_rows(X, y, n_samples)
-    pi = class_probabilities(class_prior, fixed_class_prior)
-    n_classes = jnp.shape(class_prior.concentration)[-1]
-    thetas = []
-    with numpyro.plate("classes", n_classes):
-        for j, concentration in enumerate(concentrations):
-            thetas.append(
-                numpyro.sample(f"category_probs_{j}", dist.Dirichlet(jnp.asarray(concentration)))
-            )
-    with numpyro.plate("rows", rows):
-        labels = numpyro.sample("y", dist.Categorical(probs=pi), obs=y)
-        for j, theta in enumerate(thetas):
-            observed = None if X is None else X[:, j]
-            numpyro.sample(f"X_{j}", dist.Categorical(probs=theta[labels]), obs=observed)
+    part = categorical_part(concentrations, _n_classes(class_prior))
+    classifier_story(
+        X,
+        y,
+        class_prior=class_prior,
+        part=part,
+        fixed_class_prior=fixed_class_prior,
+        n_samples=n_samples,
+    )

@@ -9,7 +9,7 @@ from jax import Array
 
 from bayesgen.families.class_prior import Dirichlet
 from bayesgen.families.gaussian import NormalInverseWishart
-from bayesgen.stories.common import class_probabilities, n_rows
+from bayesgen.stories.common import StoryPart, classifier_story
 
 
 def _gaussian_parameters(prior: NormalInverseWishart, covariance_type: str, n_classes: int):
@@ -47,6 +47,18 @@ def _features_given_label(means: Array, covariances: Array, y: Array, covariance
     if covariance_type == "diag":
         return dist.Normal(means[y], jnp.sqrt(covariances[y])).to_event(1)
     return dist.Normal(means[y], jnp.sqrt(covariances[y])[:, None]).to_event(1)
+
+
+def gaussian_part(prior: NormalInverseWishart, covariance_type: str, n_classes: int) -> StoryPart:
+    """The Gaussian family's share of a story: sites ``"means"``, ``"covariances"``, ``"X"``."""
+
+    def features(params, labels, X):
+        means, covariances = params
+        numpyro.sample(
+            "X", _features_given_label(means, covariances, labels, covariance_type), obs=X
+        )
+
+    return StoryPart(lambda: _gaussian_parameters(prior, covariance_type, n_classes), features)
 
 
 def gaussian_story(
@@ -88,11 +100,12 @@ def gaussian_story(
     n_samples : int, optional
         Number of rows to draw when neither ``X`` nor ``y`` is given.
     """
-    rows = n_rows(X, y, n_samples)
     n_classes = jnp.shape(class_prior.concentration)[-1]
-    pi = class_probabilities(class_prior, fixed_class_prior)
-    means, covariances = _gaussian_parameters(prior, covariance_type, n_classes)
-    with numpyro.plate("rows", rows):
-        labels = numpyro.sample("y", dist.Categorical(probs=pi), obs=y)
-        features = _features_given_label(means, covariances, labels, covariance_type)
-        numpyro.sample("X", features, obs=X)
+    classifier_story(
+        X,
+        y,
+        class_prior=class_prior,
+        part=gaussian_part(prior, covariance_type, n_classes),
+        fixed_class_prior=fixed_class_prior,
+        n_samples=n_samples,
+    )

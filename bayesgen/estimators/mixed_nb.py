@@ -1,0 +1,247 @@
+"""``MixedNB``: naive Bayes over columns of different kinds, one family per column group."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.validation import check_array, validate_data
+
+from bayesgen import stories
+from bayesgen.estimators.categorical_nb import CategoricalNB
+from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
+from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
+from bayesgen.estimators.presets import GaussianNB
+from bayesgen.estimators.validation import check_positive
+
+FAMILIES = ("gaussian", "bernoulli", "categorical", "poisson", "multinomial")
+
+
+def infer_family(column: pd.Series) -> str:
+    """The family a column's dtype (and, for integers, its values) calls for.
+
+    float → ``"gaussian"``; bool, or integers that are all 0/1 → ``"bernoulli"``; other
+    non-negative integers → ``"poisson"``; negative integers → ``"gaussian"``;
+    category, object and string columns → ``"categorical"``.
+
+    Raises
+    ------
+    ValueError
+        For any other dtype (dates, complex numbers, ...), naming the column.
+    """
+    dtype = column.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return "bernoulli"
+    if pd.api.types.is_integer_dtype(dtype):
+        values = column.to_numpy()
+        if np.isin(values, (0, 1)).all():
+            return "bernoulli"
+        return "poisson" if values.min() >= 0 else "gaussian"
+    if pd.api.types.is_float_dtype(dtype):
+        return "gaussian"
+    if (
+        isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_object_dtype(dtype)
+        or (pd.api.types.is_string_dtype(dtype))
+    ):
+        return "categorical"
+    raise ValueError(
+        f"Column {column.name!r} has dtype {dtype}, which MixedNB cannot model; convert it, "
+        "or name its family in features={column: family}."
+    )
+
+
+class _Columns:
+    """Validated input of MixedNB: a DataFrame, seen by the base class as float rows."""
+
+    dtype = np.dtype(np.float64)
+
+    def __init__(self, frame: pd.DataFrame):
+        self.frame = frame
+        self.shape = frame.shape
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+
+class MixedNB(NaiveBayesClassPrior):
+    __doc__ = (
+        """Naive Bayes over mixed columns: one family per group of columns, one label per row.
+
+    .. math::
+
+        \\pi \\sim \\mathrm{Dirichlet}, \\quad y \\sim \\mathrm{Categorical}(\\pi), \\quad
+        p(x \\mid y = k) = \\prod_{g} p_g(x_{(g)} \\mid y = k),
+
+    where each group :math:`g` of columns follows its own family: ``"gaussian"``
+    (independent normals per class, as :class:`GaussianNB`), ``"bernoulli"``,
+    ``"categorical"``, ``"poisson"``, or ``"multinomial"`` (all columns named so form one
+    count vector). The joint log-likelihood is the sum over the groups. The story
+    (:meth:`story`) runs every family's part under the name scope ``"<family>/"``, all
+    sharing the label site ``"y"``.
+
+    Parameters
+    ----------
+    features : dict, optional
+        Family of each column, ``{column: family}``, with column names for a DataFrame
+        and positions for an array. Columns not listed get the family their dtype calls
+        for (see :func:`infer_family`: float → gaussian, bool or 0/1 integers →
+        bernoulli, other non-negative integers → poisson, category/object/string →
+        categorical); ``"multinomial"`` is only ever chosen here.
+    alpha : float, default=1.0
+        Prior pseudo-counts of the discrete families (as in their own estimators).
+    reg_covar : float, default=1e-6
+        Relative ridge of the Gaussian columns (see :class:`GaussianDA`).
+"""
+        + COMMON_PARAMETERS_DOC
+        + """
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+    class_prior_ : ndarray of shape (n_classes,)
+    feature_families_ : dict
+        The family chosen for each column, in column order.
+    estimators_ : dict
+        The fitted estimator of each family's column group, sharing ``class_prior_``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+        Only when ``X`` had string column names.
+"""
+    )
+
+    def __init__(
+        self,
+        *,
+        features=None,
+        alpha=1.0,
+        estimate="mean",
+        fit_prior=True,
+        class_prior=None,
+        reg_covar=1e-6,
+    ):
+        self.features = features
+        self.alpha = alpha
+        self.estimate = estimate
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.reg_covar = reg_covar
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        return tags
+
+    def _check_hyperparameters(self):
+        super()._check_hyperparameters()
+        check_positive(self.alpha, "alpha")
+        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
+        if self.features is not None and not isinstance(self.features, dict):
+            raise ValueError(f"features must be a dict {{column: family}}; got {self.features!r}.")
+
+    # ---------------------------------------------------------------- columns
+    def _check_X(self, X, *, reset):
+        if isinstance(X, pd.DataFrame):
+            if min(X.shape) == 0:
+                raise ValueError(f"Found array with shape {X.shape}: X needs rows and columns.")
+            frame = X
+        else:  # scikit-learn's checks: dense, 2-D, non-empty, not complex
+            frame = pd.DataFrame(check_array(X, dtype=None, ensure_all_finite=False))
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        if reset:
+            self.feature_families_ = self._choose_families(frame)
+            self._groups = {
+                family: [i for i, f in enumerate(self.feature_families_.values()) if f == family]
+                for family in FAMILIES
+                if family in self.feature_families_.values()
+            }
+        return _Columns(frame)
+
+    def _choose_families(self, frame: pd.DataFrame) -> dict:
+        chosen = dict(self.features or {})
+        unknown_columns = [c for c in chosen if c not in frame.columns]
+        if unknown_columns:
+            raise ValueError(
+                f"features names columns {unknown_columns} that X does not have "
+                f"(columns: {list(frame.columns)})."
+            )
+        for column, family in chosen.items():
+            if family not in FAMILIES:
+                raise ValueError(f"features[{column!r}] must be one of {FAMILIES}; got {family!r}.")
+        return {
+            column: chosen[column] if column in chosen else infer_family(frame[column])
+            for column in frame.columns
+        }
+
+    def _group(self, X: _Columns, family: str) -> pd.DataFrame:
+        return X.frame.iloc[:, self._groups[family]]
+
+    def _make_estimator(self, family: str):
+        discrete = {"alpha": self.alpha, "estimate": self.estimate}
+        return {
+            "gaussian": lambda: GaussianNB(estimate=self.estimate, reg_covar=self.reg_covar),
+            "bernoulli": lambda: BernoulliNB(**discrete),
+            "categorical": lambda: CategoricalNB(**discrete),
+            "poisson": lambda: PoissonNB(**discrete),
+            "multinomial": lambda: MultinomialNB(**discrete),
+        }[family]()
+
+    # ------------------------------------------------------------------ hooks
+    def _add_rows(self, X, class_index, weights, *, reset):
+        if reset:
+            self.estimators_ = {family: self._make_estimator(family) for family in self._groups}
+        for family, estimator in self.estimators_.items():
+            estimator.classes_ = self.classes_
+            group = estimator._check_X(self._group(X, family), reset=reset)
+            self._group_data = {**getattr(self, "_group_data", {}), family: group}
+            estimator._fresh_fit = reset
+        self._fresh_fit = reset
+        super()._add_rows(X, class_index, weights, reset=reset)
+        self._group_data = {}
+        for estimator in self.estimators_.values():  # each group is a usable model of its own
+            estimator.class_prior_ = self.class_prior_
+
+    def _feature_stats(self, X, responsibilities, dtype):
+        stats = {}
+        for family, estimator in self.estimators_.items():
+            stats[family] = estimator._feature_stats(
+                self._group_data[family], responsibilities, dtype
+            )
+            if not self._fresh_fit:  # a group may have re-laid its statistics
+                self._stats[family] = estimator._stats
+        return stats
+
+    def _merge_feature_stats(self, previous, new):
+        return {
+            family: estimator._merge_feature_stats(previous[family], new[family])
+            for family, estimator in self.estimators_.items()
+        }
+
+    def _update_parameters(self):
+        for family, estimator in self.estimators_.items():
+            estimator._stats = self._stats[family]
+            estimator._class_stats = self._class_stats
+            estimator.class_count_ = self._class_stats.counts
+            estimator._update_parameters()
+
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
+        total = 0.0
+        for family, estimator in self.estimators_.items():
+            group = estimator._check_X(self._group(X, family), reset=False)
+            part = estimator._log_likelihood(group, dtype, row_terms=row_terms)
+            total = total + np.asarray(part)
+        return total
+
+    # ------------------------------------------------------------------ story
+    def _story_part(self):
+        return stories.combined_part(
+            {family: estimator._story_part() for family, estimator in self.estimators_.items()}
+        )
+
+    def _story_features(self, X: _Columns) -> dict:
+        return {
+            family: estimator._story_features(
+                estimator._check_X(self._group(X, family), reset=False)
+            )
+            for family, estimator in self.estimators_.items()
+        }

@@ -1,0 +1,158 @@
+"""MixedNB: per-column families whose log-likelihoods add up, one label per row."""
+
+import jax
+import numpy as np
+import pandas as pd
+import pytest
+from numpyro.infer.util import log_density
+from scipy import stats
+
+from bayesgen import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, MultinomialNB, PoissonNB
+
+FEATURES = {"w1": "multinomial", "w2": "multinomial"}
+
+
+def _frame(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    frame = pd.DataFrame(
+        {
+            "height": rng.normal(170 + 5 * y, 7),
+            "smoker": rng.random(n) < 0.2 + 0.2 * y,
+            "visits": rng.poisson(1 + y),
+            "city": rng.choice(["rome", "oslo", "lima"], n),
+            "w1": rng.poisson(3, n),
+            "w2": rng.poisson(2 + y, n),
+        }
+    )
+    return frame, y
+
+
+def test_families_are_chosen_from_the_dtypes():
+    """float -> gaussian, bool / 0-1 int -> bernoulli, int >= 0 -> poisson, text -> categorical."""
+    frame = pd.DataFrame(
+        {
+            "f": [0.5, 1.5, 2.5, 3.5],
+            "b": [True, False, True, False],
+            "binary": [0, 1, 1, 0],
+            "count": [0, 3, 5, 2],
+            "signed": [-1, 2, 3, -4],
+            "text": ["a", "b", "a", "c"],
+            "cat": pd.Categorical(["x", "y", "x", "y"]),
+            "string": pd.array(["p", "q", "p", "q"], dtype="string"),
+        }
+    )
+    model = MixedNB().fit(frame, [0, 1, 0, 1])
+    assert model.feature_families_ == {
+        "f": "gaussian",
+        "b": "bernoulli",
+        "binary": "bernoulli",
+        "count": "poisson",
+        "signed": "gaussian",
+        "text": "categorical",
+        "cat": "categorical",
+        "string": "categorical",
+    }
+
+
+def test_joint_is_the_sum_of_separately_fitted_family_models():
+    """log p(x, k) = log pi_k + sum_g log p_g(x_g | k), each p_g fitted on its own columns."""
+    frame, y = _frame()
+    model = MixedNB(features=FEATURES, alpha=0.5).fit(frame, y)
+    groups = {
+        "gaussian": (GaussianNB(estimate="mean"), ["height"]),
+        "bernoulli": (BernoulliNB(alpha=0.5), ["smoker"]),
+        "poisson": (PoissonNB(alpha=0.5), ["visits"]),
+        "categorical": (CategoricalNB(alpha=0.5), ["city"]),
+        "multinomial": (MultinomialNB(alpha=0.5), ["w1", "w2"]),
+    }
+    expected = np.log(np.bincount(y) / len(y))
+    for estimator, columns in groups.values():
+        part = frame[columns].astype(float) if columns != ["city"] else frame[columns]
+        fitted = estimator.fit(part, y)
+        expected = expected + fitted.predict_joint_log_proba(part) - np.log(fitted.class_prior_)
+    np.testing.assert_allclose(model.predict_joint_log_proba(frame), expected, rtol=1e-10)
+    assert set(model.estimators_) == set(groups)
+
+
+def test_partial_fit_with_a_late_category_equals_fit():
+    """Chunks (the last one bringing a new city) merge into the model fitted at once."""
+    frame, y = _frame()
+    frame.loc[frame.index[-5:], "city"] = "kyiv"
+    whole = MixedNB(features=FEATURES).fit(frame, y)
+    chunked = MixedNB(features=FEATURES)
+    for rows in np.array_split(np.arange(len(y)), 3):
+        chunked.partial_fit(frame.iloc[rows], y[rows], classes=[0, 1, 2])
+    np.testing.assert_allclose(
+        chunked.predict_joint_log_proba(frame), whole.predict_joint_log_proba(frame), rtol=1e-10
+    )
+
+
+def test_sample_weights_equal_duplicated_rows():
+    """sample_weight = w gives the model fitted on rows repeated w times."""
+    frame, y = _frame(120)
+    weights = np.random.default_rng(3).integers(0, 3, len(y))
+    weighted = MixedNB(features=FEATURES).fit(frame, y, sample_weight=weights)
+    repeated = MixedNB(features=FEATURES).fit(
+        frame.loc[frame.index.repeat(weights)], np.repeat(y, weights)
+    )
+    np.testing.assert_allclose(
+        weighted.predict_joint_log_proba(frame), repeated.predict_joint_log_proba(frame), rtol=1e-10
+    )
+
+
+def test_story_shares_one_label_between_the_families():
+    """Story density = sum of each family's own story density minus the (G - 1) extra
+    copies of log p(pi) + sum_i log pi_yi that each of those counts once."""
+    frame, y = _frame(80)
+    model = MixedNB(features=FEATURES).fit(frame, y)
+    pi = model.class_prior_
+    params = {"class_prior": pi}
+    separate_total = 0.0
+    with jax.enable_x64(True):
+        for family, estimator in model.estimators_.items():
+            columns = [c for c, f in model.feature_families_.items() if f == family]
+            own = {"class_prior": pi, **_fitted_sites(estimator)}
+            params.update(
+                {f"{family}/{name}": v for name, v in own.items() if name != "class_prior"}
+            )
+            density, _ = log_density(estimator.story, (frame[columns], y), {}, own)
+            separate_total += float(density)
+        combined, trace = log_density(model.story, (frame, y), {}, params)
+    assert "y" in trace and "gaussian/X" in trace and "multinomial/X" in trace
+    shared = stats.dirichlet.logpdf(pi, np.ones(3)) + np.log(pi[y]).sum()
+    extra_copies = (len(model.estimators_) - 1) * shared
+    np.testing.assert_allclose(float(combined), separate_total - extra_copies, rtol=1e-9)
+
+
+def _fitted_sites(estimator):
+    if isinstance(estimator, GaussianNB):
+        return {"means": estimator.means_, "covariances": estimator.covariances_}
+    if isinstance(estimator, PoissonNB):
+        return {"rates": estimator.rates_}
+    if isinstance(estimator, CategoricalNB):
+        return {f"category_probs_{j}": np.exp(t) for j, t in enumerate(estimator.feature_log_prob_)}
+    return {"feature_probs": np.exp(estimator.feature_log_prob_)}
+
+
+@pytest.mark.parametrize(
+    ("features", "message"),
+    [
+        ({"nope": "gaussian"}, r"features names columns \['nope'\]"),
+        ({"height": "lognormal"}, r"features\['height'\] must be one of"),
+        (["height"], "features must be a dict"),
+    ],
+)
+def test_bad_features_argument(features, message):
+    """Unknown columns or families in features= are named in the error."""
+    frame, y = _frame(30)
+    with pytest.raises(ValueError, match=message):
+        MixedNB(features=features).fit(frame, y)
+
+
+def test_unsupported_dtype_names_the_column():
+    """A datetime column without an explicit family: ValueError naming it."""
+    frame, y = _frame(30)
+    frame["when"] = pd.date_range("2026-01-01", periods=30)
+    with pytest.raises(ValueError, match="Column 'when' has dtype datetime64"):
+        MixedNB().fit(frame, y)
