@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from bayesgen import stories
 from bayesgen._precision import compute_dtype, precision
+from bayesgen.estimators import synthetic
 from bayesgen.estimators.validation import (
     check_class_probabilities,
     check_features,
@@ -243,6 +244,41 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
     def _story_features(self, X):
         """The features as the story observes them: a dense array in the caller's precision."""
         return jnp.asarray(X.toarray() if sp.issparse(X) else X)
+
+    def sample(self, n_samples=1, *, y=None, random_state=None):
+        """Synthetic rows from the fitted model: its story run forward.
+
+        The fitted parameters are substituted into :meth:`story` and NumPyro's
+        ``Predictive`` draws the labels (unless given) and the features, so the rows come
+        from exactly the model that classifies.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+            Number of rows (ignored when ``y`` is an array of labels).
+        y : label or array-like of labels, optional
+            Generate given these classes: one label for all rows, or one per row.
+        random_state : None, int or numpy.random.RandomState
+            The same value gives the same rows.
+
+        Returns
+        -------
+        X : ndarray (or DataFrame for ``MixedNB`` fitted on one) of shape (n_samples, n_features)
+            Floats for Gaussian features, integers for counts and 0/1 features, the
+            original values for categories.
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Raises
+        ------
+        ValueError
+            If ``n_samples < 1`` or ``y`` holds a label not in ``classes_``.
+        """
+        return synthetic.sample(self, n_samples, y=y, random_state=random_state)
+
+    def _features_from_draws(self, draws: dict):
+        """The features of the story's draws, as ``sample`` returns them."""
+        return draws["X"]
 
     def _story_class_prior(self) -> dict:
         """The class-prior arguments of a story: its Dirichlet, or the fixed probabilities."""

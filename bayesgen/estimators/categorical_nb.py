@@ -198,6 +198,20 @@ class CategoricalNB(CountNB):
         concentrations = [jnp.full(int(size), float(self.alpha)) for size in self._layout()[0]]
         return stories.categorical_part(concentrations, self.classes_.shape[0])
 
+    def _sampling_sites(self):
+        # Drawing the "unseen" category would give no value to return, so synthetic rows
+        # are drawn given a seen category: its probability is spread over the others.
+        sites = {}
+        for j, log_theta in enumerate(self.feature_log_prob_):
+            seen = np.exp(log_theta[:, :-1])
+            seen = seen / seen.sum(axis=1, keepdims=True)
+            sites[f"category_probs_{j}"] = np.concatenate([seen, np.zeros_like(seen[:, :1])], 1)
+        return sites
+
+    def _features_from_draws(self, draws):
+        columns = [known[draws[f"X_{j}"]] for j, known in enumerate(self.categories_)]
+        return np.stack(columns, axis=1)
+
     def _story_features(self, X):
         """Category codes ``0..C_j`` (``C_j``: a value not seen in training)."""
         return jnp.asarray(self._codes(X))

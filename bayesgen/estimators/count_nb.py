@@ -98,6 +98,9 @@ class CountNB(NaiveBayesClassPrior):
         stats = _to_jax(self._stats, self._stats.counts.dtype)
         self._store_parameters(stats)
 
+    def _features_from_draws(self, draws):
+        return np.rint(draws["X"]).astype(np.int64)
+
     def _log_likelihood(self, X, dtype, *, row_terms=True):
         form = self._family.linear_form(jnp.asarray(self._parameters(), dtype=dtype))
         return count_data.evaluate(form, X, self._row_term(X) if row_terms else None)

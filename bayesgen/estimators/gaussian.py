@@ -197,6 +197,9 @@ class GaussianDA(GenerativeClassifier):
         return gaussian.log_likelihood(params, jnp.asarray(X, dtype=dtype), self.covariance_type)
 
     # ------------------------------------------------------------------ story
+    def _sampling_sites(self):
+        return {"means": self.means_, "covariances": self.covariances_}
+
     def _story_part(self):
         # Sites "means" and "covariances", named like the fitted attributes.
         prior = jax.tree.map(jnp.asarray, self.prior_)

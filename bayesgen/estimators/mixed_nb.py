@@ -149,6 +149,7 @@ class MixedNB(NaiveBayesClassPrior):
             frame = pd.DataFrame(check_array(X, dtype=None, ensure_all_finite=False))
         validate_data(self, X, reset=reset, skip_check_array=True)
         if reset:
+            self._fitted_on_frame = isinstance(X, pd.DataFrame)
             self.feature_families_ = self._choose_families(frame)
             self._groups = {
                 family: [i for i, f in enumerate(self.feature_families_.values()) if f == family]
@@ -237,6 +238,25 @@ class MixedNB(NaiveBayesClassPrior):
         return stories.combined_part(
             {family: estimator._story_part() for family, estimator in self.estimators_.items()}
         )
+
+    def _sampling_sites(self):
+        return {
+            f"{family}/{name}": value
+            for family, estimator in self.estimators_.items()
+            for name, value in estimator._sampling_sites().items()
+        }
+
+    def _features_from_draws(self, draws):
+        columns = {}
+        for family, estimator in self.estimators_.items():
+            prefix = f"{family}/"
+            own = {k[len(prefix) :]: v for k, v in draws.items() if k.startswith(prefix)}
+            values = np.asarray(estimator._features_from_draws(own))
+            for position, column in zip(self._groups[family], values.T, strict=True):
+                columns[position] = column
+        names = list(self.feature_families_)
+        frame = pd.DataFrame({names[i]: columns[i] for i in range(len(names))})
+        return frame if self._fitted_on_frame else frame.to_numpy()
 
     def _story_features(self, X: _Columns) -> dict:
         return {

@@ -7,7 +7,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesgen import stories
-from bayesgen.estimators import count_data
+from bayesgen.estimators import count_data, synthetic
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, check_concentration
 from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import bernoulli, multinomial, poisson
@@ -104,6 +104,9 @@ class BernoulliNB(CountNB):
     def _row_term(self, X):
         return None
 
+    def _sampling_sites(self):
+        return {"feature_probs": np.exp(self.feature_log_prob_)}
+
     def _story_part(self):
         # Site "feature_probs": theta, shape (n_classes, n_features).
         return stories.bernoulli_part(self._prior(None), self.classes_.shape[0])
@@ -160,6 +163,24 @@ class MultinomialNB(CountNB):
 
     def _row_term(self, X):
         return count_data.multinomial_coefficients(X)
+
+    def _sampling_sites(self):
+        return {"feature_probs": np.exp(self.feature_log_prob_)}
+
+    def sample(self, n_samples=1, *, y=None, random_state=None, lengths=None):
+        """Synthetic count rows: the story run forward with the fitted parameters.
+
+        As :meth:`GenerativeClassifier.sample`. The story conditions on the row totals
+        rather than modelling them, so they are given: ``lengths`` (an int for every row,
+        or one per row); by default the mean row total of the training data, rounded.
+        """
+        rows = len(y) if y is not None and np.ndim(y) else n_samples
+        if lengths is None:
+            mean_total = self.feature_count_.sum() / self.class_count_.sum()
+            lengths = int(round(float(mean_total)))
+        if isinstance(rows, (int, np.integer)) and rows >= 1:
+            lengths = np.broadcast_to(np.asarray(lengths), (rows,))
+        return synthetic.sample(self, n_samples, y=y, random_state=random_state, lengths=lengths)
 
     def _story_part(self, lengths=None):
         # Site "feature_probs": theta, shape (n_classes, n_features).
@@ -242,6 +263,9 @@ class PoissonNB(CountNB):
 
     def _row_term(self, X):
         return -count_data.log_factorial_sums(X)
+
+    def _sampling_sites(self):
+        return {"rates": self.rates_}
 
     def _story_part(self):
         # Site "rates": lambda, shape (n_classes, n_features).

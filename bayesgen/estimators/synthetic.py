@@ -1,0 +1,80 @@
+"""Synthetic rows: the fitted model's own story run forward with NumPyro's ``Predictive``."""
+
+from __future__ import annotations
+
+import numbers
+
+import jax
+import numpy as np
+from numpyro import handlers
+from numpyro.infer import Predictive
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+from bayesgen._precision import precision
+
+
+def random_key(random_state) -> jax.Array:
+    """A JAX key from a scikit-learn ``random_state`` (None, int or ``RandomState``)."""
+    return jax.random.key(check_random_state(random_state).randint(2**31 - 1))
+
+
+def _labels_to_draw(estimator, n_samples, y):
+    """(number of rows, observed labels or None), with the argument errors of ``sample``."""
+    if y is None:
+        if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral):
+            raise ValueError(f"n_samples must be an integer >= 1; got {n_samples!r}.")
+        if n_samples < 1:
+            raise ValueError(f"n_samples must be >= 1; got {n_samples}.")
+        return int(n_samples), None
+    labels = np.asarray(y)
+    if labels.ndim == 0:
+        count, _ = _labels_to_draw(estimator, n_samples, None)
+        labels = np.repeat(labels, count)
+    unknown = np.setdiff1d(labels, estimator.classes_)
+    if unknown.size:
+        raise ValueError(
+            f"y contains labels {unknown.tolist()} that are not in classes_ "
+            f"{estimator.classes_.tolist()}."
+        )
+    return labels.shape[0], labels
+
+
+def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs):
+    """Draw ``(X, y)`` from a fitted estimator's story with its fitted parameters.
+
+    Parameters
+    ----------
+    estimator : GenerativeClassifier
+        Fitted; supplies ``story``, ``_sampling_sites`` and ``_features_from_draws``.
+    n_samples : int, default=1
+        Rows to draw (ignored when ``y`` is an array of labels).
+    y : label or array-like of labels, optional
+        Draw the features given these classes; ``None`` draws the labels from the class
+        prior too.
+    random_state : None, int or numpy RandomState
+        The same value gives the same rows.
+    **story_kwargs
+        Passed to the story (``lengths`` for the multinomial).
+
+    Returns
+    -------
+    X : ndarray or DataFrame of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,)
+        Labels from ``classes_``.
+    """
+    check_is_fitted(estimator)
+    rows, labels = _labels_to_draw(estimator, n_samples, y)
+    sites = estimator._sampling_sites()
+    if estimator._story_class_prior()["fixed_class_prior"] is None:
+        sites = {"class_prior": estimator.class_prior_, **sites}
+    dtype = np.result_type(*[np.asarray(value).dtype for value in sites.values()])
+    with precision(dtype):
+        story = handlers.substitute(estimator.story, data=sites)
+        draws = Predictive(story, num_samples=1)(
+            random_key(random_state), y=labels, n_samples=rows, **story_kwargs
+        )
+        draws = {name: np.asarray(value[0]) for name, value in draws.items()}
+    X = estimator._features_from_draws(draws)
+    drawn = labels if labels is not None else estimator.classes_[draws["y"]]
+    return X, np.asarray(drawn)
