@@ -25,7 +25,7 @@ def _unhashable(value) -> bool:
 
 def _learn_categories(column: np.ndarray) -> np.ndarray:
     """Distinct values, sorted when they can be, else in order of appearance."""
-    unique = pd.unique(pd.Series(column, dtype=object))
+    unique = pd.unique(pd.Series(column, dtype=object).dropna())
     try:
         return np.asarray(sorted(unique), dtype=object)
     except TypeError:
@@ -93,12 +93,14 @@ class CategoricalNB(CountNB):
         tags.input_tags.sparse = False
         tags.input_tags.positive_only = False
         tags.input_tags.categorical = True
+        tags.input_tags.allow_nan = True
         return tags
 
     def _check_X(self, X, *, reset):
         X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False)
+        # NaN and None are missing values: their feature is left out of the row's likelihood.
         if X.dtype.kind in "fc":
-            _check_finite(X, self)
+            _check_finite(X, self, allow_nan=True)
         elif X.dtype == object:
             for row, column in zip(
                 *np.nonzero(np.frompyfunc(_unhashable, 1, 1)(X).astype(bool)), strict=False
@@ -107,13 +109,6 @@ class CategoricalNB(CountNB):
                     f"CategoricalNB: every category must be hashable (argument must be a string "
                     f"or a number, for instance); X has a {type(X[row, column]).__name__} at "
                     f"row {row}, {_column_name(self, column)}."
-                )
-            missing = pd.isna(pd.DataFrame(X)).to_numpy()
-            if missing.any():
-                row, column = (int(i[0]) for i in np.nonzero(missing))
-                raise ValueError(
-                    f"X has a missing value at row {row}, {_column_name(self, column)}; "
-                    "CategoricalNB does not accept missing values yet."
                 )
         return X
 
@@ -124,20 +119,23 @@ class CategoricalNB(CountNB):
         return sizes, offsets, np.repeat(np.arange(len(sizes)), sizes)
 
     def _codes(self, X) -> np.ndarray:
-        """Category codes ``0..C_j``; ``C_j`` for values not seen in training."""
+        """Category codes ``0..C_j``; ``C_j`` for values not seen in training, -1 if missing."""
         codes = np.empty(X.shape, dtype=np.int64)
         for j, known in enumerate(self.categories_):
-            found = pd.Index(known).get_indexer(pd.Series(X[:, j], dtype=object))
-            codes[:, j] = np.where(found < 0, len(known), found)
+            column = pd.Series(X[:, j], dtype=object)
+            found = pd.Index(known).get_indexer(column)
+            codes[:, j] = np.where(column.isna(), -1, np.where(found < 0, len(known), found))
         return codes
 
     def _one_hot(self, X) -> sp.csr_matrix:
+        """The side-by-side one-hot encoding; a missing value has no entry in its block."""
         sizes, offsets, _ = self._layout()
-        n_samples, n_features = X.shape
-        columns = (self._codes(X) + offsets).ravel()
-        indptr = np.arange(0, n_samples * n_features + 1, n_features)
+        codes = self._codes(X)
+        rows, features = np.nonzero(codes >= 0)
+        columns = codes[rows, features] + offsets[features]
         data = np.ones(columns.shape[0])
-        return sp.csr_matrix((data, columns, indptr), shape=(n_samples, int(sizes.sum())))
+        shape = (X.shape[0], int(sizes.sum()))
+        return sp.csr_matrix((data, (rows, columns)), shape=shape)
 
     def _extend_categories(self, X, reset):
         if reset:

@@ -22,27 +22,69 @@ def class_sums(responsibilities, X) -> np.ndarray:
     return responsibilities.T @ X
 
 
-def evaluate(form: LinearLogLikelihood, X, row_term: np.ndarray | None = None) -> np.ndarray:
+def row_products(X, matrix: np.ndarray) -> np.ndarray:
+    """``X @ matrix.T`` for a (n_classes, n_features) matrix: shape (n_samples, n_classes)."""
+    return _times(X, np.asarray(matrix, dtype=X.dtype))
+
+
+def split_missing(X):
+    """``(X with NaN as 0, missing indicator or None)``; sparse input stays sparse.
+
+    The indicator is a float matrix of X's kind (dense or CSR/CSC) with 1 where X is NaN,
+    or ``None`` when nothing is missing.
+    """
+    if sp.issparse(X):
+        is_nan = np.isnan(X.data)
+        if not is_nan.any():
+            return X, None
+        filled, missing = X.copy(), X.copy()
+        filled.data = np.where(is_nan, 0.0, X.data)
+        filled.eliminate_zeros()
+        missing.data = is_nan.astype(X.dtype)
+        missing.eliminate_zeros()
+        return filled, missing
+    is_nan = np.isnan(X)
+    if not is_nan.any():
+        return X, None
+    return np.where(is_nan, 0.0, X).astype(X.dtype), is_nan.astype(X.dtype)
+
+
+def _times(X, matrix: np.ndarray) -> np.ndarray:
+    # A C-ordered (n_features, n_classes) right operand: SciPy's sparse product is several
+    # times slower on the transposed view.
+    return np.asarray(X @ np.ascontiguousarray(matrix.T))
+
+
+def evaluate(form: LinearLogLikelihood, X, row_term=None, missing=None) -> np.ndarray:
     """``X W^T + b (+ row term)``, with ``-inf`` for the classes a row cannot come from.
 
     Parameters
     ----------
     form : LinearLogLikelihood
     X : ndarray or sparse matrix of shape (n_samples, n_features)
+        Without NaN (see :func:`split_missing`).
     row_term : ndarray of shape (n_samples,), optional
         A per-row term such as a multinomial coefficient.
+    missing : ndarray or sparse matrix of shape (n_samples, n_features), optional
+        1 where a feature is missing: its share of the bias is taken out (its factor is
+        integrated out).
 
     Returns
     -------
     ndarray of shape (n_samples, n_classes)
     """
-    weights, bias, zero_weights, zero_bias = (np.asarray(a, dtype=X.dtype) for a in form)
-    # A C-ordered (n_features, n_classes) right operand: SciPy's sparse product is several
-    # times slower on the transposed view.
-    log_likelihood = np.asarray(X @ np.ascontiguousarray(weights.T)) + bias
+    as_array = [None if a is None else np.asarray(a, dtype=X.dtype) for a in form]
+    weights, bias, zero_weights, zero_bias, feature_bias, feature_zero_bias = as_array
+    log_likelihood = _times(X, weights) + bias
+    impossible_count = None
     if np.any(zero_weights) or np.any(zero_bias):
-        impossible = np.asarray(X @ np.ascontiguousarray(zero_weights.T)) + zero_bias > 0
-        log_likelihood = np.where(impossible, -np.inf, log_likelihood)
+        impossible_count = _times(X, zero_weights) + zero_bias
+    if missing is not None and feature_bias is not None:
+        log_likelihood = log_likelihood - _times(missing, feature_bias)
+        if impossible_count is not None:
+            impossible_count = impossible_count - _times(missing, feature_zero_bias)
+    if impossible_count is not None:
+        log_likelihood = np.where(impossible_count > 0, -np.inf, log_likelihood)
     if row_term is not None:
         log_likelihood = log_likelihood + row_term[:, None]
     return log_likelihood

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numbers
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -82,17 +81,29 @@ class CountNB(NaiveBayesClassPrior):
         tags.input_tags.positive_only = True
         # As for scikit-learn's naive Bayes: the shared checks' Gaussian blobs are not counts.
         tags.classifier_tags.poor_score = True
+        tags.input_tags.allow_nan = True
         return tags
 
     def _check_X(self, X, *, reset):
         return check_counts(self, X, reset=reset, binary=self._binary_features)
 
     def _feature_stats(self, X, responsibilities, dtype):
-        sums = count_data.class_sums(responsibilities, X)
-        return self._family_stats(jnp.sum(responsibilities, axis=0), jnp.asarray(sums, dtype))
+        # Missing entries are skipped: their factor leaves the likelihood, so the sums run
+        # over observed entries and each feature keeps its own count of observed rows.
+        filled, missing = count_data.split_missing(X)
+        sums = count_data.class_sums(responsibilities, filled)
+        if missing is None:
+            missing_counts = np.zeros_like(sums)
+        else:
+            missing_counts = count_data.class_sums(responsibilities, missing)
+        return self._family_stats(
+            jnp.sum(responsibilities, axis=0),
+            jnp.asarray(sums, dtype),
+            jnp.asarray(missing_counts, dtype),
+        )
 
     def _merge_feature_stats(self, previous, new):
-        return jax.tree.map(jnp.add, previous, new)
+        return self._family.merge(previous, new)
 
     def _update_parameters(self):
         stats = _to_jax(self._stats, self._stats.counts.dtype)
@@ -102,5 +113,7 @@ class CountNB(NaiveBayesClassPrior):
         return np.rint(draws["X"]).astype(np.int64)
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
+        filled, missing = count_data.split_missing(X)
         form = self._family.linear_form(jnp.asarray(self._parameters(), dtype=dtype))
-        return count_data.evaluate(form, X, self._row_term(X) if row_terms else None)
+        row_term = self._row_term(filled) if row_terms else None
+        return count_data.evaluate(form, filled, row_term, missing)

@@ -148,6 +148,7 @@ class MixedNB(NaiveBayesClassPrior):
         else:  # scikit-learn's checks: dense, 2-D, non-empty, not complex
             frame = pd.DataFrame(check_array(X, dtype=None, ensure_all_finite=False))
         validate_data(self, X, reset=reset, skip_check_array=True)
+        self._check_no_missing_or_infinite(frame)
         if reset:
             self._fitted_on_frame = isinstance(X, pd.DataFrame)
             self.feature_families_ = self._choose_families(frame)
@@ -157,6 +158,20 @@ class MixedNB(NaiveBayesClassPrior):
                 if family in self.feature_families_.values()
             }
         return _Columns(frame)
+
+    @staticmethod
+    def _check_no_missing_or_infinite(frame: pd.DataFrame) -> None:
+        # Missing values arrive for MixedNB with the Gaussian family's missing-value support.
+        missing = frame.isna().to_numpy()
+        if missing.any():
+            row, column = (int(i[0]) for i in np.nonzero(missing))
+            raise ValueError(
+                f"X contains NaN or None (first at row {row}, column {frame.columns[column]!r}); "
+                "MixedNB does not accept missing values yet."
+            )
+        numeric = frame.select_dtypes(include="number").to_numpy(dtype=float)
+        if np.isinf(numeric).any():
+            raise ValueError("X contains inf; X must be finite.")
 
     def _choose_families(self, frame: pd.DataFrame) -> dict:
         chosen = dict(self.features or {})

@@ -78,16 +78,17 @@ class BernoulliNB(CountNB):
     def _check_X(self, X, *, reset):
         if self.binarize is None:
             return super()._check_X(X, reset=reset)
-        X = check_features(self, X, reset=reset, accept_sparse=("csr", "csc"))
+        X = check_features(self, X, reset=reset, accept_sparse=("csr", "csc"), allow_nan=True)
+        # NaN stays NaN (missing), everything else becomes 0 or 1.
         if sp.issparse(X):
             X = X.copy()
-            X.data = (X.data > self.binarize).astype(X.dtype)
+            X.data = np.where(np.isnan(X.data), np.nan, X.data > self.binarize).astype(X.dtype)
             X.eliminate_zeros()
             return X
-        return (X > self.binarize).astype(X.dtype)
+        return np.where(np.isnan(X), np.nan, X > self.binarize).astype(X.dtype)
 
-    def _family_stats(self, counts, sums):
-        return bernoulli.BernoulliStats(counts, sums)
+    def _family_stats(self, counts, sums, missing_counts):
+        return bernoulli.BernoulliStats(counts, sums, missing_counts)
 
     def _prior(self, dtype):
         alpha = jnp.asarray(check_concentration(self.alpha, "alpha", self.n_features_in_), dtype)
@@ -147,8 +148,32 @@ class MultinomialNB(CountNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
 
-    def _family_stats(self, counts, sums):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False  # at fit; prediction integrates NaN out
+        return tags
+
+    def _family_stats(self, counts, sums, missing_counts):
+        if bool(jnp.any(missing_counts > 0)):
+            raise ValueError(
+                "X contains NaN: MultinomialNB cannot be fitted with missing counts (with the "
+                "observed words renormalised, the likelihood has no closed-form maximum). "
+                "predict_proba and score_samples accept NaN."
+            )
         return multinomial.MultinomialStats(counts, sums)
+
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
+        filled, missing = count_data.split_missing(X)
+        log_likelihood = super()._log_likelihood(filled, dtype, row_terms=row_terms)
+        if missing is None:
+            return log_likelihood
+        # Missing words are integrated out by conditioning on the observed ones: their
+        # counts follow theta renormalised over the observed words.
+        observed_mass = 1.0 - count_data.row_products(missing, np.exp(self.feature_log_prob_))
+        totals = count_data.row_totals(filled)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            correction = np.where(totals > 0, -totals * np.log(observed_mass), 0.0)
+        return log_likelihood + correction
 
     def _prior(self, dtype):
         return jnp.asarray(check_concentration(self.alpha, "alpha", self.n_features_in_), dtype)
@@ -246,8 +271,8 @@ class PoissonNB(CountNB):
         super()._check_hyperparameters()
         check_positive(self.beta, "beta")
 
-    def _family_stats(self, counts, sums):
-        return poisson.PoissonStats(counts, sums)
+    def _family_stats(self, counts, sums, missing_counts):
+        return poisson.PoissonStats(counts, sums, missing_counts)
 
     def _prior(self, dtype):
         shape = check_concentration(self.alpha, "alpha", self.n_features_in_)

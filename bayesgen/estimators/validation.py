@@ -15,7 +15,7 @@ from sklearn.utils.validation import (
 )
 
 
-def check_features(estimator, X, *, reset: bool, accept_sparse=False):
+def check_features(estimator, X, *, reset: bool, accept_sparse=False, allow_nan=False):
     """Validate ``X`` as a finite 2-D float array (float32 kept, anything else float64).
 
     Parameters
@@ -28,6 +28,8 @@ def check_features(estimator, X, *, reset: bool, accept_sparse=False):
         True in ``fit``, false in prediction.
     accept_sparse : False or tuple of str, default=False
         SciPy sparse formats accepted as they are.
+    allow_nan : bool, default=False
+        Accept NaN as a missing value (±inf is always an error).
 
     Returns
     -------
@@ -54,7 +56,7 @@ def check_features(estimator, X, *, reset: bool, accept_sparse=False):
                 f"floats ({error})."
             ) from error
         raise
-    _check_finite(X, estimator)
+    _check_finite(X, estimator, allow_nan=allow_nan)
     return X
 
 
@@ -83,9 +85,11 @@ def _stored_values(X) -> np.ndarray:
     return X.data if sp.issparse(X) else X
 
 
-def _check_finite(X, estimator) -> None:
+def _check_finite(X, estimator, *, allow_nan: bool = False) -> None:
     values = _stored_values(X)
     finite = np.isfinite(values)
+    if allow_nan:
+        finite |= np.isnan(values)
     if finite.all():
         return
     row, column = _first_entry(X, ~finite)
@@ -99,7 +103,7 @@ def _check_finite(X, estimator) -> None:
     raise ValueError(f"X contains {value} ({where}); X must be finite.")
 
 
-def check_counts(estimator, X, *, reset: bool, binary: bool = False):
+def check_counts(estimator, X, *, reset: bool, binary: bool = False, allow_nan: bool = True):
     """Validate non-negative count data, dense or SciPy CSR/CSC (kept sparse).
 
     Parameters
@@ -110,6 +114,8 @@ def check_counts(estimator, X, *, reset: bool, binary: bool = False):
         True in ``fit``, false in prediction.
     binary : bool, default=False
         Require every value to be 0 or 1 (the Bernoulli model).
+    allow_nan : bool, default=True
+        Accept NaN as a missing value.
 
     Returns
     -------
@@ -121,7 +127,7 @@ def check_counts(estimator, X, *, reset: bool, binary: bool = False):
         For non-numeric, non-finite or negative values (and non-binary ones when
         ``binary``), naming the first offending row and column.
     """
-    X = check_features(estimator, X, reset=reset, accept_sparse=("csr", "csc"))
+    X = check_features(estimator, X, reset=reset, accept_sparse=("csr", "csc"), allow_nan=allow_nan)
     values = _stored_values(X)
     owner = type(estimator).__name__
     negative = values < 0
@@ -132,7 +138,7 @@ def check_counts(estimator, X, *, reset: bool, binary: bool = False):
             f"{_column_name(estimator, column)}; {owner} models counts, which must be >= 0."
         )
     if binary:
-        not_binary = (values != 0) & (values != 1)
+        not_binary = (values != 0) & (values != 1) & ~np.isnan(values)
         if np.any(not_binary):
             row, column = _first_entry(X, not_binary)
             raise ValueError(

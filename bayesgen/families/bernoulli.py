@@ -30,11 +30,14 @@ class BernoulliStats(NamedTuple):
     counts : Array of shape (n_classes,)
         :math:`N_k`.
     feature_counts : Array of shape (n_classes, n_features)
-        :math:`O_{kj} = \\sum_i R_{ik} x_{ij}` (``R^T X``).
+        :math:`O_{kj} = \\sum_i R_{ik} x_{ij}` over the observed entries (``R^T X``).
+    missing_counts : Array of shape (n_classes, n_features), optional
+        :math:`\\sum_i R_{ik} [x_{ij}` missing]; ``None`` means none missing.
     """
 
     counts: Array
     feature_counts: Array
+    missing_counts: Array | None = None
 
 
 class Beta(NamedTuple):
@@ -52,14 +55,30 @@ class Beta(NamedTuple):
     concentration0: Array
 
 
+def observed_counts(stats) -> Array:
+    """Per-class, per-feature weighted count of observed entries, (n_classes, n_features)."""
+    observed = jnp.broadcast_to(stats.counts[:, None], stats.feature_counts.shape)
+    return observed if stats.missing_counts is None else observed - stats.missing_counts
+
+
 def merge(a: BernoulliStats, b: BernoulliStats) -> BernoulliStats:
     """Statistics of the union of two disjoint batches (they are sums)."""
-    return BernoulliStats(a.counts + b.counts, a.feature_counts + b.feature_counts)
+    missing = None
+    if a.missing_counts is not None or b.missing_counts is not None:
+        missing = _zero_if_none(a.missing_counts, a) + _zero_if_none(b.missing_counts, b)
+    return BernoulliStats(a.counts + b.counts, a.feature_counts + b.feature_counts, missing)
+
+
+def _zero_if_none(missing, stats):
+    return jnp.zeros_like(stats.feature_counts) if missing is None else missing
 
 
 def posterior(prior: Beta, stats: BernoulliStats) -> Beta:
-    """Conjugate update: :math:`\\mathrm{Beta}(\\alpha_1 + O, \\alpha_0 + N - O)`."""
-    zeros = stats.counts[:, None] - stats.feature_counts
+    """Conjugate update: :math:`\\mathrm{Beta}(\\alpha_1 + O, \\alpha_0 + N - O)`.
+
+    :math:`N` counts the observed entries of each feature only.
+    """
+    zeros = observed_counts(stats) - stats.feature_counts
     return Beta(prior.concentration1 + stats.feature_counts, prior.concentration0 + zeros)
 
 
@@ -70,7 +89,7 @@ def point_estimate(prior: Beta, stats: BernoulliStats, kind: str) -> Array:
     -------
     Array of shape (n_classes, n_features)
     """
-    zeros = stats.counts[:, None] - stats.feature_counts
+    zeros = observed_counts(stats) - stats.feature_counts
     counts = jnp.stack([stats.feature_counts, zeros], axis=-1)
     concentration = jnp.stack(
         jnp.broadcast_arrays(prior.concentration1, prior.concentration0), axis=-1
@@ -105,4 +124,6 @@ def linear_form(theta: Array) -> LinearLogLikelihood:
         bias=jnp.sum(log_zero, axis=1),
         zero_weights=never_one.astype(dtype) - never_zero.astype(dtype),
         zero_bias=jnp.sum(never_zero, axis=1).astype(dtype),
+        feature_bias=log_zero,
+        feature_zero_bias=never_zero.astype(dtype),
     )

@@ -7,7 +7,9 @@ For Bernoulli, multinomial, categorical (one-hot) and Poisson features,
     \log p(x \mid y = k) = \sum_j x_j W_{kj} + b_k + r(x),
 
 where :math:`r(x)` depends on the row only (a multinomial coefficient, Poisson
-factorials) and cancels from :math:`p(y \mid x)`. Maximum-likelihood estimates may put
+factorials) and cancels from :math:`p(y \mid x)`. A missing feature (NaN) is integrated out
+by dropping its factor: its term :math:`x_j W_{kj}` and its share of :math:`b_k`.
+Maximum-likelihood estimates may put
 probability zero on an outcome, i.e. :math:`W_{kj} = -\infty`; evaluating
 :math:`0 \cdot (-\infty)` would give NaN, so the infinite parts are kept apart: class
 :math:`k` is impossible for row :math:`x` exactly when :math:`\sum_j x_j Z_{kj} + z_k > 0`.
@@ -35,12 +37,20 @@ class LinearLogLikelihood(NamedTuple):
         probability zero in class ``k``.
     zero_bias : Array of shape (n_classes,)
         :math:`z_k`, added to :math:`\\sum_j x_j Z_{kj}` before the positivity test.
+    feature_bias : Array of shape (n_classes, n_features), optional
+        The share of :math:`b_k` that each feature contributes whenever it is observed
+        (:math:`b_k = \\sum_j` ``feature_bias[k, j]``); a missing feature's share is
+        taken out. ``None`` when the bias does not depend on which features are observed.
+    feature_zero_bias : Array of shape (n_classes, n_features), optional
+        The same for :math:`z_k`.
     """
 
     weights: Array
     bias: Array
     zero_weights: Array
     zero_bias: Array
+    feature_bias: Array | None = None
+    feature_zero_bias: Array | None = None
 
 
 def finite_log(probabilities: Array) -> tuple[Array, Array]:

@@ -37,11 +37,14 @@ class PoissonStats(NamedTuple):
     counts : Array of shape (n_classes,)
         :math:`N_k`.
     feature_sums : Array of shape (n_classes, n_features)
-        :math:`S_{kj} = \\sum_i R_{ik} x_{ij}` (``R^T X``).
+        :math:`S_{kj} = \\sum_i R_{ik} x_{ij}` over the observed entries (``R^T X``).
+    missing_counts : Array of shape (n_classes, n_features), optional
+        :math:`\\sum_i R_{ik} [x_{ij}` missing]; ``None`` means none missing.
     """
 
     counts: Array
     feature_sums: Array
+    missing_counts: Array | None = None
 
 
 class Gamma(NamedTuple):
@@ -51,15 +54,28 @@ class Gamma(NamedTuple):
     rate: Array
 
 
+def observed_counts(stats) -> Array:
+    """Per-class, per-feature weighted count of observed entries, (n_classes, n_features)."""
+    observed = jnp.broadcast_to(stats.counts[:, None], stats.feature_sums.shape)
+    return observed if stats.missing_counts is None else observed - stats.missing_counts
+
+
 def merge(a: PoissonStats, b: PoissonStats) -> PoissonStats:
     """Statistics of the union of two disjoint batches (they are sums)."""
-    return PoissonStats(a.counts + b.counts, a.feature_sums + b.feature_sums)
+    missing = None
+    if a.missing_counts is not None or b.missing_counts is not None:
+        zeros = jnp.zeros_like(a.feature_sums)
+        missing = (zeros if a.missing_counts is None else a.missing_counts) + (
+            zeros if b.missing_counts is None else b.missing_counts
+        )
+    return PoissonStats(a.counts + b.counts, a.feature_sums + b.feature_sums, missing)
 
 
 def posterior(prior: Gamma, stats: PoissonStats) -> Gamma:
-    """Conjugate update: :math:`\\mathrm{Gamma}(a + S_{kj}, b + N_k)`."""
+    """Conjugate update: :math:`\\mathrm{Gamma}(a + S_{kj}, b + N_{kj})`, with
+    :math:`N_{kj}` the weighted count of observed entries (:math:`N_k` when none is missing)."""
     shape = prior.shape + stats.feature_sums
-    rate = jnp.broadcast_to(prior.rate + stats.counts[:, None], shape.shape)
+    rate = jnp.broadcast_to(prior.rate + observed_counts(stats), shape.shape)
     return Gamma(shape, rate)
 
 
@@ -73,7 +89,7 @@ def point_estimate(prior: Gamma, stats: PoissonStats, kind: str) -> Array:
     """
     check_estimate_kind(kind)
     if kind == "mle":
-        counts = stats.counts[:, None]
+        counts = observed_counts(stats)
         return jnp.where(counts > 0, stats.feature_sums / jnp.where(counts > 0, counts, 1), 0.0)
     post = posterior(prior, stats)
     if kind == "mean":
@@ -87,7 +103,8 @@ def sample_params(key: Array, gamma: Gamma, num_samples: int) -> Array:
 
 
 def linear_form(rates: Array) -> LinearLogLikelihood:
-    """:math:`\\sum_j x_j \\log\\lambda_{kj} - \\Lambda_k`.
+    """:math:`\\sum_j x_j \\log\\lambda_{kj} - \\Lambda_k`, each feature observed adding
+    :math:`-\\lambda_{kj}` to the bias.
 
     The caller adds the row term :math:`-\\sum_j \\log x_j!`.
 
@@ -96,5 +113,10 @@ def linear_form(rates: Array) -> LinearLogLikelihood:
     log_rates, is_zero = finite_log(rates)
     zeros = jnp.zeros(rates.shape[0], rates.dtype)
     return LinearLogLikelihood(
-        log_rates, -jnp.sum(rates, axis=1), is_zero.astype(rates.dtype), zeros
+        log_rates,
+        -jnp.sum(rates, axis=1),
+        is_zero.astype(rates.dtype),
+        zeros,
+        feature_bias=-rates,
+        feature_zero_bias=jnp.zeros_like(rates),
     )

@@ -13,6 +13,14 @@ from bayesgen.families.poisson import Gamma
 from bayesgen.stories.common import StoryPart, classifier_story
 
 
+def _present(X):
+    """Missing entries (NaN) are masked out of the log density: their factor is dropped."""
+    if X is None:
+        return True, None
+    present = ~jnp.isnan(X)
+    return present, jnp.where(present, X, 0)
+
+
 def bernoulli_part(prior: Beta, n_classes: int) -> StoryPart:
     """Sites ``"feature_probs"`` (n_classes, n_features) ~ Beta and ``"X"`` ~ Bernoulli."""
 
@@ -24,7 +32,10 @@ def bernoulli_part(prior: Beta, n_classes: int) -> StoryPart:
             )
 
     def features(theta, labels, X):
-        numpyro.sample("X", dist.Bernoulli(probs=theta[labels]).to_event(1), obs=X)
+        present, observed = _present(X)
+        numpyro.sample(
+            "X", dist.Bernoulli(probs=theta[labels]).mask(present).to_event(1), obs=observed
+        )
 
     return StoryPart(parameters, features)
 
@@ -57,7 +68,8 @@ def poisson_part(prior: Gamma, n_classes: int) -> StoryPart:
             return numpyro.sample("rates", dist.Gamma(shape, rate))
 
     def features(rates, labels, X):
-        numpyro.sample("X", dist.Poisson(rates[labels]).to_event(1), obs=X)
+        present, observed = _present(X)
+        numpyro.sample("X", dist.Poisson(rates[labels]).mask(present).to_event(1), obs=observed)
 
     return StoryPart(parameters, features)
 
@@ -78,8 +90,12 @@ def categorical_part(concentrations: list[Array], n_classes: int) -> StoryPart:
 
     def features(thetas, labels, X):
         for j, theta in enumerate(thetas):
-            observed = None if X is None else X[:, j]
-            numpyro.sample(f"X_{j}", dist.Categorical(probs=theta[labels]), obs=observed)
+            codes = None if X is None else X[:, j]
+            present = True if codes is None else codes >= 0  # code -1: missing
+            observed = None if codes is None else jnp.where(present, codes, 0)
+            numpyro.sample(
+                f"X_{j}", dist.Categorical(probs=theta[labels]).mask(present), obs=observed
+            )
 
     return StoryPart(parameters, features)
 

@@ -153,14 +153,12 @@ def test_discrete_bad_hyperparameters():
         MultinomialNB(fit_prior="yes").fit(counts, y)
 
 
-def test_count_models_refuse_infinite_and_missing_values():
-    """±inf and NaN in count data are errors (NaN: missing values not supported yet)."""
-    from bayesgen import MultinomialNB
+def test_count_models_refuse_infinite_values():
+    """±inf in count data is an error (NaN is a missing value, see test_missing_discrete)."""
+    from bayesgen import MultinomialNB, PoissonNB
 
     counts = np.abs(X).round()
     counts[1, 1] = np.inf
-    with pytest.raises(ValueError, match="X must be finite"):
-        MultinomialNB().fit(counts, y)
-    counts[1, 1] = np.nan
-    with pytest.raises(ValueError, match="does not accept missing values"):
-        MultinomialNB().fit(counts, y)
+    for model in (MultinomialNB(), PoissonNB()):
+        with pytest.raises(ValueError, match="X must be finite"):
+            model.fit(counts, y)

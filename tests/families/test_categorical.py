@@ -62,7 +62,7 @@ def _log_lookup(codes, theta):
 
 def _evaluate(form, X):
     """x.W_k + b_k, and -inf where x.Z_k + z_k > 0 (NumPy)."""
-    W, b, Zw, z = (np.asarray(a) for a in form)
+    W, b, Zw, z = (np.asarray(a) for a in form[:4])
     return np.where(X @ Zw.T + z > 0, -np.inf, X @ W.T + b)
 
 

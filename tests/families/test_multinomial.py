@@ -27,7 +27,7 @@ def _stats(X, R):
 
 def _evaluate(form, X):
     """x.W_k + b_k + the multinomial coefficient, and -inf where x.Z_k + z_k > 0 (NumPy)."""
-    W, b, Zw, z = (np.asarray(a) for a in form)
+    W, b, Zw, z = (np.asarray(a) for a in form[:4])
     coefficient = gammaln(X.sum(axis=1) + 1) - gammaln(X + 1).sum(axis=1)
     finite = X @ W.T + b + coefficient[:, None]
     return np.where(X @ Zw.T + z > 0, -np.inf, finite)

@@ -26,7 +26,7 @@ def _stats(X, R):
 
 def _evaluate(form, X):
     """x.W_k + b_k - sum_j log x_j!, and -inf where x.Z_k + z_k > 0 (NumPy)."""
-    W, b, Zw, z = (np.asarray(a) for a in form)
+    W, b, Zw, z = (np.asarray(a) for a in form[:4])
     finite = X @ W.T + b - gammaln(X + 1).sum(axis=1)[:, None]
     return np.where(X @ Zw.T + z > 0, -np.inf, finite)
 
