@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from bayesgen import stories
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import synthetic
+from bayesgen.estimators import imputation, synthetic
 from bayesgen.estimators.validation import (
     check_class_probabilities,
     check_features,
@@ -275,6 +275,28 @@ class GenerativeClassifier(ClassifierMixin, BaseEstimator):
             If ``n_samples < 1`` or ``y`` holds a label not in ``classes_``.
         """
         return synthetic.sample(self, n_samples, y=y, random_state=random_state)
+
+    def impute(self, X, *, method="mean", y=None, random_state=None):
+        """Fill the missing (NaN) entries of ``X`` from the model; observed ones are kept.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        method : {"mean", "sample"}, default="mean"
+            ``"mean"``: continuous features get :math:`\\mathbb E[x_m \\mid x_o]`, the
+            class-conditional means mixed over :math:`p(k \\mid x_o)`; discrete features
+            get their most probable value under that mixture. ``"sample"``: a draw of the
+            class, then of the missing entries given the class and the observed ones.
+        y : array-like of shape (n_samples,), optional
+            Known labels to condition on instead of mixing over the classes.
+        random_state : None, int or numpy.random.RandomState
+            For ``method="sample"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        return imputation.impute(self, X, method=method, y=y, random_state=random_state)
 
     def _features_from_draws(self, draws: dict):
         """The features of the story's draws, as ``sample`` returns them."""

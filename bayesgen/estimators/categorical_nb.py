@@ -11,6 +11,7 @@ from sklearn.utils.validation import validate_data
 from bayesgen import stories
 from bayesgen.estimators import count_data
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
+from bayesgen.estimators.imputation import _draw_classes
 from bayesgen.estimators.validation import _check_finite, _column_name, check_positive
 from bayesgen.families import categorical
 
@@ -205,6 +206,26 @@ class CategoricalNB(CountNB):
             seen = seen / seen.sum(axis=1, keepdims=True)
             sites[f"category_probs_{j}"] = np.concatenate([seen, np.zeros_like(seen[:, :1])], 1)
         return sites
+
+    def _impute_rows(self, X, class_weights, method, rng):
+        """Most probable seen category under the class mixture, or a draw given a class."""
+        filled = X.astype(object)
+        missing = pd.isna(pd.DataFrame(X)).to_numpy()
+        chosen = _draw_classes(class_weights, rng) if method == "sample" else None
+        for j, known in enumerate(self.categories_):
+            rows = np.flatnonzero(missing[:, j])
+            if rows.size == 0:
+                continue
+            seen = np.exp(self.feature_log_prob_[j][:, :-1])
+            seen = seen / seen.sum(axis=1, keepdims=True)  # (n_classes, C_j)
+            if method == "mean":
+                codes = np.argmax(class_weights[rows] @ seen, axis=1)
+            else:
+                cumulative = np.cumsum(seen[chosen[rows]], axis=1)
+                codes = (rng.random((rows.size, 1)) > cumulative).sum(axis=1)
+                codes = np.minimum(codes, len(known) - 1)
+            filled[rows, j] = known[codes]
+        return filled
 
     def _features_from_draws(self, draws):
         columns = [known[draws[f"X_{j}"]] for j, known in enumerate(self.categories_)]

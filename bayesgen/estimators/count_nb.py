@@ -9,6 +9,7 @@ import numpy as np
 
 from bayesgen.estimators import count_data
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax
+from bayesgen.estimators.imputation import _draw_classes, poisson_mixture_mode
 from bayesgen.estimators.validation import check_counts
 from bayesgen.families.estimates import check_estimate_kind
 
@@ -108,6 +109,29 @@ class CountNB(NaiveBayesClassPrior):
     def _update_parameters(self):
         stats = _to_jax(self._stats, self._stats.counts.dtype)
         self._store_parameters(stats)
+
+    def _impute_rows(self, X, class_weights, method, rng):
+        """Most probable value under the class mixture, or a draw given a drawn class."""
+        rows, columns = np.nonzero(np.isnan(X))
+        rates = self._imputation_rates(X)[rows, :, columns]  # (n_entries, n_classes)
+        filled = X.copy()
+        if method == "mean":
+            filled[rows, columns] = self._mixture_mode(class_weights[rows], rates)
+        else:
+            chosen = _draw_classes(class_weights, rng)[rows]
+            filled[rows, columns] = self._draw(rates[np.arange(len(rows)), chosen], rng)
+        return filled
+
+    def _imputation_rates(self, X):
+        """(n_samples, n_classes, n_features) parameter of each entry's distribution."""
+        parameters = self._parameters()
+        return np.broadcast_to(parameters, (X.shape[0], *parameters.shape))
+
+    def _mixture_mode(self, weights, rates):
+        return poisson_mixture_mode(weights, rates)
+
+    def _draw(self, rates, rng):
+        return rng.poisson(rates).astype(float)
 
     def _features_from_draws(self, draws):
         return np.rint(draws["X"]).astype(np.int64)

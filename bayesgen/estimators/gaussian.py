@@ -9,9 +9,11 @@ import numpy as np
 from bayesgen import stories
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.gaussian_prior import resolve_prior
-from bayesgen.estimators.validation import check_positive
+from bayesgen.estimators.imputation import _draw_classes
+from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import gaussian
 from bayesgen.families.estimates import check_estimate_kind
+from bayesgen.families.gaussian import missing
 
 _PARAMETERS_DOC = """
     estimate : {"mle", "map", "mean"}, default="mle"
@@ -134,7 +136,16 @@ class GaussianDA(GenerativeClassifier):
     def _class_prior_settings(self):
         return self.priors, self.class_concentration_prior, self.estimate
 
+    def _check_X(self, X, *, reset):
+        # NaN is a missing value when predicting; fitting with it is refused below.
+        return check_features(self, X, reset=reset, allow_nan=True)
+
     def _feature_stats(self, X, responsibilities, dtype):
+        if np.isnan(X).any():
+            raise ValueError(
+                f"X contains NaN: {type(self).__name__} cannot be fitted with missing values "
+                "yet; predict, predict_proba, score_samples and impute integrate them out."
+            )
         return gaussian.suff_stats(
             jnp.asarray(X, dtype=dtype), responsibilities, self.covariance_type
         )
@@ -193,8 +204,49 @@ class GaussianDA(GenerativeClassifier):
             )
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
+        incomplete = np.isnan(X).any(axis=1)
+        complete = ~incomplete
         params = _to_jax(gaussian.GaussianParams(self.means_, self.covariances_), dtype)
-        return gaussian.log_likelihood(params, jnp.asarray(X, dtype=dtype), self.covariance_type)
+        if not incomplete.any():
+            return gaussian.log_likelihood(params, jnp.asarray(X, dtype), self.covariance_type)
+        result = np.empty((X.shape[0], self.classes_.shape[0]), dtype=dtype)
+        if complete.any():
+            rows = jnp.asarray(X[complete], dtype)
+            result[complete] = gaussian.log_likelihood(params, rows, self.covariance_type)
+        # Rows with missing features: the density of their observed block.
+        result[incomplete] = missing.log_likelihood(
+            self.means_.astype(dtype), self._full_covariances().astype(dtype), X[incomplete]
+        )
+        return result
+
+    def _full_covariances(self) -> np.ndarray:
+        n_classes, n_features = self.means_.shape
+        return missing.full_covariances(
+            self.covariances_, self.covariance_type, n_classes, n_features
+        )
+
+    def _impute_rows(self, X, class_weights, method, rng):
+        """Fill the NaN of ``X``: the mixture of conditional means, or a conditional draw."""
+        means, covariances = self.means_, self._full_covariances()
+        filled = X.copy()
+        patterns, groups = missing.missing_patterns(X)
+        classes = _draw_classes(class_weights, rng) if method == "sample" else None
+        for pattern, rows in zip(patterns, groups, strict=True):
+            if not pattern.any():
+                continue
+            values = np.zeros((len(rows), pattern.sum()))
+            for k in range(means.shape[0]):
+                mean, covariance = missing.conditional(means, covariances, X, rows, pattern, k)
+                if method == "mean":
+                    values += class_weights[rows, k][:, None] * mean
+                    continue
+                chosen = classes[rows] == k
+                if chosen.any():
+                    lower = np.linalg.cholesky(covariance)
+                    noise = rng.standard_normal((chosen.sum(), pattern.sum())) @ lower.T
+                    values[chosen] = mean[chosen] + noise
+            filled[np.ix_(rows, pattern)] = values
+        return filled
 
     # ------------------------------------------------------------------ story
     def _sampling_sites(self):

@@ -108,6 +108,12 @@ class BernoulliNB(CountNB):
     def _sampling_sites(self):
         return {"feature_probs": np.exp(self.feature_log_prob_)}
 
+    def _mixture_mode(self, weights, probabilities):
+        return (np.sum(weights * probabilities, axis=1) > 0.5).astype(float)
+
+    def _draw(self, probabilities, rng):
+        return (rng.random(probabilities.shape) < probabilities).astype(float)
+
     def _story_part(self):
         # Site "feature_probs": theta, shape (n_classes, n_features).
         return stories.bernoulli_part(self._prior(None), self.classes_.shape[0])
@@ -191,6 +197,22 @@ class MultinomialNB(CountNB):
 
     def _sampling_sites(self):
         return {"feature_probs": np.exp(self.feature_log_prob_)}
+
+    def _imputation_rates(self, X):
+        """Expected count of each word given the class and the observed words.
+
+        The story conditions on row totals, so a missing count has no distribution of its
+        own; it is imputed as if the document went on at the pace of its observed words:
+        :math:`L_o \\theta_{kj} / \\sum_{l \\in o} \\theta_{kl}`, a Poisson rate (``mean``
+        imputes the mode of the class mixture, ``sample`` a Poisson draw).
+        """
+        filled, missing = count_data.split_missing(X)
+        theta = np.exp(self.feature_log_prob_)
+        observed_mass = 1.0 - count_data.row_products(missing, theta)  # (n, K)
+        totals = count_data.row_totals(filled)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pace = np.where(observed_mass > 0, totals / observed_mass, 0.0)
+        return pace[:, :, None] * theta[None, :, :]
 
     def sample(self, n_samples=1, *, y=None, random_state=None, lengths=None):
         """Synthetic count rows: the story run forward with the fitted parameters.

@@ -21,11 +21,11 @@ def test_infinite_features_are_rejected_in_fit_and_predict(value):
         model.predict(bad)
 
 
-def test_nan_says_missing_values_are_not_supported_yet():
-    """NaN in X is refused plainly until missing-value support lands."""
+def test_nan_in_gaussian_fit_says_missing_values_are_not_supported_yet():
+    """NaN when fitting a Gaussian model is refused plainly (prediction integrates it out)."""
     bad = X.copy()
     bad[5, 0] = np.nan
-    with pytest.raises(ValueError, match="X contains NaN .*missing values"):
+    with pytest.raises(ValueError, match="X contains NaN: LDA cannot be fitted with missing"):
         LDA().fit(bad, y)
 
 

@@ -1,0 +1,88 @@
+"""Filling missing values from the model: p(x_missing | x_observed), mixed over the classes."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy import stats
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+METHODS = ("mean", "sample")
+
+
+def _draw_classes(class_weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One class index per row, drawn with the row's probabilities."""
+    cumulative = np.cumsum(class_weights, axis=1)
+    cumulative[:, -1] = 1.0
+    return (rng.random((class_weights.shape[0], 1)) > cumulative).sum(axis=1)
+
+
+def poisson_mixture_mode(weights: np.ndarray, rates: np.ndarray) -> np.ndarray:
+    """Most probable count under :math:`\\sum_k w_k \\mathrm{Poisson}(\\lambda_k)`, per row.
+
+    Parameters
+    ----------
+    weights, rates : ndarray of shape (n_entries, n_classes)
+    """
+    if rates.size == 0:
+        return np.zeros(rates.shape[0])
+    largest = float(np.max(rates))
+    counts = np.arange(int(np.ceil(largest + 10 * np.sqrt(largest) + 10)) + 1)
+    pmf = stats.poisson.pmf(counts, rates[..., None])
+    return np.argmax(np.einsum("ek,ekc->ec", weights, pmf), axis=1).astype(float)
+
+
+def _missing_mask(X) -> np.ndarray:
+    if X.dtype == object:
+        import pandas as pd
+
+        return pd.isna(pd.DataFrame(X)).to_numpy()
+    return np.isnan(X)
+
+
+def impute(estimator, X, *, method="mean", y=None, random_state=None):
+    """Fill only the missing entries of ``X`` from a fitted generative classifier.
+
+    Parameters
+    ----------
+    estimator : GenerativeClassifier
+        Fitted; supplies ``_impute_rows(X, class_weights, method, rng)``.
+    X : array-like of shape (n_samples, n_features)
+        NaN (or None for categories) marks a missing entry.
+    method : {"mean", "sample"}, default="mean"
+        ``"mean"``: for continuous features :math:`\\mathbb E[x_m \\mid x_o]`, the class
+        conditional means mixed over :math:`p(k \\mid x_o)`; for discrete features the most
+        probable value under that mixture. ``"sample"``: a draw of the class from
+        :math:`p(k \\mid x_o)`, then of the missing entries given it.
+    y : array-like of shape (n_samples,), optional
+        Known labels: condition on them instead of mixing over the classes.
+    random_state : None, int or numpy.random.RandomState
+        For ``method="sample"``.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_features)
+        ``X`` with its missing entries filled; observed entries unchanged.
+    """
+    check_is_fitted(estimator)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
+    X = estimator._check_X(X, reset=False)
+    if sp.issparse(X):
+        X = X.toarray()
+    X = np.array(X, copy=True)
+    if y is None:
+        class_weights = estimator.predict_proba(X)
+    else:
+        labels = np.asarray(y)
+        if labels.shape != (X.shape[0],):
+            raise ValueError(
+                f"y must have one label per row of X, shape ({X.shape[0]},); got {labels.shape}."
+            )
+        class_weights = np.eye(estimator.classes_.shape[0])[np.asarray(estimator._class_index(y))]
+    rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
+    filled = estimator._impute_rows(X, class_weights, method, rng)
+    missing = _missing_mask(X)
+    filled[~missing] = X[~missing]  # observed entries are returned exactly as given
+    return filled

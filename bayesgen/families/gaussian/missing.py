@@ -1,0 +1,113 @@
+r"""Gaussian densities and conditionals when some features are missing (NaN).
+
+A missing feature is integrated out exactly: the observed block :math:`x_o` of a row is
+Gaussian with mean :math:`\mu_{k,o}` and covariance :math:`\Sigma_{k,oo}`, and the missing
+block given the observed one is Gaussian with
+
+.. math::
+
+    \mathbb E[x_m \mid x_o, k] = \mu_{k,m} + \Sigma_{k,mo}\Sigma_{k,oo}^{-1}(x_o - \mu_{k,o}),
+    \qquad
+    \mathrm{Cov}[x_m \mid x_o, k] = \Sigma_{k,mm} - \Sigma_{k,mo}\Sigma_{k,oo}^{-1}\Sigma_{k,om}.
+
+Rows are grouped by their pattern of missing features, with one Cholesky factor of
+:math:`\Sigma_{k,oo}` per pattern and class. This module is NumPy/SciPy rather than JAX on
+purpose: the blocks have a different shape for every pattern, which ``jit`` would compile
+anew each time.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.linalg import cho_solve, solve_triangular
+
+
+def full_covariances(
+    covariances: np.ndarray, covariance_type: str, n_classes: int, n_features: int
+):
+    """Every class's covariance as a (n_classes, n_features, n_features) array."""
+    covariances = np.asarray(covariances)
+    if covariance_type == "full":
+        return covariances
+    if covariance_type == "tied":
+        return np.broadcast_to(covariances, (n_classes, n_features, n_features))
+    if covariance_type == "diag":
+        return np.stack([np.diag(variances) for variances in covariances])
+    return np.stack([variance * np.eye(n_features) for variance in covariances])
+
+
+def missing_patterns(X: np.ndarray):
+    """``(patterns, row_groups)``: each distinct boolean row of ``isnan(X)`` and its rows."""
+    missing = np.isnan(X)
+    patterns, inverse = np.unique(missing, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    order = np.argsort(inverse, kind="stable")
+    boundaries = np.cumsum(np.bincount(inverse, minlength=len(patterns)))[:-1]
+    return patterns, np.split(order, boundaries)
+
+
+def log_likelihood(means: np.ndarray, covariances: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """:math:`\\log \\mathcal N(x_{i,o} \\mid \\mu_{k,o}, \\Sigma_{k,oo})` for rows with NaN.
+
+    Parameters
+    ----------
+    means : ndarray of shape (n_classes, n_features)
+    covariances : ndarray of shape (n_classes, n_features, n_features)
+        See :func:`full_covariances`.
+    X : ndarray of shape (n_samples, n_features)
+        NaN marks a missing entry. A row with every entry missing gets 0 (log 1).
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+    """
+    n_classes = means.shape[0]
+    result = np.zeros((X.shape[0], n_classes), dtype=X.dtype)
+    patterns, groups = missing_patterns(X)
+    for missing, rows in zip(patterns, groups, strict=True):
+        observed = ~missing
+        if not observed.any():
+            continue
+        block = X[np.ix_(rows, observed)]
+        for k in range(n_classes):
+            lower = np.linalg.cholesky(covariances[k][np.ix_(observed, observed)])
+            whitened = solve_triangular(lower, (block - means[k, observed]).T, lower=True)
+            result[rows, k] = (
+                -0.5 * np.sum(whitened**2, axis=0)
+                - np.sum(np.log(np.diag(lower)))
+                - 0.5 * observed.sum() * math.log(2 * math.pi)
+            )
+    return result
+
+
+def conditional(means, covariances, X, rows, missing, k):
+    """Mean and covariance of the missing block of ``X[rows]`` given its observed block.
+
+    Parameters
+    ----------
+    means, covariances : as in :func:`log_likelihood`
+    X : ndarray of shape (n_samples, n_features)
+    rows : ndarray of int
+        Rows sharing the missing pattern ``missing``.
+    missing : ndarray of bool of shape (n_features,)
+    k : int
+        The class.
+
+    Returns
+    -------
+    mean : ndarray of shape (len(rows), n_missing)
+    covariance : ndarray of shape (n_missing, n_missing)
+    """
+    observed = ~missing
+    mean_m, mean_o = means[k, missing], means[k, observed]
+    sigma = covariances[k]
+    if not observed.any():
+        return np.broadcast_to(mean_m, (len(rows), missing.sum())), sigma[np.ix_(missing, missing)]
+    factor = np.linalg.cholesky(sigma[np.ix_(observed, observed)]), True
+    cross = sigma[np.ix_(missing, observed)]
+    deviation = X[np.ix_(rows, observed)] - mean_o
+    mean = mean_m + cho_solve(factor, deviation.T).T @ cross.T
+    covariance = sigma[np.ix_(missing, missing)] - cross @ cho_solve(factor, cross.T)
+    return mean, covariance

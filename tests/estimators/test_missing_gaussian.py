@@ -1,0 +1,79 @@
+"""Gaussian models integrate missing features out: the marginal of the observed block."""
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.datasets import load_wine
+
+from bayesgen import GaussianDA
+
+X, Y = load_wine(return_X_y=True)
+MISSING = [0, 3, 9]
+KEPT = [j for j in range(X.shape[1]) if j not in MISSING]
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag"])
+def test_missing_features_equal_a_model_fitted_without_them(covariance_type):
+    """MLE: p(y | x) with columns NaN == the MLE model fitted on the other columns (1e-6).
+
+    (Not for "spherical": its one variance pools every feature, so dropping columns from
+    the fit changes it; the marginal is still exact, see the SciPy test below.)
+    """
+    full = GaussianDA(covariance_type=covariance_type, reg_covar=0).fit(X, Y)
+    reduced = GaussianDA(covariance_type=covariance_type, reg_covar=0).fit(X[:, KEPT], Y)
+    rows = X[:40].copy()
+    rows[:, MISSING] = np.nan
+    np.testing.assert_allclose(
+        full.predict_log_proba(rows), reduced.predict_log_proba(X[:40, KEPT]), atol=1e-6
+    )
+    np.testing.assert_allclose(
+        full.score_samples(rows), reduced.score_samples(X[:40, KEPT]), rtol=1e-9
+    )
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+def test_rows_with_different_patterns_match_scipy_marginals(covariance_type):
+    """Each row: log pi_k + multivariate_normal.logpdf of its observed block (SciPy)."""
+    model = GaussianDA(covariance_type=covariance_type, estimate="map").fit(X, Y)
+    rng = np.random.default_rng(0)
+    rows = X[::9].copy()
+    rows[rng.random(rows.shape) < 0.3] = np.nan
+    rows[0] = np.nan  # everything missing
+    K, d = model.means_.shape
+    if covariance_type == "full":
+        covariances = model.covariances_
+    elif covariance_type == "tied":
+        covariances = np.broadcast_to(model.covariances_, (K, d, d))
+    elif covariance_type == "diag":
+        covariances = np.array([np.diag(v) for v in model.covariances_])
+    else:
+        covariances = np.array([v * np.eye(d) for v in model.covariances_])
+    expected = np.zeros((len(rows), K))
+    for i, row in enumerate(rows):
+        seen = ~np.isnan(row)
+        for k in range(K):
+            expected[i, k] = np.log(model.class_prior_[k])
+            if seen.any():
+                block = covariances[k][np.ix_(seen, seen)]
+                expected[i, k] += stats.multivariate_normal.logpdf(
+                    row[seen], model.means_[k, seen], block
+                )
+    np.testing.assert_allclose(model.predict_joint_log_proba(rows), expected, rtol=1e-9)
+    np.testing.assert_allclose(model.predict_proba(rows[:1]), [model.class_prior_])
+
+
+def test_fitting_with_missing_values_is_refused_clearly():
+    """Fitting a Gaussian model with NaN is not built yet: a ValueError says so."""
+    bad = X.copy()
+    bad[2, 2] = np.nan
+    with pytest.raises(ValueError, match="cannot be fitted with missing values yet"):
+        GaussianDA().fit(bad, Y)
+
+
+def test_infinite_values_are_still_errors_when_predicting():
+    """NaN is missing, ±inf is an error."""
+    model = GaussianDA().fit(X, Y)
+    bad = X[:3].copy()
+    bad[1, 1] = np.inf
+    with pytest.raises(ValueError, match="X must be finite"):
+        model.predict(bad)
