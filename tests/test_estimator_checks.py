@@ -42,11 +42,10 @@ NOT_APPLICABLE = {"check_array_api_input"}
 # Bayes has no decision_function, so it never meets this check).
 # tests/estimators/test_discrete_nb.py checks the same rank consistency on count data.
 COUNT_MODELS_EXCEPTIONS = {"check_decision_proba_consistency"}
-# MultinomialNB and the Gaussian models accept NaN when predicting (missing features are
-# integrated out exactly) but not yet when fitting (no closed form for the multinomial; EM
-# for the Gaussian is not built), so their allow_nan tag is False and the check that
-# predict refuses NaN does not hold by design. tests/estimators/test_missing_discrete.py and
-# test_missing_gaussian.py test both behaviours.
+# MultinomialNB accepts NaN when predicting (missing words are integrated out exactly) but
+# not when fitting (with renormalised words the likelihood has no closed form), so its
+# allow_nan tag is False and the check that predict refuses NaN does not hold by design.
+# tests/estimators/test_missing_discrete.py tests both behaviours.
 PREDICT_ONLY_NAN = {"check_estimators_nan_inf"}
 
 
@@ -59,7 +58,7 @@ def _applies(estimator, check) -> bool:
     if name in NOT_APPLICABLE:
         return False
     counts = isinstance(estimator, (MultinomialNB, PoissonNB))
-    if isinstance(estimator, (MultinomialNB, GaussianDA)) and name in PREDICT_ONLY_NAN:
+    if isinstance(estimator, MultinomialNB) and name in PREDICT_ONLY_NAN:
         return False
     return not (counts and name in COUNT_MODELS_EXCEPTIONS)
 

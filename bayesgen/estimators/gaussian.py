@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import numbers
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from bayesgen import stories
+from bayesgen.estimators import gaussian_em
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.gaussian_prior import resolve_prior
 from bayesgen.estimators.imputation import _draw_classes
@@ -45,6 +48,10 @@ _PARAMETERS_DOC = """
         ``"tied"``, ``(n_features,)`` for ``"diag"``, a float for ``"spherical"``.
         Default: the covariance of all rows (plus the ridge), which is then also the
         prior mean of each class covariance.
+    max_iter : int, default=200
+        Most EM iterations when ``X`` has missing values (NaN) at fit time.
+    tol : float, default=1e-6
+        EM stops when the objective changes by at most ``tol`` times its size.
 """
 
 _ATTRIBUTES_DOC = """
@@ -65,6 +72,13 @@ _ATTRIBUTES_DOC = """
         The prior with every default resolved from the training data.
     suff_stats_ : GaussianStats
         Class counts, class means and centred scatter: everything the fit depends on.
+    n_iter_ : int
+        EM iterations run; 1 when ``X`` had no missing values (the closed-form fit is a
+        single pass).
+    converged_ : bool
+    log_likelihood_history_ : ndarray of shape (n_iter_,)
+        The EM objective per iteration: the observed-data log-likelihood of the training
+        rows (plus the log prior for ``estimate="map"``); it never decreases.
     ridge_ : ndarray of shape (n_features,), or a scalar for ``"spherical"``
         What was added to the diagonal of every covariance.
     n_features_in_ : int
@@ -114,6 +128,8 @@ class GaussianDA(GenerativeClassifier):
         mean_precision_prior=1.0,
         degrees_of_freedom_prior=None,
         covariance_prior=None,
+        max_iter=200,
+        tol=1e-6,
     ):
         self.covariance_type = covariance_type
         self.estimate = estimate
@@ -124,6 +140,8 @@ class GaussianDA(GenerativeClassifier):
         self.mean_precision_prior = mean_precision_prior
         self.degrees_of_freedom_prior = degrees_of_freedom_prior
         self.covariance_prior = covariance_prior
+        self.max_iter = max_iter
+        self.tol = tol
 
     # ------------------------------------------------------------------ hooks
     def _check_hyperparameters(self):
@@ -132,20 +150,42 @@ class GaussianDA(GenerativeClassifier):
         check_positive(self.reg_covar, "reg_covar", allow_zero=True)
         check_positive(self.class_concentration_prior, "class_concentration_prior")
         check_positive(self.mean_precision_prior, "mean_precision_prior")
+        check_positive(self.tol, "tol", allow_zero=True)
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
+            raise ValueError(f"max_iter must be an integer >= 1; got {self.max_iter!r}.")
+        if self.max_iter < 1:
+            raise ValueError(f"max_iter must be >= 1; got {self.max_iter}.")
 
     def _class_prior_settings(self):
         return self.priors, self.class_concentration_prior, self.estimate
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
     def _check_X(self, X, *, reset):
-        # NaN is a missing value when predicting; fitting with it is refused below.
+        # NaN is a missing value: integrated out when predicting, EM when fitting.
         return check_features(self, X, reset=reset, allow_nan=True)
+
+    def _add_rows(self, X, class_index, weights, *, reset):
+        self._fresh_fit = reset
+        if reset:
+            self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
+            self.log_likelihood_history_ = np.empty(0)
+        try:
+            super()._add_rows(X, class_index, weights, reset=reset)
+        finally:
+            self._frozen_prior = None
 
     def _feature_stats(self, X, responsibilities, dtype):
         if np.isnan(X).any():
-            raise ValueError(
-                f"X contains NaN: {type(self).__name__} cannot be fitted with missing values "
-                "yet; predict, predict_proba, score_samples and impute integrate them out."
-            )
+            if not self._fresh_fit:
+                raise ValueError(
+                    "X contains NaN: partial_fit cannot add rows with missing values to a "
+                    f"fitted {type(self).__name__} (EM needs every row at once); use fit."
+                )
+            return gaussian_em.fit_with_missing(self, X, responsibilities, dtype)
         return gaussian.suff_stats(
             jnp.asarray(X, dtype=dtype), responsibilities, self.covariance_type
         )
@@ -156,8 +196,12 @@ class GaussianDA(GenerativeClassifier):
     def _update_parameters(self):
         covariance_type = self.covariance_type
         stats = _to_jax(self._stats, self._stats.means.dtype)
-        ridge = self._ridge(stats)
-        prior = resolve_prior(self, stats, ridge)
+        frozen = getattr(self, "_frozen_prior", None)
+        if frozen is None:
+            ridge = self._ridge(stats)
+            prior = resolve_prior(self, stats, ridge)
+        else:  # EM keeps one prior throughout, or its objective would move under it
+            ridge, prior = _to_jax(frozen, self._stats.means.dtype)
         if self.estimate == "mean" and not gaussian.mean_exists(
             gaussian.posterior(prior, stats, covariance_type), covariance_type
         ):

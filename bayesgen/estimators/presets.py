@@ -19,6 +19,8 @@ class _GaussianPreset(GaussianDA):
         mean_precision_prior=1.0,
         degrees_of_freedom_prior=None,
         covariance_prior=None,
+        max_iter=200,
+        tol=1e-6,
     ):
         self.estimate = estimate
         self.priors = priors
@@ -28,6 +30,8 @@ class _GaussianPreset(GaussianDA):
         self.mean_precision_prior = mean_precision_prior
         self.degrees_of_freedom_prior = degrees_of_freedom_prior
         self.covariance_prior = covariance_prior
+        self.max_iter = max_iter
+        self.tol = tol
 
 
 def _preset_doc(summary: str, covariance_type: str, example_score: str) -> str:

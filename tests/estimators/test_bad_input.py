@@ -21,14 +21,6 @@ def test_infinite_features_are_rejected_in_fit_and_predict(value):
         model.predict(bad)
 
 
-def test_nan_in_gaussian_fit_says_missing_values_are_not_supported_yet():
-    """NaN when fitting a Gaussian model is refused plainly (prediction integrates it out)."""
-    bad = X.copy()
-    bad[5, 0] = np.nan
-    with pytest.raises(ValueError, match="X contains NaN: LDA cannot be fitted with missing"):
-        LDA().fit(bad, y)
-
-
 def test_wrong_number_of_features_at_predict():
     """Predicting with another feature count names X and both counts."""
     model = QDA().fit(X, y)

@@ -62,14 +62,6 @@ def test_rows_with_different_patterns_match_scipy_marginals(covariance_type):
     np.testing.assert_allclose(model.predict_proba(rows[:1]), [model.class_prior_])
 
 
-def test_fitting_with_missing_values_is_refused_clearly():
-    """Fitting a Gaussian model with NaN is not built yet: a ValueError says so."""
-    bad = X.copy()
-    bad[2, 2] = np.nan
-    with pytest.raises(ValueError, match="cannot be fitted with missing values yet"):
-        GaussianDA().fit(bad, Y)
-
-
 def test_infinite_values_are_still_errors_when_predicting():
     """NaN is missing, ±inf is an error."""
     model = GaussianDA().fit(X, Y)
