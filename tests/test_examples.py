@@ -31,3 +31,24 @@ def test_benchmark_smoke_run():
     rows = [line for line in table.splitlines() if line.startswith("| ") and "x |" in line]
     assert len(rows) == 6
     assert all(float(line.split("|")[-2].strip().rstrip("x")) > 0 for line in rows)
+
+
+def test_synthetic_data_example():
+    """Synthetic wines match the real moments and train a model as good as real ones."""
+    result = _load(ROOT / "examples" / "synthetic_data.py").main(rows=3000)
+    assert result["mean_gap_sd"] < 0.1
+    assert 0.9 < result["spread_ratio_min"] and result["spread_ratio_max"] < 1.1
+    assert result["accuracy_synthetic"] >= result["accuracy_real"] - 0.05
+
+
+def test_missing_features_example():
+    """EM + marginalisation keep the accuracy; imputation beats column means."""
+    result = _load(ROOT / "examples" / "missing_features.py").main(hidden=0.3)
+    assert result["accuracy_missing"] >= result["accuracy_complete"] - 0.05
+    assert result["rmse_model"] < 0.9 * result["rmse_mean"]
+
+
+def test_novelty_example():
+    """log p(x) flags most wines of an unseen cultivar and few of the known ones."""
+    result = _load(ROOT / "examples" / "novelty.py").main()
+    assert result["detection"] > 0.8 and result["false_alarms"] < 0.15 and result["auc"] > 0.95

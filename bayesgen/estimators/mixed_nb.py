@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import check_array, validate_data
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from bayesgen import stories
+from bayesgen.estimators import imputation
 from bayesgen.estimators.categorical_nb import CategoricalNB
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
@@ -130,6 +132,8 @@ class MixedNB(NaiveBayesClassPrior):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
         tags.input_tags.string = True
+        # Every family fits with missing values but the multinomial (see MultinomialNB).
+        tags.input_tags.allow_nan = "multinomial" not in dict(self.features or {}).values()
         return tags
 
     def _check_hyperparameters(self):
@@ -148,7 +152,7 @@ class MixedNB(NaiveBayesClassPrior):
         else:  # scikit-learn's checks: dense, 2-D, non-empty, not complex
             frame = pd.DataFrame(check_array(X, dtype=None, ensure_all_finite=False))
         validate_data(self, X, reset=reset, skip_check_array=True)
-        self._check_no_missing_or_infinite(frame)
+        self._check_no_infinite(frame)
         if reset:
             self._fitted_on_frame = isinstance(X, pd.DataFrame)
             self.feature_families_ = self._choose_families(frame)
@@ -160,18 +164,13 @@ class MixedNB(NaiveBayesClassPrior):
         return _Columns(frame)
 
     @staticmethod
-    def _check_no_missing_or_infinite(frame: pd.DataFrame) -> None:
-        # Missing values arrive for MixedNB with the Gaussian family's missing-value support.
-        missing = frame.isna().to_numpy()
-        if missing.any():
-            row, column = (int(i[0]) for i in np.nonzero(missing))
-            raise ValueError(
-                f"X contains NaN or None (first at row {row}, column {frame.columns[column]!r}); "
-                "MixedNB does not accept missing values yet."
-            )
+    def _check_no_infinite(frame: pd.DataFrame) -> None:
+        # NaN and None are missing values, handled by each family; ±inf is an error.
         numeric = frame.select_dtypes(include="number").to_numpy(dtype=float)
         if np.isinf(numeric).any():
-            raise ValueError("X contains inf; X must be finite.")
+            row, column = (int(i[0]) for i in np.nonzero(np.isinf(numeric)))
+            name = frame.select_dtypes(include="number").columns[column]
+            raise ValueError(f"X contains inf (row {row}, column {name!r}); X must be finite.")
 
     def _choose_families(self, frame: pd.DataFrame) -> dict:
         chosen = dict(self.features or {})
@@ -247,6 +246,33 @@ class MixedNB(NaiveBayesClassPrior):
             part = estimator._log_likelihood(group, dtype, row_terms=row_terms)
             total = total + np.asarray(part)
         return total
+
+    def impute(self, X, *, method="mean", y=None, random_state=None):
+        """Fill the missing entries of every group from the model, observed ones kept.
+
+        As :meth:`GenerativeClassifier.impute`; the class probabilities come from all the
+        observed columns together, and each group fills its own columns. Returns a
+        DataFrame when the model was fitted on one.
+        """
+        check_is_fitted(self)
+        if method not in imputation.METHODS:
+            raise ValueError(f"method must be one of {imputation.METHODS}; got {method!r}.")
+        columns = self._check_X(X, reset=False)
+        if y is None:
+            class_weights = self.predict_proba(X)
+        else:
+            class_weights = np.eye(self.classes_.shape[0])[np.asarray(self._class_index(y))]
+        rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
+        filled = columns.frame.copy()
+        for family, estimator in self.estimators_.items():
+            group = self._group(columns, family)
+            values = estimator._check_X(group, reset=False)
+            values = values.toarray() if hasattr(values, "toarray") else np.array(values)
+            imputed = estimator._impute_rows(values, class_weights, method, rng)
+            for position, column in zip(self._groups[family], imputed.T, strict=True):
+                observed = filled.iloc[:, position].notna().to_numpy()
+                filled.iloc[:, position] = np.where(observed, filled.iloc[:, position], column)
+        return filled if self._fitted_on_frame else filled.to_numpy()
 
     # ------------------------------------------------------------------ story
     def _story_part(self):

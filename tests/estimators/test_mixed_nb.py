@@ -156,3 +156,35 @@ def test_unsupported_dtype_names_the_column():
     frame["when"] = pd.date_range("2026-01-01", periods=30)
     with pytest.raises(ValueError, match="Column 'when' has dtype datetime64"):
         MixedNB().fit(frame, y)
+
+
+def test_missing_values_are_handled_group_by_group():
+    """NaN / None in any column: the joint is still the sum of the groups' own models,
+    each fitted on its columns with their holes; impute fills only the holes."""
+    frame, y = _frame()
+    holes = frame.drop(columns=["w1", "w2"]).astype({"visits": float})
+    rng = np.random.default_rng(5)
+    for column in holes.columns:
+        hidden = rng.random(len(holes)) < 0.15
+        holes[column] = holes[column].astype(object).where(~hidden, None)
+    holes["height"] = holes["height"].astype(float)
+    holes["visits"] = holes["visits"].astype(float)
+    features = {"smoker": "bernoulli", "visits": "poisson", "city": "categorical"}
+    model = MixedNB(features=features).fit(holes, y)
+    expected = np.log(np.bincount(y) / len(y))
+    for estimator, columns in [
+        (GaussianNB(estimate="mean"), ["height"]),
+        (BernoulliNB(), ["smoker"]),
+        (PoissonNB(), ["visits"]),
+        (CategoricalNB(), ["city"]),
+    ]:
+        part = holes[columns] if columns == ["city"] else holes[columns].astype(float)
+        fitted = estimator.fit(part, y)
+        expected = expected + fitted.predict_joint_log_proba(part) - np.log(fitted.class_prior_)
+    np.testing.assert_allclose(model.predict_joint_log_proba(holes), expected, rtol=1e-8)
+    imputed = model.impute(holes)
+    assert isinstance(imputed, pd.DataFrame) and not imputed.isna().any().any()
+    observed = holes.notna().to_numpy()
+    assert (imputed.to_numpy()[observed] == holes.to_numpy()[observed]).all()
+    assert set(imputed["city"]) <= {"rome", "oslo", "lima"}
+    assert set(imputed["smoker"]) <= {0, 1}  # True == 1 and False == 0
