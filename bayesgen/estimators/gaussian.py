@@ -258,9 +258,17 @@ class GaussianDA(GenerativeClassifier):
             rows = jnp.asarray(X[complete], dtype)
             result[complete] = gaussian.log_likelihood(params, rows, self.covariance_type)
         # Rows with missing features: the density of their observed block.
-        result[incomplete] = missing.log_likelihood(
-            self.means_.astype(dtype), self._full_covariances().astype(dtype), X[incomplete]
-        )
+        if self.covariance_type in ("diag", "spherical"):
+            variances = np.broadcast_to(
+                np.reshape(self.covariances_, (self.means_.shape[0], -1)), self.means_.shape
+            )
+            result[incomplete] = missing.diagonal_log_likelihood(
+                self.means_.astype(dtype), variances.astype(dtype), X[incomplete]
+            )
+        else:
+            result[incomplete] = missing.log_likelihood(
+                self.means_.astype(dtype), self._full_covariances().astype(dtype), X[incomplete]
+            )
         return result
 
     def _full_covariances(self) -> np.ndarray:

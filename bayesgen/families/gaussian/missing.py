@@ -38,6 +38,30 @@ def full_covariances(
     return np.stack([variance * np.eye(n_features) for variance in covariances])
 
 
+def diagonal_log_likelihood(means: np.ndarray, variances: np.ndarray, X: np.ndarray):
+    """The observed-entry log density for diagonal covariances, without pattern grouping.
+
+    With independent coordinates the marginal of the observed block is the product of the
+    observed coordinates' densities, so missing entries simply contribute nothing.
+
+    Parameters
+    ----------
+    means, variances : ndarray of shape (n_classes, n_features)
+    X : ndarray of shape (n_samples, n_features), NaN where missing
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+    """
+    observed = ~np.isnan(X)
+    filled = np.where(observed, X, 0.0)
+    result = np.empty((X.shape[0], means.shape[0]), dtype=X.dtype)
+    for k in range(means.shape[0]):
+        terms = (filled - means[k]) ** 2 / variances[k] + np.log(2 * math.pi * variances[k])
+        result[:, k] = -0.5 * np.sum(np.where(observed, terms, 0.0), axis=1)
+    return result
+
+
 def missing_patterns(X: np.ndarray):
     """``(patterns, row_groups)``: each distinct boolean row of ``isnan(X)`` and its rows."""
     missing = np.isnan(X)
@@ -51,6 +75,10 @@ def missing_patterns(X: np.ndarray):
 def log_likelihood(means: np.ndarray, covariances: np.ndarray, X: np.ndarray) -> np.ndarray:
     """:math:`\\log \\mathcal N(x_{i,o} \\mid \\mu_{k,o}, \\Sigma_{k,oo})` for rows with NaN.
 
+    Few distinct missing patterns: one Cholesky factor per pattern and class. Many
+    patterns: every row at once, in chunks, with its covariance masked to
+    :math:`\\Sigma_{oo} \\oplus I` (same determinant and quadratic form as the observed block).
+
     Parameters
     ----------
     means : ndarray of shape (n_classes, n_features)
@@ -63,9 +91,11 @@ def log_likelihood(means: np.ndarray, covariances: np.ndarray, X: np.ndarray) ->
     -------
     ndarray of shape (n_samples, n_classes)
     """
+    patterns, groups = missing_patterns(X)
+    if len(patterns) > MANY_PATTERNS:
+        return _masked_log_likelihood(means, covariances, X)
     n_classes = means.shape[0]
     result = np.zeros((X.shape[0], n_classes), dtype=X.dtype)
-    patterns, groups = missing_patterns(X)
     for missing, rows in zip(patterns, groups, strict=True):
         observed = ~missing
         if not observed.any():
@@ -78,6 +108,34 @@ def log_likelihood(means: np.ndarray, covariances: np.ndarray, X: np.ndarray) ->
                 -0.5 * np.sum(whitened**2, axis=0)
                 - np.sum(np.log(np.diag(lower)))
                 - 0.5 * observed.sum() * math.log(2 * math.pi)
+            )
+    return result
+
+
+MANY_PATTERNS = 64
+"""Above this many distinct missing patterns, rows are evaluated in batches instead."""
+
+
+def _masked_log_likelihood(means, covariances, X, chunk_rows: int = 2048) -> np.ndarray:
+    observed = ~np.isnan(X)
+    filled = np.where(observed, X, 0.0)
+    n_samples, n_features = X.shape
+    result = np.empty((n_samples, means.shape[0]), dtype=X.dtype)
+    identity = np.eye(n_features)
+    for start in range(0, n_samples, chunk_rows):
+        rows = slice(start, start + chunk_rows)
+        mask = observed[rows].astype(X.dtype)
+        outer = mask[:, :, None] * mask[:, None, :]
+        for k in range(means.shape[0]):
+            masked = outer * covariances[k] + (1.0 - mask)[:, :, None] * identity
+            lower = np.linalg.cholesky(masked)
+            deviation = (filled[rows] - means[k]) * mask
+            whitened = np.linalg.solve(lower, deviation[:, :, None])[:, :, 0]
+            log_det = np.sum(np.log(np.diagonal(lower, axis1=1, axis2=2)), axis=1)
+            result[rows, k] = (
+                -0.5 * np.sum(whitened**2, axis=1)
+                - log_det
+                - 0.5 * mask.sum(axis=1) * math.log(2 * math.pi)
             )
     return result
 
