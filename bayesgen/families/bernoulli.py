@@ -19,7 +19,12 @@ import jax.numpy as jnp
 from jax import Array
 
 from bayesgen.families import dirichlet
-from bayesgen.families.linear import LinearLogLikelihood, finite_log
+from bayesgen.families.linear import (
+    LinearLogLikelihood,
+    add_missing_counts,
+    finite_log,
+    observed_counts,
+)
 
 
 class BernoulliStats(NamedTuple):
@@ -55,22 +60,15 @@ class Beta(NamedTuple):
     concentration0: Array
 
 
-def observed_counts(stats) -> Array:
-    """Per-class, per-feature weighted count of observed entries, (n_classes, n_features)."""
-    observed = jnp.broadcast_to(stats.counts[:, None], stats.feature_counts.shape)
-    return observed if stats.missing_counts is None else observed - stats.missing_counts
-
-
 def merge(a: BernoulliStats, b: BernoulliStats) -> BernoulliStats:
     """Statistics of the union of two disjoint batches (they are sums)."""
-    missing = None
-    if a.missing_counts is not None or b.missing_counts is not None:
-        missing = _zero_if_none(a.missing_counts, a) + _zero_if_none(b.missing_counts, b)
+    shape = a.feature_counts.shape
+    missing = add_missing_counts(a.missing_counts, b.missing_counts, shape)
     return BernoulliStats(a.counts + b.counts, a.feature_counts + b.feature_counts, missing)
 
 
-def _zero_if_none(missing, stats):
-    return jnp.zeros_like(stats.feature_counts) if missing is None else missing
+def _observed(stats: BernoulliStats) -> Array:
+    return observed_counts(stats.counts, stats.missing_counts, stats.feature_counts.shape)
 
 
 def posterior(prior: Beta, stats: BernoulliStats) -> Beta:
@@ -78,7 +76,7 @@ def posterior(prior: Beta, stats: BernoulliStats) -> Beta:
 
     :math:`N` counts the observed entries of each feature only.
     """
-    zeros = observed_counts(stats) - stats.feature_counts
+    zeros = _observed(stats) - stats.feature_counts
     return Beta(prior.concentration1 + stats.feature_counts, prior.concentration0 + zeros)
 
 
@@ -89,7 +87,7 @@ def point_estimate(prior: Beta, stats: BernoulliStats, kind: str) -> Array:
     -------
     Array of shape (n_classes, n_features)
     """
-    zeros = observed_counts(stats) - stats.feature_counts
+    zeros = _observed(stats) - stats.feature_counts
     counts = jnp.stack([stats.feature_counts, zeros], axis=-1)
     concentration = jnp.stack(
         jnp.broadcast_arrays(prior.concentration1, prior.concentration0), axis=-1

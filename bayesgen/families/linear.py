@@ -57,3 +57,21 @@ def finite_log(probabilities: Array) -> tuple[Array, Array]:
     """``log p`` with zeros replaced by 0, and the indicator of those zeros."""
     is_zero = probabilities <= 0
     return jnp.where(is_zero, 0.0, jnp.log(jnp.where(is_zero, 1.0, probabilities))), is_zero
+
+
+def observed_counts(counts: Array, missing_counts: Array | None, shape) -> Array:
+    """Per-class, per-feature weighted count of observed entries, of shape ``shape``.
+
+    ``counts`` are the class counts :math:`N_k`; ``missing_counts`` (or ``None``: nothing
+    missing) the per-feature counts of missing entries to take out.
+    """
+    observed = jnp.broadcast_to(counts[:, None], shape)
+    return observed if missing_counts is None else observed - missing_counts
+
+
+def add_missing_counts(a: Array | None, b: Array | None, shape) -> Array | None:
+    """Sum of two batches' missing-entry counts, either of which may be ``None``."""
+    if a is None and b is None:
+        return None
+    zeros = jnp.zeros(shape)
+    return (zeros if a is None else a) + (zeros if b is None else b)

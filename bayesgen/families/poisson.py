@@ -26,7 +26,12 @@ import jax.numpy as jnp
 from jax import Array
 
 from bayesgen.families.estimates import check_estimate_kind
-from bayesgen.families.linear import LinearLogLikelihood, finite_log
+from bayesgen.families.linear import (
+    LinearLogLikelihood,
+    add_missing_counts,
+    finite_log,
+    observed_counts,
+)
 
 
 class PoissonStats(NamedTuple):
@@ -54,28 +59,21 @@ class Gamma(NamedTuple):
     rate: Array
 
 
-def observed_counts(stats) -> Array:
-    """Per-class, per-feature weighted count of observed entries, (n_classes, n_features)."""
-    observed = jnp.broadcast_to(stats.counts[:, None], stats.feature_sums.shape)
-    return observed if stats.missing_counts is None else observed - stats.missing_counts
-
-
 def merge(a: PoissonStats, b: PoissonStats) -> PoissonStats:
     """Statistics of the union of two disjoint batches (they are sums)."""
-    missing = None
-    if a.missing_counts is not None or b.missing_counts is not None:
-        zeros = jnp.zeros_like(a.feature_sums)
-        missing = (zeros if a.missing_counts is None else a.missing_counts) + (
-            zeros if b.missing_counts is None else b.missing_counts
-        )
+    missing = add_missing_counts(a.missing_counts, b.missing_counts, a.feature_sums.shape)
     return PoissonStats(a.counts + b.counts, a.feature_sums + b.feature_sums, missing)
+
+
+def _observed(stats: PoissonStats) -> Array:
+    return observed_counts(stats.counts, stats.missing_counts, stats.feature_sums.shape)
 
 
 def posterior(prior: Gamma, stats: PoissonStats) -> Gamma:
     """Conjugate update: :math:`\\mathrm{Gamma}(a + S_{kj}, b + N_{kj})`, with
     :math:`N_{kj}` the weighted count of observed entries (:math:`N_k` when none is missing)."""
     shape = prior.shape + stats.feature_sums
-    rate = jnp.broadcast_to(prior.rate + observed_counts(stats), shape.shape)
+    rate = jnp.broadcast_to(prior.rate + _observed(stats), shape.shape)
     return Gamma(shape, rate)
 
 
@@ -89,7 +87,7 @@ def point_estimate(prior: Gamma, stats: PoissonStats, kind: str) -> Array:
     """
     check_estimate_kind(kind)
     if kind == "mle":
-        counts = observed_counts(stats)
+        counts = _observed(stats)
         return jnp.where(counts > 0, stats.feature_sums / jnp.where(counts > 0, counts, 1), 0.0)
     post = posterior(prior, stats)
     if kind == "mean":
