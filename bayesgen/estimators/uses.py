@@ -1,0 +1,131 @@
+"""The uses of a fitted joint beyond classification: its story, synthetic rows, imputation.
+
+A mixin of :class:`bayesgen.estimators.base.GenerativeClassifier`, kept apart so that each
+file holds one idea. It relies on the classifier's ``classes_``, ``class_prior_``,
+``_check_X``, ``_class_prior_settings`` and the family hooks ``_story_part``,
+``_sampling_sites`` and ``_impute_rows``.
+"""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
+
+from bayesgen import stories
+from bayesgen.estimators import imputation, synthetic
+from bayesgen.families import class_prior
+
+
+class GenerativeUses:
+    """``story``, ``sample`` and ``impute``, written once for every family."""
+
+    def _class_index(self, y) -> jnp.ndarray:
+        y = np.asarray(y)
+        unknown = np.setdiff1d(y, self.classes_)
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown.tolist()} not in classes_ {self.classes_.tolist()}."
+            )
+        return jnp.asarray(np.searchsorted(self.classes_, y))
+
+    def story(self, X=None, y=None, *, n_samples=None):
+        """Run this model's generative story, a NumPyro model, with its fitted prior.
+
+        The story draws the class probabilities (site ``"class_prior"``, absent when they
+        are fixed), the family's parameters (sites named like the fitted attributes, see
+        ``docs/models.md``), then per row the label ``"y"`` and the features ``"X"``. Use it
+        with NumPyro's handlers (``substitute`` fitted values, ``condition``, ``trace``),
+        ``Predictive`` or ``MCMC``. It runs in the caller's JAX precision (enable x64
+        around it for float64).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), optional
+            Observed features; ``None`` draws them.
+        y : array-like of shape (n_samples,), optional
+            Observed labels, values from ``classes_``; ``None`` draws them.
+        n_samples : int, optional
+            Number of rows to draw when neither ``X`` nor ``y`` is given.
+        """
+        self._run_story(X, y, self._story_part(), n_samples)
+
+    def _run_story(self, X, y, part, n_samples):
+        check_is_fitted(self)
+        if X is not None:
+            X = self._story_features(self._check_X(X, reset=False))
+        labels = None if y is None else self._class_index(y)
+        stories.classifier_story(
+            X, labels, **self._story_class_prior(), part=part, n_samples=n_samples
+        )
+
+    def _story_features(self, X):
+        """The features as the story observes them: a dense array in the caller's precision."""
+        return jnp.asarray(X.toarray() if sp.issparse(X) else X)
+
+    def sample(self, n_samples=1, *, y=None, random_state=None):
+        """Synthetic rows from the fitted model: its story run forward.
+
+        The fitted parameters are substituted into :meth:`story` and NumPyro's
+        ``Predictive`` draws the labels (unless given) and the features, so the rows come
+        from exactly the model that classifies.
+
+        Parameters
+        ----------
+        n_samples : int, default=1
+            Number of rows (ignored when ``y`` is an array of labels).
+        y : label or array-like of labels, optional
+            Generate given these classes: one label for all rows, or one per row.
+        random_state : None, int or numpy.random.RandomState
+            The same value gives the same rows.
+
+        Returns
+        -------
+        X : ndarray (or DataFrame for ``MixedNB`` fitted on one) of shape (n_samples, n_features)
+            Floats for Gaussian features, integers for counts and 0/1 features, the
+            original values for categories.
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Raises
+        ------
+        ValueError
+            If ``n_samples < 1`` or ``y`` holds a label not in ``classes_``.
+        """
+        return synthetic.sample(self, n_samples, y=y, random_state=random_state)
+
+    def impute(self, X, *, method="mean", y=None, random_state=None):
+        """Fill the missing (NaN) entries of ``X`` from the model; observed ones are kept.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        method : {"mean", "sample"}, default="mean"
+            ``"mean"``: continuous features get :math:`\\mathbb E[x_m \\mid x_o]`, the
+            class-conditional means mixed over :math:`p(k \\mid x_o)`; discrete features
+            get their most probable value under that mixture. ``"sample"``: a draw of the
+            class, then of the missing entries given the class and the observed ones.
+        y : array-like of shape (n_samples,), optional
+            Known labels to condition on instead of mixing over the classes.
+        random_state : None, int or numpy.random.RandomState
+            For ``method="sample"``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features)
+        """
+        return imputation.impute(self, X, method=method, y=y, random_state=random_state)
+
+    def _features_from_draws(self, draws: dict):
+        """The features of the story's draws, as ``sample`` returns them."""
+        return draws["X"]
+
+    def _story_class_prior(self) -> dict:
+        """The class-prior arguments of a story: its Dirichlet, or the fixed probabilities."""
+        fixed, concentration, _ = self._class_prior_settings()
+        n_classes = self.classes_.shape[0]
+        return {
+            "class_prior": class_prior.Dirichlet(jnp.full(n_classes, concentration)),
+            "fixed_class_prior": None if fixed is None else jnp.asarray(self.class_prior_),
+        }
