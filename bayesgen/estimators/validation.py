@@ -98,7 +98,7 @@ def _check_finite(X, estimator, *, allow_nan: bool = False) -> None:
     if np.isnan(value):
         raise ValueError(
             f"X contains NaN ({where}); {type(estimator).__name__} does not accept missing "
-            "values yet. Remove or impute those rows before calling it."
+            "values here. Remove or impute those rows before calling it."
         )
     raise ValueError(f"X contains {value} ({where}); X must be finite.")
 
