@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
+from bayesgen.estimators.uncertainty import PosteriorUses, normalise
 from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.estimators.validation import (
     check_class_probabilities,
@@ -43,17 +44,7 @@ def _logsumexp_rows(values: np.ndarray) -> np.ndarray:
         return np.log(np.sum(np.exp(values - shift), axis=1, keepdims=True)) + shift
 
 
-def _log_posterior(joint_log_likelihood: np.ndarray, log_class_prior: np.ndarray):
-    """Normalise each row; a row impossible under every class gets the class prior.
-
-    NumPy rather than a jitted kernel: an (n, K) normalisation would otherwise be
-    compiled anew for every number of rows.
-    """
-    log_evidence = _logsumexp_rows(joint_log_likelihood)
-    impossible = np.isneginf(log_evidence)
-    with np.errstate(invalid="ignore"):
-        log_posterior = joint_log_likelihood - log_evidence
-    return np.where(impossible, log_class_prior, log_posterior), int(np.sum(impossible))
+PROBA_METHODS = ("plugin", "predictive")
 
 
 def _to_numpy(tree):
@@ -64,7 +55,7 @@ def _to_jax(tree, dtype):
     return jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype=dtype), tree)
 
 
-class GenerativeClassifier(GenerativeUses, ClassifierMixin, BaseEstimator):
+class GenerativeClassifier(GenerativeUses, PosteriorUses, ClassifierMixin, BaseEstimator):
     """Base class of the generative classifiers: fitting and prediction over one joint.
 
     Subclasses implement ``_check_hyperparameters``, ``_feature_stats``,
@@ -230,12 +221,14 @@ class GenerativeClassifier(GenerativeUses, ClassifierMixin, BaseEstimator):
         with np.errstate(divide="ignore"):  # a class with probability 0 gets -inf
             return np.log(self.class_prior_).astype(dtype)
 
-    def predict_log_proba(self, X) -> np.ndarray:
+    def predict_log_proba(self, X, *, method="plugin") -> np.ndarray:
         """Log posterior class probabilities ``log p(y = k | x)``.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        method : {"plugin", "predictive"}, default="plugin"
+            See :meth:`predict_proba`.
 
         Returns
         -------
@@ -244,11 +237,16 @@ class GenerativeClassifier(GenerativeUses, ClassifierMixin, BaseEstimator):
             estimate has zero probabilities: ``estimate="mle"``, or ``"map"`` with
             ``alpha <= 1``) gets the class prior, with a warning.
         """
+        if method not in PROBA_METHODS:
+            raise ValueError(f"method must be one of {PROBA_METHODS}; got {method!r}.")
+        if method == "predictive":
+            return self._predictive_log_proba(X)
         return self._posterior_log_proba(X)
 
     def _posterior_log_proba(self, X) -> np.ndarray:
         joint = self._joint(X, row_terms=False)
-        log_posterior, n_impossible = _log_posterior(joint, self._log_class_prior(joint.dtype))
+        log_posterior = normalise(joint, self._log_class_prior(joint.dtype))
+        n_impossible = int(np.sum(np.all(np.isneginf(joint), axis=1)))
         if n_impossible:
             warnings.warn(
                 f"{n_impossible} row(s) of X have probability zero under every class (a point "
@@ -259,19 +257,45 @@ class GenerativeClassifier(GenerativeUses, ClassifierMixin, BaseEstimator):
             )
         return log_posterior
 
-    def predict_proba(self, X) -> np.ndarray:
+    def _predictive_log_proba(self, X) -> np.ndarray:
+        """``log p(k | x, D)``: the parameters integrated out of the joint.
+
+        The class probabilities and the class densities are independent a posteriori, so
+        :math:`p(k \\mid x, \\mathcal D) \\propto \\mathbb E[\\pi_k \\mid \\mathcal D]\\,
+        p(x \\mid k, \\mathcal D)`.
+        """
+        check_is_fitted(self)
+        self._check_exact_posterior()
+        X, dtype = self._prepare(X)
+        with precision(dtype):
+            log_likelihood = np.asarray(self._predictive_log_likelihood(X, dtype))
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(self._predictive_class_prior()).astype(log_likelihood.dtype)
+        return normalise(log_likelihood + log_prior, log_prior)
+
+    def predict_proba(self, X, *, method="plugin") -> np.ndarray:
         """Posterior class probabilities ``p(y = k | x)``, normalised in log space.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        method : {"plugin", "predictive"}, default="plugin"
+            ``"plugin"``: under the fitted point estimate of the parameters (what
+            scikit-learn computes). ``"predictive"``: the exact posterior predictive, with
+            the parameters integrated out, :math:`p(k \\mid x, \\mathcal D) \\propto
+            \\mathbb E[\\pi_k \\mid \\mathcal D]\\,p(x \\mid k, \\mathcal D)`, where
+            :math:`p(x \\mid k, \\mathcal D)` is a Student-t for Gaussians and
+            Beta–Bernoulli, Dirichlet–multinomial, Dirichlet–categorical or negative
+            binomial for the discrete families (cf. MASS ``predict.lda(method=
+            "predictive")``). It is less confident than the plug-in where data are few.
+            Missing features (NaN) are integrated out in both.
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
             Rows sum to one; columns in the order of ``classes_``.
         """
-        return np.exp(self.predict_log_proba(X))
+        return np.exp(self.predict_log_proba(X, method=method))
 
     def predict(self, X) -> np.ndarray:
         """The most probable class of each row (the Bayes rule under 0-1 loss).

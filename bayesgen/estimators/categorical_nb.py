@@ -234,3 +234,51 @@ class CategoricalNB(CountNB):
     def _story_features(self, X):
         """Category codes ``0..C_j`` (``C_j``: a value not seen in training)."""
         return jnp.asarray(self._codes(X))
+
+    # ------------------------------------------------------------------ posterior
+    def _blocks(self, columns: np.ndarray) -> dict:
+        """Split (..., n_columns) per feature into the sites ``category_probs_j``."""
+        sizes, offsets, _ = self._layout()
+        return {
+            f"category_probs_{j}": columns[..., o : o + size]
+            for j, (o, size) in enumerate(zip(offsets, sizes, strict=True))
+        }
+
+    def _concentration_posterior(self):
+        stats = self._fitted_stats()
+        return categorical.posterior(jnp.asarray(self.alpha, stats.counts.dtype), stats)
+
+    def _parameter_posterior_draws(self, key, num_samples):
+        _, _, segment_ids = self._layout()
+        draws = categorical.sample_params(
+            key,
+            self._concentration_posterior(),
+            jnp.asarray(segment_ids),
+            len(self.categories_),
+            num_samples,
+        )
+        return self._blocks(np.asarray(draws))
+
+    def _set_parameters(self, sites):
+        with np.errstate(divide="ignore"):  # a drawn probability may underflow to 0
+            self.feature_log_prob_ = [
+                np.log(np.asarray(sites[f"category_probs_{j}"]))
+                for j in range(len(self.categories_))
+            ]
+
+    def _predictive_log_likelihood(self, X, dtype):
+        # Features are independent a posteriori: the predictive of a row is the categorical
+        # likelihood at the posterior-mean probabilities of each feature.
+        concentration = np.asarray(self._concentration_posterior())
+        means = {
+            site: block / block.sum(axis=-1, keepdims=True)
+            for site, block in self._blocks(concentration).items()
+        }
+        return self._with_parameters(means)._log_likelihood(X, dtype)
+
+    def _parameter_dims(self, features):
+        dims, coords = {}, {}
+        for j, known in enumerate(self.categories_):
+            dims[f"category_probs_{j}"] = ("class", f"category_{j}")
+            coords[f"category_{j}"] = [str(value) for value in known] + ["<unseen>"]
+        return dims, coords

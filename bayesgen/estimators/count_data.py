@@ -111,3 +111,37 @@ def log_factorial_sums(X) -> np.ndarray:
 def multinomial_coefficients(X) -> np.ndarray:
     """:math:`\\log L_i! - \\sum_j \\log x_{ij}!` per row, with :math:`L_i` the row total."""
     return gammaln(row_totals(X) + 1) - log_factorial_sums(X)
+
+
+def _nonzero_entries(X):
+    """``(rows, columns, values)`` of the non-zero entries of a NaN-free ``X``."""
+    if sp.issparse(X):
+        coo = X.tocoo()
+        keep = coo.data != 0
+        return coo.row[keep], coo.col[keep], coo.data[keep]
+    rows, columns = np.nonzero(X)
+    return rows, columns, X[rows, columns]
+
+
+def rising_factorial_sums(X, concentration: np.ndarray) -> np.ndarray:
+    """:math:`\\sum_j [\\log\\Gamma(a_{kj} + x_{ij}) - \\log\\Gamma(a_{kj})]` per row and class.
+
+    The log rising factorials :math:`\\log a^{(x)}` of the Dirichlet–multinomial and
+    negative-binomial densities; zero counts contribute nothing, so only the non-zero
+    entries of ``X`` (dense or sparse, without NaN) are visited.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+    concentration : ndarray of shape (n_classes, n_features)
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+    """
+    rows, columns, values = _nonzero_entries(X)
+    result = np.empty((X.shape[0], concentration.shape[0]))
+    for k, alpha in enumerate(np.asarray(concentration, dtype=np.float64)):
+        terms = gammaln(alpha[columns] + values) - gammaln(alpha[columns])
+        result[:, k] = np.bincount(rows, weights=terms, minlength=X.shape[0])
+    return result

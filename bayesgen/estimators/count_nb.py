@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import jax.numpy as jnp
@@ -141,3 +142,17 @@ class CountNB(NaiveBayesClassPrior):
         form = self._family.linear_form(jnp.asarray(self._parameters(), dtype=dtype))
         row_term = self._row_term(filled) if row_terms else None
         return count_data.evaluate(form, filled, row_term, missing)
+
+    # ------------------------------------------------------------------ posterior
+    def _fitted_stats(self):
+        """The stored statistics as JAX arrays in their own precision."""
+        return _to_jax(self._stats, self._stats.counts.dtype)
+
+    def _with_parameters(self, sites):
+        drawn = copy.copy(self)
+        drawn._set_parameters(sites)
+        return drawn
+
+    def _parameter_dims(self, features):
+        (site,) = self._sampling_sites()
+        return {site: ("class", "feature")}, {"feature": features}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import jax
@@ -16,7 +17,7 @@ from bayesgen.estimators.imputation import _draw_classes
 from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import gaussian
 from bayesgen.families.estimates import check_estimate_kind
-from bayesgen.families.gaussian import missing
+from bayesgen.families.gaussian import missing, predictive
 
 _PARAMETERS_DOC = """
     estimate : {"mle", "map", "mean"}, default="mle"
@@ -179,7 +180,10 @@ class GaussianDA(GenerativeClassifier):
             self._frozen_prior = None
 
     def _feature_stats(self, X, responsibilities, dtype):
-        if np.isnan(X).any():
+        has_missing = bool(np.isnan(X).any())
+        if self._fresh_fit:
+            self._fitted_with_missing = has_missing
+        if has_missing:
             if not self._fresh_fit:
                 raise ValueError(
                     "X contains NaN: partial_fit cannot add rows with missing values to a "
@@ -253,7 +257,7 @@ class GaussianDA(GenerativeClassifier):
         params = _to_jax(gaussian.GaussianParams(self.means_, self.covariances_), dtype)
         if not incomplete.any():
             return gaussian.log_likelihood(params, jnp.asarray(X, dtype), self.covariance_type)
-        result = np.empty((X.shape[0], self.classes_.shape[0]), dtype=dtype)
+        result = np.empty((X.shape[0], self.means_.shape[0]), dtype=dtype)
         if complete.any():
             rows = jnp.asarray(X[complete], dtype)
             result[complete] = gaussian.log_likelihood(params, rows, self.covariance_type)
@@ -308,3 +312,54 @@ class GaussianDA(GenerativeClassifier):
         # Sites "means" and "covariances", named like the fitted attributes.
         prior = jax.tree.map(jnp.asarray, self.prior_)
         return stories.gaussian_part(prior, self.covariance_type, self.classes_.shape[0])
+
+    # ------------------------------------------------------------------ posterior
+    def _check_exact_posterior(self):
+        if getattr(self, "_fitted_with_missing", False):
+            raise ValueError(
+                f"This {type(self).__name__} was fitted on rows with missing values (by EM), "
+                "so its posterior has no closed form; use posterior(method='nuts', X=X, y=y) "
+                "with the training rows, and pass that InferenceData to predict_proba_draws."
+            )
+
+    def _normal_inverse_wishart(self) -> gaussian.NormalInverseWishart:
+        """The conjugate posterior of the class means and covariances (no ridge)."""
+        dtype = self._stats.means.dtype
+        prior, stats = _to_jax(self.prior_, dtype), _to_jax(self._stats, dtype)
+        return gaussian.posterior(prior, stats, self.covariance_type)
+
+    def _parameter_posterior_draws(self, key, num_samples):
+        post = self._normal_inverse_wishart()
+        params = gaussian.sample_params(key, post, self.covariance_type, num_samples)
+        return {"means": params.means, "covariances": params.covariances}
+
+    def _with_parameters(self, sites):
+        drawn = copy.copy(self)
+        drawn.means_ = np.asarray(sites["means"])
+        drawn.covariances_ = np.asarray(sites["covariances"])
+        if self.covariance_type == "tied" and drawn.covariances_.ndim == 3:
+            drawn.covariance_type = "full"  # several draws side by side, one Sigma each
+        return drawn
+
+    def _flatten_draws(self, sites):
+        if self.covariance_type != "tied":
+            return super()._flatten_draws(sites)
+        n_classes = self.classes_.shape[0]
+        # Each draw's shared covariance, repeated for its classes: a "full" model.
+        covariances = np.repeat(np.asarray(sites["covariances"]), n_classes, axis=0)
+        means = np.asarray(sites["means"])
+        return {"means": means.reshape(-1, means.shape[-1]), "covariances": covariances}
+
+    def _predictive_log_likelihood(self, X, dtype):
+        student_t = predictive.predictive(self._normal_inverse_wishart(), self.covariance_type)
+        return predictive.log_likelihood(student_t, X.astype(dtype), self.covariance_type)
+
+    def _parameter_dims(self, features):
+        covariance_dims = {
+            "full": ("class", "feature", "feature2"),
+            "tied": ("feature", "feature2"),
+            "diag": ("class", "feature"),
+            "spherical": ("class",),
+        }[self.covariance_type]
+        dims = {"means": ("class", "feature"), "covariances": covariance_dims}
+        return dims, {"feature": features, "feature2": features}

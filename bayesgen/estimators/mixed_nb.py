@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+
+import jax
 import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
@@ -306,3 +309,43 @@ class MixedNB(NaiveBayesClassPrior):
             )
             for family, estimator in self.estimators_.items()
         }
+
+    # ------------------------------------------------------------------ posterior
+    def _check_exact_posterior(self):
+        for estimator in self.estimators_.values():
+            estimator._check_exact_posterior()
+
+    def _parameter_posterior_draws(self, key, num_samples):
+        keys = jax.random.split(key, len(self.estimators_))
+        draws = {}
+        for key_family, (family, estimator) in zip(keys, self.estimators_.items(), strict=True):
+            own = estimator._parameter_posterior_draws(key_family, num_samples)
+            draws.update({f"{family}/{name}": value for name, value in own.items()})
+        return draws
+
+    def _with_parameters(self, sites):
+        drawn = copy.copy(self)
+        drawn.estimators_ = {}
+        for family, estimator in self.estimators_.items():
+            prefix = f"{family}/"
+            own = {k[len(prefix) :]: v for k, v in sites.items() if k.startswith(prefix)}
+            drawn.estimators_[family] = estimator._with_parameters(own)
+        return drawn
+
+    def _predictive_log_likelihood(self, X, dtype):
+        total = 0.0
+        for family, estimator in self.estimators_.items():
+            group = estimator._check_X(self._group(X, family), reset=False)
+            total = total + np.asarray(estimator._predictive_log_likelihood(group, dtype))
+        return total
+
+    def _parameter_dims(self, features):
+        dims, coords = {}, {}
+        for family, estimator in self.estimators_.items():
+            names = [features[position] for position in self._groups[family]]
+            own_dims, own_coords = estimator._parameter_dims(names)
+            rename = {dim: f"{family}/{dim}" for dim in own_coords}
+            for site, site_dims in own_dims.items():
+                dims[f"{family}/{site}"] = tuple(rename.get(d, d) for d in site_dims)
+            coords.update({rename[dim]: labels for dim, labels in own_coords.items()})
+        return dims, coords

@@ -5,12 +5,20 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import gammaln
 
 from bayesgen import stories
 from bayesgen.estimators import count_data, synthetic
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, check_concentration
 from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import bernoulli, multinomial, poisson
+from bayesgen.families.linear import LinearLogLikelihood
+
+
+def _log(probabilities) -> np.ndarray:
+    with np.errstate(divide="ignore"):  # a drawn probability may underflow to 0
+        return np.log(np.asarray(probabilities))
+
 
 _ATTRIBUTES_DOC = """
     Attributes
@@ -117,6 +125,23 @@ class BernoulliNB(CountNB):
     def _story_part(self):
         # Site "feature_probs": theta, shape (n_classes, n_features).
         return stories.bernoulli_part(self._prior(None), self.classes_.shape[0])
+
+    def _beta_posterior(self) -> bernoulli.Beta:
+        stats = self._fitted_stats()
+        return bernoulli.posterior(self._prior(stats.counts.dtype), stats)
+
+    def _parameter_posterior_draws(self, key, num_samples):
+        return {"feature_probs": bernoulli.sample_params(key, self._beta_posterior(), num_samples)}
+
+    def _set_parameters(self, sites):
+        self.feature_log_prob_ = _log(sites["feature_probs"])
+
+    def _predictive_log_likelihood(self, X, dtype):
+        # Features are independent a posteriori: the Beta–Bernoulli predictive of a row is
+        # the Bernoulli likelihood at the posterior-mean probabilities.
+        ones, zeros = (np.asarray(c) for c in self._beta_posterior())
+        mean = self._with_parameters({"feature_probs": ones / (ones + zeros)})
+        return mean._log_likelihood(X, dtype)
 
 
 class MultinomialNB(CountNB):
@@ -233,6 +258,41 @@ class MultinomialNB(CountNB):
         # Site "feature_probs": theta, shape (n_classes, n_features).
         return stories.multinomial_part(self._prior(None), self.classes_.shape[0], lengths)
 
+    def _dirichlet_posterior(self):
+        stats = self._fitted_stats()
+        return multinomial.posterior(self._prior(stats.counts.dtype), stats)
+
+    def _parameter_posterior_draws(self, key, num_samples):
+        draws = multinomial.sample_params(key, self._dirichlet_posterior(), num_samples)
+        return {"feature_probs": draws}
+
+    def _set_parameters(self, sites):
+        self.feature_log_prob_ = _log(sites["feature_probs"])
+
+    def _predictive_log_likelihood(self, X, dtype):
+        """The Dirichlet–multinomial :math:`p(x \\mid k, L, \\mathcal D)` of each row.
+
+        With :math:`a = \\alpha + C_k` and :math:`A = \\sum_j a_j`:
+        :math:`\\log\\frac{L!}{\\prod_j x_j!} + \\log\\Gamma(A) - \\log\\Gamma(A + L)
+        + \\sum_j [\\log\\Gamma(a_j + x_j) - \\log\\Gamma(a_j)]`. Missing words are
+        integrated out as in prediction: the observed words of a row are
+        Dirichlet–multinomial with their own concentrations (the aggregation property), so
+        :math:`A` runs over the observed words and :math:`L` is their total.
+        """
+        filled, missing = count_data.split_missing(X)
+        concentration = np.asarray(self._dirichlet_posterior(), dtype=np.float64)
+        total = np.broadcast_to(concentration.sum(axis=1), (X.shape[0], concentration.shape[0]))
+        if missing is not None:
+            total = total - count_data.row_products(missing, concentration)
+        lengths = count_data.row_totals(filled)[:, None]
+        log_likelihood = (
+            gammaln(total)
+            - gammaln(total + lengths)
+            + count_data.rising_factorial_sums(filled, concentration)
+            + count_data.multinomial_coefficients(filled)[:, None]
+        )
+        return log_likelihood.astype(dtype)
+
     def story(self, X=None, y=None, *, lengths=None, n_samples=None):
         """Run the Dirichlet–multinomial story (a NumPyro model) with this model's prior.
 
@@ -317,3 +377,37 @@ class PoissonNB(CountNB):
     def _story_part(self):
         # Site "rates": lambda, shape (n_classes, n_features).
         return stories.poisson_part(self._prior(None), self.classes_.shape[0])
+
+    def _gamma_posterior(self) -> poisson.Gamma:
+        stats = self._fitted_stats()
+        return poisson.posterior(self._prior(stats.counts.dtype), stats)
+
+    def _parameter_posterior_draws(self, key, num_samples):
+        return {"rates": poisson.sample_params(key, self._gamma_posterior(), num_samples)}
+
+    def _set_parameters(self, sites):
+        self.rates_ = np.asarray(sites["rates"])
+
+    def _predictive_log_likelihood(self, X, dtype):
+        """The negative-binomial :math:`p(x \\mid k, \\mathcal D)` of each row.
+
+        With the posterior :math:`\\mathrm{Gamma}(a, b)` of a rate,
+        :math:`\\log p(x_j) = \\log\\Gamma(a + x_j) - \\log\\Gamma(a) - \\log x_j!
+        + a\\log\\frac{b}{b+1} - x_j\\log(b+1)`, summed over the observed features.
+        """
+        filled, missing = count_data.split_missing(X)
+        shape, rate = (np.asarray(p, dtype=np.float64) for p in self._gamma_posterior())
+        per_feature = shape * (np.log(rate) - np.log1p(rate))
+        zeros = np.zeros_like(shape)
+        form = LinearLogLikelihood(
+            weights=-np.log1p(rate),
+            bias=per_feature.sum(axis=1),
+            zero_weights=zeros,
+            zero_bias=zeros[:, 0],
+            feature_bias=per_feature,
+            feature_zero_bias=zeros,
+        )
+        row_term = -count_data.log_factorial_sums(filled)
+        log_likelihood = count_data.evaluate(form, filled, row_term, missing)
+        log_likelihood = log_likelihood + count_data.rising_factorial_sums(filled, shape)
+        return log_likelihood.astype(dtype)

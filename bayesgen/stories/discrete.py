@@ -2,6 +2,8 @@ r"""The naive-Bayes stories for binary, count and categorical features."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import jax.numpy as jnp
 import numpyro
 import numpyro.distributions as dist
@@ -21,15 +23,22 @@ def _present(X):
     return present, jnp.where(present, X, 0)
 
 
+@contextmanager
+def _class_feature_plates(n_classes: int, n_features: int):
+    """A (class, feature) grid of independent parameters: plates at dims -2 and -1."""
+    with numpyro.plate("classes", n_classes, dim=-2), numpyro.plate("features", n_features):
+        yield
+
+
 def bernoulli_part(prior: Beta, n_classes: int) -> StoryPart:
     """Sites ``"feature_probs"`` (n_classes, n_features) ~ Beta and ``"X"`` ~ Bernoulli."""
 
     def parameters():
-        with numpyro.plate("classes", n_classes, dim=-2):
-            concentration1 = jnp.asarray(prior.concentration1)
-            return numpyro.sample(
-                "feature_probs", dist.Beta(concentration1, jnp.asarray(prior.concentration0))
-            )
+        concentration1 = jnp.asarray(prior.concentration1)
+        concentration0 = jnp.asarray(prior.concentration0)
+        n_features = jnp.broadcast_shapes(concentration1.shape, concentration0.shape)[-1]
+        with _class_feature_plates(n_classes, n_features):
+            return numpyro.sample("feature_probs", dist.Beta(concentration1, concentration0))
 
     def features(theta, labels, X):
         present, observed = _present(X)
@@ -63,8 +72,8 @@ def poisson_part(prior: Gamma, n_classes: int) -> StoryPart:
     """Sites ``"rates"`` (n_classes, n_features) ~ Gamma and ``"X"`` ~ Poisson."""
 
     def parameters():
-        with numpyro.plate("classes", n_classes, dim=-2):
-            shape, rate = jnp.asarray(prior.shape), jnp.asarray(prior.rate)
+        shape, rate = jnp.asarray(prior.shape), jnp.asarray(prior.rate)
+        with _class_feature_plates(n_classes, jnp.broadcast_shapes(shape.shape, rate.shape)[-1]):
             return numpyro.sample("rates", dist.Gamma(shape, rate))
 
     def features(rates, labels, X):

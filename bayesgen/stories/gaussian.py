@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 import numpyro
 import numpyro.distributions as dist
 from jax import Array
@@ -49,11 +51,57 @@ def _features_given_label(means: Array, covariances: Array, y: Array, covariance
     return dist.Normal(means[y], jnp.sqrt(covariances[y])[:, None]).to_event(1)
 
 
+def _may_have_missing(X) -> bool:
+    if X is None:
+        return False
+    if isinstance(X, jax.core.Tracer):  # unknown while tracing: take the path that handles NaN
+        return True
+    return bool(np.isnan(np.asarray(X)).any())  # NumPy: jnp would be staged out under jit
+
+
+def _observe_with_missing(means, covariances, y, X, covariance_type):
+    """Observe rows with NaN entries: each row's observed block has its marginal density.
+
+    Diagonal types mask the missing coordinates' factors. Full and tied covariances are
+    masked to :math:`\\Sigma_{oo} \\oplus I` with the missing entries set to their mean,
+    which has the observed block's determinant and quadratic form; the factor
+    ``"X_missing"`` takes out the :math:`-\\tfrac{m}{2}\\log 2\\pi` the identity block adds.
+    """
+    present = ~jnp.isnan(X)
+    filled = jnp.where(present, X, 0.0)
+    if covariance_type in ("diag", "spherical"):
+        scale = jnp.sqrt(covariances[y])
+        if covariance_type == "spherical":
+            scale = scale[:, None] * jnp.ones(X.shape[-1])
+        distribution = dist.Normal(means[y], scale).mask(present).to_event(1)
+        numpyro.sample("X", distribution, obs=filled)
+        return
+    mask = present.astype(filled.dtype)
+    covariance = covariances[y] if covariance_type == "full" else covariances
+    masked = (
+        mask[:, :, None] * mask[:, None, :] * covariance
+        + jnp.eye(X.shape[-1]) * (1.0 - mask)[:, :, None]
+    )
+    loc = jnp.where(present, means[y], 0.0)
+    numpyro.sample(
+        "X", dist.MultivariateNormal(loc, scale_tril=jnp.linalg.cholesky(masked)), obs=filled
+    )
+    n_missing = jnp.sum(1.0 - mask, axis=-1)
+    numpyro.factor("X_missing", 0.5 * n_missing * jnp.log(2 * jnp.pi))
+
+
 def gaussian_part(prior: NormalInverseWishart, covariance_type: str, n_classes: int) -> StoryPart:
-    """The Gaussian family's share of a story: sites ``"means"``, ``"covariances"``, ``"X"``."""
+    """The Gaussian family's share of a story: sites ``"means"``, ``"covariances"``, ``"X"``.
+
+    Observed rows may have missing entries (NaN): their observed block is observed, the
+    missing entries integrated out exactly.
+    """
 
     def features(params, labels, X):
         means, covariances = params
+        if _may_have_missing(X):
+            _observe_with_missing(means, covariances, labels, X, covariance_type)
+            return
         numpyro.sample(
             "X", _features_given_label(means, covariances, labels, covariance_type), obs=X
         )

@@ -75,10 +75,6 @@ def missing_patterns(X: np.ndarray):
 def log_likelihood(means: np.ndarray, covariances: np.ndarray, X: np.ndarray) -> np.ndarray:
     """:math:`\\log \\mathcal N(x_{i,o} \\mid \\mu_{k,o}, \\Sigma_{k,oo})` for rows with NaN.
 
-    Few distinct missing patterns: one Cholesky factor per pattern and class. Many
-    patterns: every row at once, in chunks, with its covariance masked to
-    :math:`\\Sigma_{oo} \\oplus I` (same determinant and quadratic form as the observed block).
-
     Parameters
     ----------
     means : ndarray of shape (n_classes, n_features)
@@ -91,11 +87,37 @@ def log_likelihood(means: np.ndarray, covariances: np.ndarray, X: np.ndarray) ->
     -------
     ndarray of shape (n_samples, n_classes)
     """
+    squared, log_det, n_observed = observed_block_forms(means, covariances, X)
+    return -0.5 * squared - log_det - 0.5 * n_observed[:, None] * math.log(2 * math.pi)
+
+
+def observed_block_forms(means: np.ndarray, covariances: np.ndarray, X: np.ndarray):
+    """What an elliptical density of each row's observed block needs, per row and class.
+
+    Few distinct missing patterns: one Cholesky factor per pattern and class. Many
+    patterns: every row at once, in chunks, with its covariance masked to
+    :math:`\\Sigma_{oo} \\oplus I` (same determinant and quadratic form as the observed
+    block).
+
+    Parameters
+    ----------
+    means, covariances, X : as in :func:`log_likelihood`
+
+    Returns
+    -------
+    squared : ndarray of shape (n_samples, n_classes)
+        :math:`(x_o - \\mu_{k,o})^\\top \\Sigma_{k,oo}^{-1} (x_o - \\mu_{k,o})`.
+    half_log_det : ndarray of shape (n_samples, n_classes)
+        :math:`\\tfrac12 \\log\\det \\Sigma_{k,oo}`.
+    n_observed : ndarray of shape (n_samples,)
+        Number of observed entries of each row.
+    """
     patterns, groups = missing_patterns(X)
     if len(patterns) > MANY_PATTERNS:
-        return _masked_log_likelihood(means, covariances, X)
+        return _masked_forms(means, covariances, X)
     n_classes = means.shape[0]
-    result = np.zeros((X.shape[0], n_classes), dtype=X.dtype)
+    squared = np.zeros((X.shape[0], n_classes), dtype=X.dtype)
+    half_log_det = np.zeros_like(squared)
     for missing, rows in zip(patterns, groups, strict=True):
         observed = ~missing
         if not observed.any():
@@ -104,23 +126,21 @@ def log_likelihood(means: np.ndarray, covariances: np.ndarray, X: np.ndarray) ->
         for k in range(n_classes):
             lower = np.linalg.cholesky(covariances[k][np.ix_(observed, observed)])
             whitened = solve_triangular(lower, (block - means[k, observed]).T, lower=True)
-            result[rows, k] = (
-                -0.5 * np.sum(whitened**2, axis=0)
-                - np.sum(np.log(np.diag(lower)))
-                - 0.5 * observed.sum() * math.log(2 * math.pi)
-            )
-    return result
+            squared[rows, k] = np.sum(whitened**2, axis=0)
+            half_log_det[rows, k] = np.sum(np.log(np.diag(lower)))
+    return squared, half_log_det, np.sum(~np.isnan(X), axis=1)
 
 
 MANY_PATTERNS = 64
 """Above this many distinct missing patterns, rows are evaluated in batches instead."""
 
 
-def _masked_log_likelihood(means, covariances, X, chunk_rows: int = 2048) -> np.ndarray:
+def _masked_forms(means, covariances, X, chunk_rows: int = 2048):
     observed = ~np.isnan(X)
     filled = np.where(observed, X, 0.0)
     n_samples, n_features = X.shape
-    result = np.empty((n_samples, means.shape[0]), dtype=X.dtype)
+    squared = np.empty((n_samples, means.shape[0]), dtype=X.dtype)
+    half_log_det = np.empty_like(squared)
     identity = np.eye(n_features)
     for start in range(0, n_samples, chunk_rows):
         rows = slice(start, start + chunk_rows)
@@ -131,13 +151,9 @@ def _masked_log_likelihood(means, covariances, X, chunk_rows: int = 2048) -> np.
             lower = np.linalg.cholesky(masked)
             deviation = (filled[rows] - means[k]) * mask
             whitened = np.linalg.solve(lower, deviation[:, :, None])[:, :, 0]
-            log_det = np.sum(np.log(np.diagonal(lower, axis1=1, axis2=2)), axis=1)
-            result[rows, k] = (
-                -0.5 * np.sum(whitened**2, axis=1)
-                - log_det
-                - 0.5 * mask.sum(axis=1) * math.log(2 * math.pi)
-            )
-    return result
+            squared[rows, k] = np.sum(whitened**2, axis=1)
+            half_log_det[rows, k] = np.sum(np.log(np.diagonal(lower, axis1=1, axis2=2)), axis=1)
+    return squared, half_log_det, np.sum(observed, axis=1)
 
 
 def conditional(means, covariances, X, rows, missing, k):

@@ -1,0 +1,301 @@
+r"""The full posterior of a fitted classifier, and predictions that carry its uncertainty.
+
+A mixin of :class:`bayesgen.estimators.base.GenerativeClassifier`. Every family supplies
+four hooks:
+
+- ``_parameter_posterior_draws(key, num_samples)``: exact draws of its parameter sites
+  from the conjugate posterior of its stored statistics (no data pass);
+- ``_with_parameters(sites)``: a shallow copy whose fitted parameters are one draw, so the
+  ordinary ``_log_likelihood`` evaluates :math:`\log p(x \mid k, \theta_s)`;
+- ``_predictive_log_likelihood(X, dtype)``: :math:`\log p(x \mid k, \mathcal D)` with the
+  parameters integrated out;
+- ``_parameter_dims(features)``: the ArviZ dims and coords of its sites;
+
+and may refuse an exact posterior through ``_check_exact_posterior`` (a Gaussian fitted by
+EM over missing values has none in closed form).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from sklearn.utils.validation import check_consistent_length, check_is_fitted
+
+from bayesgen._precision import compute_dtype, precision
+from bayesgen.estimators import inference_data, nuts
+from bayesgen.estimators.synthetic import random_key
+from bayesgen.estimators.validation import check_labels
+from bayesgen.families import class_prior
+
+POSTERIOR_METHODS = ("exact", "nuts")
+_CHUNK_ENTRIES = 2**22  # draws are scored in chunks of about this many (row, class) values
+
+
+def check_count(value, name: str) -> int:
+    """A positive integer argument (``num_samples``, ``num_chains``, ...)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
+    return int(value)
+
+
+def normalise(joint: np.ndarray, log_class_prior: np.ndarray) -> np.ndarray:
+    """``log p(k | x)`` from ``log p(x, k)`` along the last axis.
+
+    A row with probability zero under every class gets ``log_class_prior`` (broadcast).
+    """
+    largest = np.max(joint, axis=-1, keepdims=True)
+    shift = np.where(np.isfinite(largest), largest, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_evidence = np.log(np.sum(np.exp(joint - shift), axis=-1, keepdims=True)) + shift
+        log_posterior = joint - log_evidence
+    return np.where(np.isneginf(log_evidence), log_class_prior, log_posterior)
+
+
+class PosteriorUses:
+    """``posterior``, ``predict_proba_draws`` and the posterior predictive, once for all."""
+
+    # --------------------------------------------------------------- the class prior
+    def _class_prior_is_fixed(self) -> bool:
+        return self._class_prior_settings()[0] is not None
+
+    def _class_prior_posterior(self) -> class_prior.Dirichlet:
+        _, concentration, _ = self._class_prior_settings()
+        return class_prior.Dirichlet(np.asarray(concentration + self.class_count_))
+
+    def _predictive_class_prior(self) -> np.ndarray:
+        r""":math:`\mathbb E[\pi \mid \mathcal D]`, or the fixed class probabilities."""
+        if self._class_prior_is_fixed():
+            return self.class_prior_
+        concentration = self._class_prior_posterior().concentration
+        return concentration / concentration.sum()
+
+    def _check_exact_posterior(self) -> None:
+        """Raise if the posterior of this fit has no closed form (default: it has)."""
+
+    # --------------------------------------------------------------- draws
+    def _exact_draws(self, key, num_samples: int) -> dict:
+        """``{site: ndarray (num_samples, ...)}`` from the conjugate posterior."""
+        self._check_exact_posterior()
+        key_classes, key_parameters = jax.random.split(key)
+        dtype = self.class_count_.dtype
+        with precision(dtype):
+            draws = {
+                name: np.asarray(value)
+                for name, value in self._parameter_posterior_draws(
+                    key_parameters, num_samples
+                ).items()
+            }
+            if not self._class_prior_is_fixed():
+                posterior = jax.tree.map(jnp.asarray, self._class_prior_posterior())
+                draws["class_prior"] = np.asarray(
+                    class_prior.sample_params(key_classes, posterior, num_samples)
+                )
+        return draws
+
+    def _flatten_draws(self, sites: dict) -> dict:
+        """Draws shaped (n_draws, n_classes, ...) as (n_draws * n_classes, ...).
+
+        Every draw's classes become classes of one wider model, so a single call of the
+        ordinary ``_log_likelihood`` scores all draws at once.
+        """
+        return {name: value.reshape(-1, *value.shape[2:]) for name, value in sites.items()}
+
+    def _joint_draws(self, X, dtype, draws: dict):
+        """Yield ``log p(x, k | theta_s)`` for chunks of draws: (chunk, n_samples, n_classes).
+
+        Also yields the chunk's log class probabilities, shaped (chunk, 1, n_classes).
+        """
+        n_draws = next(iter(draws.values())).shape[0]
+        n_rows, n_classes = X.shape[0], self.classes_.shape[0]
+        chunk = max(1, min(n_draws, _CHUNK_ENTRIES // max(1, n_rows * n_classes)))
+        with np.errstate(divide="ignore"):  # a class probability may be 0 (or underflow)
+            if "class_prior" in draws:
+                log_prior = np.log(draws["class_prior"])[:, None, :]
+            else:
+                log_prior = np.log(self.class_prior_)[None, None, :]
+        with precision(dtype):
+            for start in range(0, n_draws, chunk):
+                stop = min(start + chunk, n_draws)
+                sites = {k: v[start:stop] for k, v in draws.items() if k != "class_prior"}
+                drawn = self._with_parameters(self._flatten_draws(sites))
+                wide = np.asarray(drawn._log_likelihood(X, dtype, row_terms=True))
+                joint = wide.reshape(n_rows, stop - start, n_classes).transpose(1, 0, 2)
+                drawn_prior = "class_prior" in draws
+                chunk_prior = (log_prior[start:stop] if drawn_prior else log_prior).astype(
+                    joint.dtype
+                )
+                yield joint + chunk_prior, chunk_prior
+
+    # --------------------------------------------------------------- public
+    def posterior(
+        self,
+        num_samples=1000,
+        *,
+        method="exact",
+        num_chains=1,
+        num_warmup=None,
+        X=None,
+        y=None,
+        random_state=None,
+        progress=False,
+    ):
+        """Draws from the posterior of the parameters, as ArviZ ``InferenceData``.
+
+        Parameters
+        ----------
+        num_samples : int, default=1000
+            Draws per chain.
+        method : {"exact", "nuts"}, default="exact"
+            ``"exact"``: independent draws from the conjugate posterior of the fitted
+            sufficient statistics (Dirichlet for the class and multinomial/categorical
+            probabilities, Beta for Bernoulli, Gamma for Poisson rates,
+            Normal–Inverse-Wishart or Normal–Inverse-Gamma for Gaussians); no pass over
+            the data. ``"nuts"``: NumPyro's NUTS on this model's :meth:`story` with the
+            rows ``X``, ``y`` observed — an independent check of the exact draws, and the
+            route for fits without a closed-form posterior (a Gaussian fitted on rows with
+            missing values).
+        num_chains : int, default=1
+            Independent chains (for ``"exact"`` simply more draws, split into chains).
+        num_warmup : int, optional
+            NUTS warm-up iterations per chain; default ``num_samples``.
+        X : array-like of shape (n_samples, n_features), optional
+            Rows to condition NUTS on (required for ``"nuts"``; normally the training
+            rows). With ``"exact"`` they are only used for the ``log_likelihood`` group.
+        y : array-like of shape (n_samples,), optional
+            Their labels, from ``classes_``; required with ``X``.
+        random_state : None, int or numpy.random.RandomState
+        progress : bool, default=False
+            Show NumPyro's progress bar (``"nuts"``).
+
+        Returns
+        -------
+        arviz.InferenceData
+            Group ``posterior`` with the story's sites (``class_prior`` unless the class
+            probabilities are fixed, then the family's: ``means``/``covariances``,
+            ``feature_probs``, ``rates``, ``category_probs_<j>``; ``MixedNB`` prefixes them
+            ``"<family>/"``), dims labelled with ``classes_`` and the feature names. With
+            ``X`` and ``y``: group ``log_likelihood`` with ``joint`` =
+            :math:`\\log p(x_i, y_i \\mid \\theta)` per draw and row (for ``az.loo``), and
+            ``observed_data.y``. With ``"nuts"``: group ``sample_stats`` (``diverging``,
+            ``lp``, ``acceptance_rate``, ``n_steps``).
+
+        Raises
+        ------
+        ValueError
+            For ``num_samples``/``num_chains``/``num_warmup`` < 1, an unknown ``method``,
+            ``"nuts"`` without ``X`` and ``y``, or ``"exact"`` for a fit without a
+            closed-form posterior.
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+
+        Warns
+        -----
+        UserWarning
+            When NUTS has divergent transitions (they are also in ``sample_stats``).
+        """
+        check_is_fitted(self)
+        num_samples = check_count(num_samples, "num_samples")
+        num_chains = check_count(num_chains, "num_chains")
+        num_warmup = num_samples if num_warmup is None else check_count(num_warmup, "num_warmup")
+        if method not in POSTERIOR_METHODS:
+            raise ValueError(f"method must be one of {POSTERIOR_METHODS}; got {method!r}.")
+        if (X is None) != (y is None):
+            raise ValueError("Pass X and y together (the rows and their labels), or neither.")
+        if method == "nuts" and X is None:
+            raise ValueError(
+                "method='nuts' samples the story given data: pass the training rows as X "
+                "and their labels as y."
+            )
+        rows = None if X is None else self._labelled_rows(X, y)
+        key = random_key(random_state)
+        sample_stats = None
+        if method == "exact":
+            flat = self._exact_draws(key, num_chains * num_samples)
+            draws = {k: v.reshape(num_chains, num_samples, *v.shape[1:]) for k, v in flat.items()}
+        else:
+            X_checked, labels = rows
+            with precision(self.class_count_.dtype):
+                draws, sample_stats = nuts.run(
+                    self,
+                    self._story_features(X_checked),
+                    jnp.asarray(labels),
+                    key=key,
+                    num_samples=num_samples,
+                    num_warmup=num_warmup,
+                    num_chains=num_chains,
+                    progress=progress,
+                )
+            flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in draws.items()}
+        log_likelihood = None
+        if rows is not None:
+            log_likelihood = self._pointwise_log_likelihood(*rows, flat)
+            log_likelihood = log_likelihood.reshape(num_chains, num_samples, -1)
+        dims, coords = self._posterior_dims()
+        return inference_data.build(
+            draws,
+            dims={name: dims[name] for name in draws},
+            coords=coords,
+            log_likelihood=log_likelihood,
+            observed_labels=None if y is None else np.asarray(y),
+            sample_stats=sample_stats,
+            method=method,
+        )
+
+    def _labelled_rows(self, X, y):
+        X = self._check_X(X, reset=False)
+        y = check_labels(y)
+        check_consistent_length(X, y)
+        return X, np.asarray(self._class_index(y))
+
+    def _pointwise_log_likelihood(self, X, labels, draws: dict) -> np.ndarray:
+        """:math:`\\log p(x_i, y_i \\mid \\theta_s)`, shape (n_draws, n_rows)."""
+        rows = np.arange(labels.shape[0])
+        dtype = compute_dtype(X.dtype)
+        chunks = self._joint_draws(X, dtype, draws)
+        return np.concatenate([joint[:, rows, labels] for joint, _ in chunks])
+
+    def _posterior_dims(self):
+        if hasattr(self, "feature_names_in_"):
+            features = [str(name) for name in self.feature_names_in_]
+        else:
+            features = [f"x{j}" for j in range(self.n_features_in_)]
+        dims, coords = self._parameter_dims(features)
+        dims = {"class_prior": ("class",), **dims}
+        return dims, {"class": self.classes_.tolist(), **coords}
+
+    def predict_proba_draws(self, X, num_samples=200, *, random_state=None, posterior=None):
+        """Class probabilities under posterior draws of the parameters.
+
+        Row ``s`` is :math:`p(y = k \\mid x, \\theta_s)` for one draw :math:`\\theta_s`;
+        their spread is the credible band of each :math:`p(y \\mid x)`. Missing features
+        (NaN) are integrated out under every draw.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        num_samples : int, default=200
+            Exact conjugate draws (ignored when ``posterior`` is given).
+        random_state : None, int or numpy.random.RandomState
+        posterior : arviz.InferenceData, optional
+            Draws to use instead, e.g. from ``posterior(method="nuts")``.
+
+        Returns
+        -------
+        ndarray of shape (num_draws, n_samples, n_classes)
+            Each ``[s, i]`` sums to one. Their mean over ``s`` approximates, but is not
+            exactly, the posterior predictive ``predict_proba(X, method="predictive")``:
+            that one weighs each draw by how well it explains ``x`` itself (see
+            ``docs/uncertainty.md``).
+        """
+        check_is_fitted(self)
+        X, dtype = self._prepare(X)
+        if posterior is None:
+            num_samples = check_count(num_samples, "num_samples")
+            draws = self._exact_draws(random_key(random_state), num_samples)
+        else:
+            draws = inference_data.flatten_draws(posterior)
+        joint_draws = self._joint_draws(X, dtype, draws)
+        return np.concatenate([np.exp(normalise(joint, prior)) for joint, prior in joint_draws])
