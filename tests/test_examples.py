@@ -52,3 +52,13 @@ def test_novelty_example():
     """log p(x) flags most wines of an unseen cultivar and few of the known ones."""
     result = _load(ROOT / "examples" / "novelty.py").main()
     assert result["detection"] > 0.8 and result["false_alarms"] < 0.15 and result["auc"] > 0.95
+
+
+def test_uncertainty_example(tmp_path):
+    """On six rows per class the predictive beats the plug-in; the band narrows with data."""
+    result = _load(ROOT / "examples" / "uncertainty.py").main(out=tmp_path / "band.png")
+    assert (tmp_path / "band.png").stat().st_size > 0
+    assert result["log_loss_predictive"] < result["log_loss_plugin"]
+    # Measured for seeds 0..49: the large/small ratio of band widths is at most 0.31.
+    assert result["band_width_large"] < 0.5 * result["band_width_small"]
+    assert result["max_plugin_confidence_far"] > result["max_predictive_confidence_far"]
