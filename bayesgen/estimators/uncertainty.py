@@ -31,6 +31,7 @@ from bayesgen.estimators.validation import check_labels
 from bayesgen.families import class_prior
 
 POSTERIOR_METHODS = ("exact", "nuts")
+DRAW_BLOCK = 256  # exact draws are made this many at a time
 _CHUNK_ENTRIES = 2**22  # draws are scored in chunks of about this many (row, class) values
 
 
@@ -77,22 +78,31 @@ class PosteriorUses:
 
     # --------------------------------------------------------------- draws
     def _exact_draws(self, key, num_samples: int) -> dict:
-        """``{site: ndarray (num_samples, ...)}`` from the conjugate posterior."""
+        """``{site: ndarray (num_samples, ...)}`` from the conjugate posterior.
+
+        Drawn in blocks of a fixed size, so that the samplers (jitted, with shapes fixed at
+        compile time) are compiled once per model rather than once per ``num_samples``.
+        """
         self._check_exact_posterior()
+        n_blocks = -(-num_samples // DRAW_BLOCK)
+        blocks = []
+        with precision(self.class_count_.dtype):
+            for block_key in jax.random.split(key, n_blocks):
+                blocks.append(self._exact_block(block_key))
+        return {
+            name: np.concatenate([block[name] for block in blocks])[:num_samples]
+            for name in blocks[0]
+        }
+
+    def _exact_block(self, key) -> dict:
         key_classes, key_parameters = jax.random.split(key)
-        dtype = self.class_count_.dtype
-        with precision(dtype):
-            draws = {
-                name: np.asarray(value)
-                for name, value in self._parameter_posterior_draws(
-                    key_parameters, num_samples
-                ).items()
-            }
-            if not self._class_prior_is_fixed():
-                posterior = jax.tree.map(jnp.asarray, self._class_prior_posterior())
-                draws["class_prior"] = np.asarray(
-                    class_prior.sample_params(key_classes, posterior, num_samples)
-                )
+        draws = self._parameter_posterior_draws(key_parameters, DRAW_BLOCK)
+        draws = {name: np.asarray(value) for name, value in draws.items()}
+        if not self._class_prior_is_fixed():
+            posterior = jax.tree.map(jnp.asarray, self._class_prior_posterior())
+            draws["class_prior"] = np.asarray(
+                class_prior.sample_params(key_classes, posterior, DRAW_BLOCK)
+            )
         return draws
 
     def _flatten_draws(self, sites: dict) -> dict:

@@ -90,10 +90,14 @@ def test_feature_names_label_the_dims():
     assert categories == ["a", "b", "c", "<unseen>"]
 
 
-@pytest.mark.parametrize("model", [bg.QDA(), bg.BernoulliNB()], ids=["QDA", "BernoulliNB"])
+@pytest.mark.parametrize(
+    "model", [bg.GaussianNB(), bg.BernoulliNB()], ids=["GaussianNB", "BernoulliNB"]
+)
 def test_loo_runs_on_the_pointwise_log_likelihood(model):
-    """``az.loo`` finds the single ``joint`` variable and gives a finite elpd."""
-    if isinstance(model, bg.QDA):
+    """``az.loo`` finds the single ``joint`` variable and gives a finite elpd with reliable
+    Pareto k. (QDA on iris, 14 parameters per class from 50 rows, has influential rows
+    with k up to 0.85: a property of that fit, which ArviZ rightly warns about.)"""
+    if isinstance(model, bg.GaussianNB):
         X, y = load_iris(return_X_y=True)
     else:
         X, y = BINARY, LABELS
