@@ -3,6 +3,7 @@
 import jax
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from scipy import stats
 from scipy.special import logsumexp
 
@@ -220,3 +221,17 @@ def test_predictive_is_less_confident_than_the_plugin_on_small_data():
     plugin = model.predict_proba(far).max(axis=1)
     predictive = model.predict_proba(far, method="predictive").max(axis=1)
     assert np.all(predictive < plugin)
+
+
+@pytest.mark.parametrize("model_class", [bg.MultinomialNB, bg.PoissonNB, bg.BernoulliNB])
+def test_sparse_input_gives_the_dense_predictive(model_class):
+    """The predictive passes visit only non-zero entries: CSR equals dense, NaN included."""
+    X = BINARY if model_class is bg.BernoulliNB else COUNTS
+    model = model_class().fit(sp.csr_matrix(X), LABELS)
+    rows = X[:10].copy()
+    if model_class is not bg.MultinomialNB:
+        rows[::4, 1] = np.nan
+    dense = model.predict_proba(rows, method="predictive")
+    np.testing.assert_allclose(
+        model.predict_proba(sp.csr_matrix(rows), method="predictive"), dense, rtol=1e-12
+    )
