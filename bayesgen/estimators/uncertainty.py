@@ -307,5 +307,14 @@ class PosteriorUses:
             draws = self._exact_draws(random_key(random_state), num_samples)
         else:
             draws = inference_data.flatten_draws(posterior)
+            expected = set(self._posterior_dims()[0]) - (
+                {"class_prior"} if self._class_prior_is_fixed() else set()
+            )
+            if set(draws) != expected:
+                raise ValueError(
+                    f"posterior has the variables {sorted(draws)}, but this model's story has "
+                    f"the sites {sorted(expected)}; pass the InferenceData this model's "
+                    "posterior() returned."
+                )
         joint_draws = self._joint_draws(X, dtype, draws)
         return np.concatenate([np.exp(normalise(joint, prior)) for joint, prior in joint_draws])

@@ -241,6 +241,9 @@ def test_bad_arguments_are_named():
         model.predict_proba_draws(X, num_samples=0)
     with pytest.raises(ValueError, match="method must be one of"):
         model.predict_proba(X, method="bayes")
+    foreign = bg.BernoulliNB().fit(BINARY, LABELS).posterior(5, random_state=0)
+    with pytest.raises(ValueError, match=r"posterior has the variables .*'feature_probs'"):
+        model.predict_proba_draws(X, posterior=foreign)
 
 
 def test_calling_before_fit_is_a_not_fitted_error():
