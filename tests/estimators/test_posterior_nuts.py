@@ -114,11 +114,12 @@ def test_nuts_integrates_missing_gaussian_features_out():
 
 
 def test_divergences_are_reported_and_warned_about():
-    """A heavy-tailed prior, six rows and one warm-up step: NUTS diverges, and says so."""
+    """An extremely heavy-tailed prior (inverse-gamma shape 0.025), six rows and one warm-up
+    step: NUTS diverges, and says so."""
     rng = np.random.default_rng(0)
     y = np.repeat([0, 1], 3)
     X = rng.normal(y[:, None], 1.0, (6, 2))
-    model = bg.QDA(degrees_of_freedom_prior=1.01, mean_precision_prior=0.01).fit(X, y)
+    model = bg.GaussianNB(degrees_of_freedom_prior=0.05, mean_precision_prior=0.01).fit(X, y)
     with pytest.warns(UserWarning, match=r"NUTS had \d+ divergent transition") as record:
         idata = model.posterior(10, method="nuts", num_warmup=1, X=X, y=y, random_state=0)
     reported = int(re.search(r"NUTS had (\d+)", str(record[0].message)).group(1))
