@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
+from bayesgen.estimators.decisions import ClassPriorDecisions
 from bayesgen.estimators.uncertainty import PosteriorUses, normalise
 from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.estimators.validation import (
@@ -55,7 +56,9 @@ def _to_jax(tree, dtype):
     return jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype=dtype), tree)
 
 
-class GenerativeClassifier(GenerativeUses, PosteriorUses, ClassifierMixin, BaseEstimator):
+class GenerativeClassifier(
+    GenerativeUses, PosteriorUses, ClassPriorDecisions, ClassifierMixin, BaseEstimator
+):
     """Base class of the generative classifiers: fitting and prediction over one joint.
 
     Subclasses implement ``_check_hyperparameters``, ``_feature_stats``,
@@ -297,20 +300,31 @@ class GenerativeClassifier(GenerativeUses, PosteriorUses, ClassifierMixin, BaseE
         """
         return np.exp(self.predict_log_proba(X, method=method))
 
-    def predict(self, X) -> np.ndarray:
-        """The most probable class of each row (the Bayes rule under 0-1 loss).
+    def predict(self, X, *, cost=None, method="plugin") -> np.ndarray:
+        """The Bayes decision for each row: the most probable class, or the cheapest.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+        cost : array-like of shape (n_classes, n_classes), optional
+            ``cost[k, j]`` is the cost of predicting class ``j`` when the truth is ``k``
+            (classes in the order of ``classes_``; finite, non-negative). The prediction
+            is then the class of least posterior expected cost
+            :math:`\\arg\\min_j \\sum_k C_{kj}\\, p(k \\mid x)` (``001_8fd34bf03af75598.txt``
+            §1.3, §2.2). ``None`` is 0-1 loss, the most probable class; ``1 - I`` gives
+            the same decisions.
+        method : {"plugin", "predictive"}, default="plugin"
+            Which class probabilities to decide with; see :meth:`predict_proba`.
 
         Returns
         -------
         ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        log_posterior = self._posterior_log_proba(X)
-        return self.classes_[np.argmax(log_posterior, axis=1)]
+        log_posterior = self.predict_log_proba(X, method=method)
+        if cost is None:
+            return self.classes_[np.argmax(log_posterior, axis=1)]
+        return self.classes_[self._least_expected_cost(log_posterior, cost)]
 
     def decision_function(self, X) -> np.ndarray:
         """Discriminant scores: joint log-probabilities, or the log-odds for two classes.

@@ -74,7 +74,7 @@ def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs)
         draws = Predictive(story, num_samples=1)(
             random_key(random_state), y=labels, n_samples=rows, **story_kwargs
         )
-        draws = {name: np.asarray(value[0]) for name, value in draws.items()}
+        draws = {name: np.array(value[0]) for name, value in draws.items()}  # writable
     X = estimator._features_from_draws(draws)
     drawn = labels if labels is not None else estimator.classes_[draws["y"]]
     return X, np.asarray(drawn)

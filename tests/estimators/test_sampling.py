@@ -124,3 +124,12 @@ def test_bad_sample_arguments(kwargs, message):
     X, y = load_iris(return_X_y=True)
     with pytest.raises(ValueError, match=message):
         GaussianDA().fit(X, y).sample(**kwargs)
+
+
+def test_sampled_rows_are_writable_arrays():
+    """Synthetic rows are ordinary NumPy arrays a user may edit (not read-only JAX views)."""
+    X, y = load_iris(return_X_y=True)
+    rows, labels = GaussianDA().fit(X, y).sample(5, random_state=0)
+    rows[0, 0] = np.nan
+    labels[0] = labels[1]
+    assert np.isnan(rows[0, 0])
