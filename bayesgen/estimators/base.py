@@ -111,7 +111,7 @@ class GenerativeClassifier(
                 "classifier needs at least two classes."
             )
         self.classes_ = classes
-        self._add_rows(X, class_index, weights, reset=True)
+        self._add_rows(X, _responsibilities(class_index, weights, classes.shape[0]), reset=True)
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -160,17 +160,23 @@ class GenerativeClassifier(
             )
         weights = check_weights(sample_weight, X)
         self.classes_ = all_classes
-        self._add_rows(X, np.searchsorted(all_classes, y), weights, reset=first_call)
+        class_index = np.searchsorted(all_classes, y)
+        responsibilities = _responsibilities(class_index, weights, all_classes.shape[0])
+        self._add_rows(X, responsibilities, reset=first_call)
         return self
 
-    def _add_rows(self, X, class_index, weights, *, reset):
+    def _add_rows(self, X, responsibilities: np.ndarray, *, reset):
+        """Fit (``reset``) or update the statistics from rows and their class weights.
+
+        ``responsibilities`` is the NumPy (n_samples, n_classes) matrix R: one-hot times
+        the sample weight for a labelled row, soft class probabilities for an unlabelled
+        one.
+        """
         dtype = compute_dtype(X.dtype)
         if not reset:
             dtype = compute_dtype(dtype, self.class_count_.dtype)
         with precision(dtype):
-            responsibilities = jnp.asarray(
-                _responsibilities(class_index, weights.astype(dtype), self.classes_.shape[0])
-            )
+            responsibilities = jnp.asarray(responsibilities.astype(dtype))
             counts = class_prior.suff_stats(responsibilities)
             features = self._feature_stats(X, responsibilities, dtype)
             if not reset:

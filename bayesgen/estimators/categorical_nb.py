@@ -163,9 +163,9 @@ class CategoricalNB(CountNB):
         counts = jnp.sum(responsibilities, axis=0)
         return categorical.CategoricalStats(counts, jnp.asarray(sums, dtype))
 
-    def _add_rows(self, X, class_index, weights, *, reset):
+    def _add_rows(self, X, responsibilities, *, reset):
         self._fresh_fit = reset
-        super()._add_rows(X, class_index, weights, reset=reset)
+        super()._add_rows(X, responsibilities, reset=reset)
 
     def _store_parameters(self, stats):
         sizes, offsets, segment_ids = self._layout()

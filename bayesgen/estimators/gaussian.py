@@ -169,13 +169,13 @@ class GaussianDA(GenerativeClassifier):
         # NaN is a missing value: integrated out when predicting, EM when fitting.
         return check_features(self, X, reset=reset, allow_nan=True)
 
-    def _add_rows(self, X, class_index, weights, *, reset):
+    def _add_rows(self, X, responsibilities, *, reset):
         self._fresh_fit = reset
         if reset:
             self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
             self.log_likelihood_history_ = np.empty(0)
         try:
-            super()._add_rows(X, class_index, weights, reset=reset)
+            super()._add_rows(X, responsibilities, reset=reset)
         finally:
             self._frozen_prior = None
 

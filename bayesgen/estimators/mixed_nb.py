@@ -205,7 +205,7 @@ class MixedNB(NaiveBayesClassPrior):
         }[family]()
 
     # ------------------------------------------------------------------ hooks
-    def _add_rows(self, X, class_index, weights, *, reset):
+    def _add_rows(self, X, responsibilities, *, reset):
         if reset:
             self.estimators_ = {family: self._make_estimator(family) for family in self._groups}
         for family, estimator in self.estimators_.items():
@@ -214,7 +214,7 @@ class MixedNB(NaiveBayesClassPrior):
             self._group_data = {**getattr(self, "_group_data", {}), family: group}
             estimator._fresh_fit = reset
         self._fresh_fit = reset
-        super()._add_rows(X, class_index, weights, reset=reset)
+        super()._add_rows(X, responsibilities, reset=reset)
         self._group_data = {}
         for estimator in self.estimators_.values():  # each group is a usable model of its own
             estimator.class_prior_ = self.class_prior_
