@@ -15,11 +15,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_consistent_length, check_is_fitted
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from bayesgen._precision import compute_dtype, precision
+from bayesgen.estimators import semi_supervised
 from bayesgen.estimators.decisions import ClassPriorDecisions
-from bayesgen.estimators.uncertainty import PosteriorUses, normalise
+from bayesgen.estimators.uncertainty import PosteriorUses, log_evidence, normalise
 from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.estimators.validation import (
     check_class_probabilities,
@@ -28,6 +29,7 @@ from bayesgen.estimators.validation import (
     check_weights,
 )
 from bayesgen.families import class_prior
+from bayesgen.families.estimates import pseudo_counts
 
 
 def _responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: int):
@@ -35,14 +37,6 @@ def _responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: i
     responsibilities = np.zeros((class_index.shape[0], n_classes), dtype=weights.dtype)
     responsibilities[np.arange(class_index.shape[0]), class_index] = weights
     return responsibilities
-
-
-def _logsumexp_rows(values: np.ndarray) -> np.ndarray:
-    """Row-wise log-sum-exp, shape (n, 1); -inf for a row of -inf (no warnings)."""
-    largest = np.max(values, axis=1, keepdims=True)
-    shift = np.where(np.isfinite(largest), largest, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.log(np.sum(np.exp(values - shift), axis=1, keepdims=True)) + shift
 
 
 PROBA_METHODS = ("plugin", "predictive")
@@ -75,13 +69,18 @@ class GenerativeClassifier(
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y, sample_weight=None):
-        """Fit the model from labelled rows in closed form.
+        """Fit the model: in closed form from labelled rows, by EM when some are unlabelled.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Class labels (any sortable type: ints, strings, ...).
+            Class labels (any sortable type: ints, strings, ...). A row labelled -1 (or
+            None/NaN) is unlabelled, as in ``sklearn.semi_supervised``: it enters through
+            its mixture likelihood :math:`\\sum_k \\pi_k\\, p(x \\mid k)` and the model is
+            fitted by EM (see ``max_iter``, ``tol``, ``n_init``, ``unlabeled_weight``);
+            ``classes_`` come from the labelled rows. With no labelled row at all, EM
+            clusters the rows into ``n_classes`` classes (with a warning).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative row weights; a weight of ``w`` counts as ``w`` copies of the row.
 
@@ -95,15 +94,20 @@ class GenerativeClassifier(
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
-        y = check_labels(y)
+        y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
+        weights = check_weights(sample_weight, X)
+        unlabeled = semi_supervised.unlabeled_rows(y)
+        if unlabeled.any():
+            return semi_supervised.fit(self, X, y, unlabeled, weights)
+        y = check_labels(y)
         classes, class_index = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
             raise ValueError(
                 f"y has {classes.shape[0]} class ({classes.tolist()}); a classifier needs at "
                 "least two classes."
             )
-        weights = check_weights(sample_weight, X)
+        semi_supervised.check_n_classes(self, classes)
         weighted_counts = np.bincount(class_index, weights=weights, minlength=classes.shape[0])
         if np.count_nonzero(weighted_counts > 0) < 2:
             raise ValueError(
@@ -111,8 +115,21 @@ class GenerativeClassifier(
                 "classifier needs at least two classes."
             )
         self.classes_ = classes
+        self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
+        self.log_likelihood_history_ = np.empty(0)
         self._add_rows(X, _responsibilities(class_index, weights, classes.shape[0]), reset=True)
         return self
+
+    def _em_log_prior(self) -> float:
+        """The log prior in the EM objective: the class prior's part plus the family's."""
+        fixed, concentration, kind = self._class_prior_settings()
+        class_part = 0.0
+        if fixed is None:
+            pseudo = pseudo_counts(concentration, kind)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                terms = np.where(pseudo == 0, 0.0, pseudo * np.log(self.class_prior_))
+            class_part = float(np.sum(terms))
+        return class_part + self._feature_log_prior()
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch of labelled rows to the fitted statistics.
@@ -363,4 +380,4 @@ class GenerativeClassifier(
         -------
         ndarray of shape (n_samples,)
         """
-        return _logsumexp_rows(self.predict_joint_log_proba(X))[:, 0]
+        return log_evidence(self.predict_joint_log_proba(X))[:, 0]

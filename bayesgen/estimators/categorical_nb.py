@@ -79,11 +79,30 @@ class CategoricalNB(CountNB):
     )
     _family = categorical
 
-    def __init__(self, *, alpha=1.0, estimate="mean", fit_prior=True, class_prior=None):
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        estimate="mean",
+        fit_prior=True,
+        class_prior=None,
+        max_iter=100,
+        tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        random_state=None,
+    ):
         self.alpha = alpha
         self.estimate = estimate
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.unlabeled_weight = unlabeled_weight
+        self.n_classes = n_classes
+        self.random_state = random_state
 
     def _check_hyperparameters(self):
         super()._check_hyperparameters()
@@ -243,6 +262,9 @@ class CategoricalNB(CountNB):
             f"category_probs_{j}": columns[..., o : o + size]
             for j, (o, size) in enumerate(zip(offsets, sizes, strict=True))
         }
+
+    def _concentration(self):
+        return np.asarray(float(self.alpha))
 
     def _concentration_posterior(self):
         stats = self._fitted_stats()

@@ -11,10 +11,12 @@ import numpy as np
 from bayesgen.estimators import count_data
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax
 from bayesgen.estimators.imputation import _draw_classes, poisson_mixture_mode
+from bayesgen.estimators.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.estimators.validation import check_counts
-from bayesgen.families.estimates import check_estimate_kind
+from bayesgen.families.estimates import check_estimate_kind, pseudo_counts
 
-COMMON_PARAMETERS_DOC = """
+COMMON_PARAMETERS_DOC = (
+    """
     estimate : {"mean", "map", "mle"}, default="mean"
         Point estimate of the feature parameters: the posterior mean (additive smoothing
         with ``alpha``), the posterior mode, or maximum likelihood (which may give zero
@@ -27,6 +29,9 @@ COMMON_PARAMETERS_DOC = """
     class_prior : array-like of shape (n_classes,), optional
         Known class probabilities, used as they are.
 """
+    + EM_ITERATION_DOC
+    + EM_PARAMETERS_DOC
+)
 
 
 def check_concentration(value, name: str, n_features: int) -> np.ndarray:
@@ -43,6 +48,13 @@ def check_concentration(value, name: str, n_features: int) -> np.ndarray:
     if not np.all(np.isfinite(array)) or np.any(array <= 0):
         raise ValueError(f"{name} must be positive and finite; got {value!r}.")
     return np.broadcast_to(array, (n_features,))
+
+
+def pseudo_log_density(pseudo: np.ndarray, probabilities: np.ndarray) -> float:
+    """:math:`\\sum a \\log p`, with :math:`0 \\log 0 = 0` (``pseudo`` broadcasts)."""
+    pseudo = np.broadcast_to(pseudo, probabilities.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.sum(np.where(pseudo == 0, 0.0, pseudo * np.log(probabilities))))
 
 
 class NaiveBayesClassPrior(GenerativeClassifier):
@@ -152,6 +164,11 @@ class CountNB(NaiveBayesClassPrior):
         drawn = copy.copy(self)
         drawn._set_parameters(sites)
         return drawn
+
+    def _feature_log_prior(self) -> float:
+        # Dirichlet/Beta families: sum a log(theta) with a = pseudo_counts(alpha, estimate).
+        pseudo = pseudo_counts(self._concentration(), self.estimate)
+        return pseudo_log_density(pseudo, self._parameters())
 
     def _parameter_dims(self, features):
         (site,) = self._sampling_sites()

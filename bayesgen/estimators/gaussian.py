@@ -14,12 +14,14 @@ from bayesgen.estimators import gaussian_em
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.gaussian_prior import resolve_prior
 from bayesgen.estimators.imputation import _draw_classes
+from bayesgen.estimators.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import gaussian
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian import missing, predictive
 
-_PARAMETERS_DOC = """
+_PARAMETERS_DOC = (
+    """
     estimate : {"mle", "map", "mean"}, default="mle"
         Point estimate used for prediction: maximum likelihood (the textbook classifier,
         prior ignored), the posterior mode, or the posterior mean.
@@ -50,10 +52,13 @@ _PARAMETERS_DOC = """
         Default: the covariance of all rows (plus the ridge), which is then also the
         prior mean of each class covariance.
     max_iter : int, default=200
-        Most EM iterations when ``X`` has missing values (NaN) at fit time.
+        Most EM iterations when ``X`` has missing values (NaN) at fit time, or ``y`` has
+        unlabelled rows.
     tol : float, default=1e-6
         EM stops when the objective changes by at most ``tol`` times its size.
 """
+    + EM_PARAMETERS_DOC
+)
 
 _ATTRIBUTES_DOC = """
     Attributes
@@ -131,6 +136,10 @@ class GaussianDA(GenerativeClassifier):
         covariance_prior=None,
         max_iter=200,
         tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        random_state=None,
     ):
         self.covariance_type = covariance_type
         self.estimate = estimate
@@ -143,6 +152,10 @@ class GaussianDA(GenerativeClassifier):
         self.covariance_prior = covariance_prior
         self.max_iter = max_iter
         self.tol = tol
+        self.n_init = n_init
+        self.unlabeled_weight = unlabeled_weight
+        self.n_classes = n_classes
+        self.random_state = random_state
 
     # ------------------------------------------------------------------ hooks
     def _check_hyperparameters(self):
@@ -181,6 +194,11 @@ class GaussianDA(GenerativeClassifier):
 
     def _feature_stats(self, X, responsibilities, dtype):
         has_missing = bool(np.isnan(X).any())
+        if has_missing and getattr(self, "_semi_supervised", False):
+            raise ValueError(
+                "X has missing values and y has unlabelled rows: GaussianDA does not yet fit "
+                "both at once (EM over both); impute X first, or drop the unlabelled rows."
+            )
         if self._fresh_fit:
             self._fitted_with_missing = has_missing
         if has_missing:
@@ -312,6 +330,10 @@ class GaussianDA(GenerativeClassifier):
         # Sites "means" and "covariances", named like the fitted attributes.
         prior = jax.tree.map(jnp.asarray, self.prior_)
         return stories.gaussian_part(prior, self.covariance_type, self.classes_.shape[0])
+
+    def _feature_log_prior(self) -> float:
+        # The NIW density of the fitted parameters (what "map" maximises); 0 for "mle".
+        return 0.0 if self.estimate == "mle" else gaussian_em._log_prior(self)
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):

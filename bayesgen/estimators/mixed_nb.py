@@ -123,6 +123,12 @@ class MixedNB(NaiveBayesClassPrior):
         fit_prior=True,
         class_prior=None,
         reg_covar=1e-6,
+        max_iter=100,
+        tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        random_state=None,
     ):
         self.features = features
         self.alpha = alpha
@@ -130,6 +136,12 @@ class MixedNB(NaiveBayesClassPrior):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.reg_covar = reg_covar
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.unlabeled_weight = unlabeled_weight
+        self.n_classes = n_classes
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -331,6 +343,9 @@ class MixedNB(NaiveBayesClassPrior):
             own = {k[len(prefix) :]: v for k, v in sites.items() if k.startswith(prefix)}
             drawn.estimators_[family] = estimator._with_parameters(own)
         return drawn
+
+    def _feature_log_prior(self) -> float:
+        return sum(estimator._feature_log_prior() for estimator in self.estimators_.values())
 
     def _predictive_log_likelihood(self, X, dtype):
         total = 0.0

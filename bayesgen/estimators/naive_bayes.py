@@ -9,9 +9,15 @@ from scipy.special import gammaln
 
 from bayesgen import stories
 from bayesgen.estimators import count_data, synthetic
-from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, check_concentration
+from bayesgen.estimators.count_nb import (
+    COMMON_PARAMETERS_DOC,
+    CountNB,
+    check_concentration,
+    pseudo_log_density,
+)
 from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import bernoulli, multinomial, poisson
+from bayesgen.families.estimates import pseudo_counts
 from bayesgen.families.linear import LinearLogLikelihood
 
 
@@ -65,13 +71,31 @@ class BernoulliNB(CountNB):
     _binary_features = True
 
     def __init__(
-        self, *, alpha=1.0, binarize=None, estimate="mean", fit_prior=True, class_prior=None
+        self,
+        *,
+        alpha=1.0,
+        binarize=None,
+        estimate="mean",
+        fit_prior=True,
+        class_prior=None,
+        max_iter=100,
+        tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        random_state=None,
     ):
         self.alpha = alpha
         self.binarize = binarize
         self.estimate = estimate
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.unlabeled_weight = unlabeled_weight
+        self.n_classes = n_classes
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -126,6 +150,14 @@ class BernoulliNB(CountNB):
         # Site "feature_probs": theta, shape (n_classes, n_features).
         return stories.bernoulli_part(self._prior(None), self.classes_.shape[0])
 
+    def _concentration(self):
+        return check_concentration(self.alpha, "alpha", self.n_features_in_)
+
+    def _feature_log_prior(self) -> float:
+        theta = self._parameters()
+        pseudo = pseudo_counts(self._concentration(), self.estimate)
+        return pseudo_log_density(pseudo, theta) + pseudo_log_density(pseudo, 1.0 - theta)
+
     def _beta_posterior(self) -> bernoulli.Beta:
         stats = self._fitted_stats()
         return bernoulli.posterior(self._prior(stats.counts.dtype), stats)
@@ -173,11 +205,30 @@ class MultinomialNB(CountNB):
     )
     _family = multinomial
 
-    def __init__(self, *, alpha=1.0, estimate="mean", fit_prior=True, class_prior=None):
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        estimate="mean",
+        fit_prior=True,
+        class_prior=None,
+        max_iter=100,
+        tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        random_state=None,
+    ):
         self.alpha = alpha
         self.estimate = estimate
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.unlabeled_weight = unlabeled_weight
+        self.n_classes = n_classes
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -257,6 +308,9 @@ class MultinomialNB(CountNB):
     def _story_part(self, lengths=None):
         # Site "feature_probs": theta, shape (n_classes, n_features).
         return stories.multinomial_part(self._prior(None), self.classes_.shape[0], lengths)
+
+    def _concentration(self):
+        return check_concentration(self.alpha, "alpha", self.n_features_in_)
 
     def _dirichlet_posterior(self):
         stats = self._fitted_stats()
@@ -342,12 +396,32 @@ class PoissonNB(CountNB):
     )
     _family = poisson
 
-    def __init__(self, *, alpha=1.0, beta=1.0, estimate="mean", fit_prior=True, class_prior=None):
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        beta=1.0,
+        estimate="mean",
+        fit_prior=True,
+        class_prior=None,
+        max_iter=100,
+        tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        random_state=None,
+    ):
         self.alpha = alpha
         self.beta = beta
         self.estimate = estimate
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.unlabeled_weight = unlabeled_weight
+        self.n_classes = n_classes
+        self.random_state = random_state
 
     def _check_hyperparameters(self):
         super()._check_hyperparameters()
@@ -377,6 +451,16 @@ class PoissonNB(CountNB):
     def _story_part(self):
         # Site "rates": lambda, shape (n_classes, n_features).
         return stories.poisson_part(self._prior(None), self.classes_.shape[0])
+
+    def _feature_log_prior(self) -> float:
+        # Gamma(a, b): (a - 1) log(rate) - b rate is the log prior of "map"; "mean" is the
+        # mode under Gamma(a + 1, b).
+        if self.estimate == "mle":
+            return 0.0
+        shape = pseudo_counts(
+            check_concentration(self.alpha, "alpha", self.n_features_in_), self.estimate
+        )
+        return pseudo_log_density(shape, self.rates_) - float(self.beta * np.sum(self.rates_))
 
     def _gamma_posterior(self) -> poisson.Gamma:
         stats = self._fitted_stats()

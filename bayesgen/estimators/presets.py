@@ -21,6 +21,10 @@ class _GaussianPreset(GaussianDA):
         covariance_prior=None,
         max_iter=200,
         tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        random_state=None,
     ):
         self.estimate = estimate
         self.priors = priors
@@ -32,6 +36,10 @@ class _GaussianPreset(GaussianDA):
         self.covariance_prior = covariance_prior
         self.max_iter = max_iter
         self.tol = tol
+        self.n_init = n_init
+        self.unlabeled_weight = unlabeled_weight
+        self.n_classes = n_classes
+        self.random_state = random_state
 
 
 def _preset_doc(summary: str, covariance_type: str, example_score: str) -> str:

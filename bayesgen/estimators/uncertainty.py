@@ -42,17 +42,26 @@ def check_count(value, name: str) -> int:
     return int(value)
 
 
+def log_evidence(joint: np.ndarray) -> np.ndarray:
+    """``log sum_k exp(joint)`` along the last axis, kept as a length-1 axis.
+
+    A row of ``-inf`` gives ``-inf``, without warnings.
+    """
+    largest = np.max(joint, axis=-1, keepdims=True)
+    shift = np.where(np.isfinite(largest), largest, 0.0)
+    with np.errstate(divide="ignore"):
+        return np.log(np.sum(np.exp(joint - shift), axis=-1, keepdims=True)) + shift
+
+
 def normalise(joint: np.ndarray, log_class_prior: np.ndarray) -> np.ndarray:
     """``log p(k | x)`` from ``log p(x, k)`` along the last axis.
 
     A row with probability zero under every class gets ``log_class_prior`` (broadcast).
     """
-    largest = np.max(joint, axis=-1, keepdims=True)
-    shift = np.where(np.isfinite(largest), largest, 0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_evidence = np.log(np.sum(np.exp(joint - shift), axis=-1, keepdims=True)) + shift
-        log_posterior = joint - log_evidence
-    return np.where(np.isneginf(log_evidence), log_class_prior, log_posterior)
+    evidence = log_evidence(joint)
+    with np.errstate(invalid="ignore"):
+        log_posterior = joint - evidence
+    return np.where(np.isneginf(evidence), log_class_prior, log_posterior)
 
 
 class PosteriorUses:
