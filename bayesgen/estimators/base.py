@@ -20,7 +20,8 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators import semi_supervised
 from bayesgen.estimators.decisions import ClassPriorDecisions
-from bayesgen.estimators.uncertainty import PosteriorUses, log_evidence, normalise
+from bayesgen.estimators.log_space import log_evidence, normalise
+from bayesgen.estimators.uncertainty import PosteriorUses
 from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.estimators.validation import (
     check_class_probabilities,
@@ -115,6 +116,7 @@ class GenerativeClassifier(
                 "classifier needs at least two classes."
             )
         self.classes_ = classes
+        self._fitted_semi_supervised = False
         self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
         self.log_likelihood_history_ = np.empty(0)
         self._add_rows(X, _responsibilities(class_index, weights, classes.shape[0]), reset=True)

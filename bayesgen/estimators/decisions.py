@@ -26,6 +26,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import precision
+from bayesgen.estimators.log_space import log_evidence
 from bayesgen.estimators.validation import check_class_probabilities, check_positive
 
 
@@ -72,11 +73,9 @@ def _check_max_iter(max_iter) -> int:
 def _log_mixture(log_likelihood: np.ndarray, log_prior: np.ndarray):
     """Per-row log p(x) and log responsibilities under mixture weights ``exp(log_prior)``."""
     joint = log_likelihood + log_prior
-    largest = np.max(joint, axis=1, keepdims=True)
-    shift = np.where(np.isfinite(largest), largest, 0.0)
-    with np.errstate(divide="ignore"):
-        log_evidence = np.log(np.sum(np.exp(joint - shift), axis=1, keepdims=True)) + shift
-    return log_evidence[:, 0], joint - log_evidence
+    evidence = log_evidence(joint)
+    with np.errstate(invalid="ignore"):
+        return evidence[:, 0], joint - evidence
 
 
 class ClassPriorDecisions:

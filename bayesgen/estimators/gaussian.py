@@ -337,6 +337,7 @@ class GaussianDA(GenerativeClassifier):
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
+        super()._check_exact_posterior()
         if getattr(self, "_fitted_with_missing", False):
             raise ValueError(
                 f"This {type(self).__name__} was fitted on rows with missing values (by EM), "

@@ -324,6 +324,7 @@ class MixedNB(NaiveBayesClassPrior):
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
+        super()._check_exact_posterior()
         for estimator in self.estimators_.values():
             estimator._check_exact_posterior()
 

@@ -12,14 +12,14 @@ import warnings
 
 import jax
 import numpy as np
-from numpyro.infer import MCMC, NUTS
+from numpyro.infer import MCMC, NUTS, init_to_value
 
 from bayesgen import stories
 
 EXTRA_FIELDS = ("diverging", "potential_energy", "accept_prob", "num_steps")
 
 
-def run(estimator, X, labels, *, key, num_samples, num_warmup, num_chains, progress):
+def run(estimator, X, labels, *, key, num_samples, num_warmup, num_chains, progress, start=None):
     """Sample the posterior of ``estimator``'s story given rows ``X`` and class indices.
 
     Parameters
@@ -34,6 +34,9 @@ def run(estimator, X, labels, *, key, num_samples, num_warmup, num_chains, progr
     num_samples, num_warmup, num_chains : int
     progress : bool
         Show NumPyro's progress bar.
+    start : dict, optional
+        Values of sites to start the chains from (the others start as NumPyro's
+        ``init_to_uniform``).
 
     Returns
     -------
@@ -50,8 +53,12 @@ def run(estimator, X, labels, *, key, num_samples, num_warmup, num_chains, progr
 
     # Parallel chains need one device each; on a single CPU, vectorised chains are fastest.
     chain_method = "parallel" if jax.local_device_count() >= num_chains else "vectorized"
+    if start is None:
+        kernel = NUTS(model)
+    else:
+        kernel = NUTS(model, init_strategy=init_to_value(values=start))
     mcmc = MCMC(
-        NUTS(model),
+        kernel,
         num_warmup=num_warmup,
         num_samples=num_samples,
         num_chains=num_chains,

@@ -28,7 +28,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators.uncertainty import log_evidence, normalise
+from bayesgen.estimators.log_space import log_evidence, normalise
 from bayesgen.estimators.validation import check_labels, check_positive
 
 EM_ITERATION_DOC = """
@@ -151,6 +151,7 @@ def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
             ConvergenceWarning,
             stacklevel=3,
         )
+    estimator._fitted_semi_supervised = True
     estimator.n_iter_ = len(history)
     estimator.converged_ = converged
     estimator.log_likelihood_history_ = np.asarray(history)

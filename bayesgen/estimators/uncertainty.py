@@ -22,10 +22,11 @@ import numbers
 import jax
 import jax.numpy as jnp
 import numpy as np
-from sklearn.utils.validation import check_consistent_length, check_is_fitted
+from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import inference_data, nuts
+from bayesgen.estimators import inference_data, nuts, semi_supervised
+from bayesgen.estimators.log_space import log_evidence, normalise
 from bayesgen.estimators.synthetic import random_key
 from bayesgen.estimators.validation import check_labels
 from bayesgen.families import class_prior
@@ -40,28 +41,6 @@ def check_count(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
         raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
     return int(value)
-
-
-def log_evidence(joint: np.ndarray) -> np.ndarray:
-    """``log sum_k exp(joint)`` along the last axis, kept as a length-1 axis.
-
-    A row of ``-inf`` gives ``-inf``, without warnings.
-    """
-    largest = np.max(joint, axis=-1, keepdims=True)
-    shift = np.where(np.isfinite(largest), largest, 0.0)
-    with np.errstate(divide="ignore"):
-        return np.log(np.sum(np.exp(joint - shift), axis=-1, keepdims=True)) + shift
-
-
-def normalise(joint: np.ndarray, log_class_prior: np.ndarray) -> np.ndarray:
-    """``log p(k | x)`` from ``log p(x, k)`` along the last axis.
-
-    A row with probability zero under every class gets ``log_class_prior`` (broadcast).
-    """
-    evidence = log_evidence(joint)
-    with np.errstate(invalid="ignore"):
-        log_posterior = joint - evidence
-    return np.where(np.isneginf(evidence), log_class_prior, log_posterior)
 
 
 class PosteriorUses:
@@ -83,7 +62,18 @@ class PosteriorUses:
         return concentration / concentration.sum()
 
     def _check_exact_posterior(self) -> None:
-        """Raise if the posterior of this fit has no closed form (default: it has)."""
+        """Raise if the posterior of this fit has no closed form.
+
+        A fit with unlabelled rows keeps EM's expected statistics, whose conjugate update
+        is not the posterior; families add their own cases.
+        """
+        if getattr(self, "_fitted_semi_supervised", False):
+            raise ValueError(
+                f"This {type(self).__name__} was fitted with unlabelled rows (by EM), so its "
+                "posterior has no closed form; use posterior(method='nuts', X=X, y=y) with "
+                "the training rows (unlabelled ones marked as in fit), and pass that "
+                "InferenceData to predict_proba_draws."
+            )
 
     # --------------------------------------------------------------- draws
     def _exact_draws(self, key, num_samples: int) -> dict:
@@ -246,6 +236,7 @@ class PosteriorUses:
                     num_warmup=num_warmup,
                     num_chains=num_chains,
                     progress=progress,
+                    start=self._nuts_start(),
                 )
             flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in draws.items()}
         log_likelihood = None
@@ -263,18 +254,53 @@ class PosteriorUses:
             method=method,
         )
 
+    def _nuts_start(self):
+        """Where NUTS starts: at the EM fit after a fit with unlabelled rows, else None.
+
+        With unlabelled rows the posterior is a mixture's, with a copy of each mode for
+        every relabelling of the classes; the labelled rows make those copies far less
+        probable, but a chain started at random can still settle in one. Starting at the
+        EM estimate (a mode) avoids that. Sites on the edge of their support (a zero
+        probability) are left to NumPyro's default start.
+        """
+        if not getattr(self, "_fitted_semi_supervised", False):
+            return None
+        sites = {**self._sampling_sites(), "class_prior": self.class_prior_}
+        start = {}
+        for name, value in sites.items():
+            value = np.asarray(value)
+            inside = np.all(np.isfinite(value))
+            if not name.endswith(("means", "covariances")):
+                inside &= np.all(value > 0) and (name.endswith("rates") or np.all(value < 1))
+            if inside:
+                start[name] = value
+        return start
+
     def _labelled_rows(self, X, y):
+        """Validated rows and class indices; -1 for an unlabelled row (as in ``fit``)."""
         X = self._check_X(X, reset=False)
-        y = check_labels(y)
+        y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
-        return X, np.asarray(self._class_index(y))
+        unlabelled = semi_supervised.unlabeled_rows(y)
+        labels = np.full(y.shape[0], -1)
+        if (~unlabelled).any():
+            known = check_labels(np.asarray(y, dtype=object)[~unlabelled].tolist())
+            labels[~unlabelled] = np.asarray(self._class_index(known))
+        return X, labels
 
     def _pointwise_log_likelihood(self, X, labels, draws: dict) -> np.ndarray:
-        """:math:`\\log p(x_i, y_i \\mid \\theta_s)`, shape (n_draws, n_rows)."""
+        """Per draw and row: :math:`\\log p(x_i, y_i \\mid \\theta)`, or :math:`\\log
+        p(x_i \\mid \\theta)` for an unlabelled row; shape (n_draws, n_rows)."""
         rows = np.arange(labels.shape[0])
+        unlabelled = labels < 0
         dtype = compute_dtype(X.dtype)
-        chunks = self._joint_draws(X, dtype, draws)
-        return np.concatenate([joint[:, rows, labels] for joint, _ in chunks])
+        chunks = []
+        for joint, _ in self._joint_draws(X, dtype, draws):
+            values = joint[:, rows, np.where(unlabelled, 0, labels)]
+            if unlabelled.any():
+                values[:, unlabelled] = log_evidence(joint[:, unlabelled])[..., 0]
+            chunks.append(values)
+        return np.concatenate(chunks)
 
     def _posterior_dims(self):
         if hasattr(self, "feature_names_in_"):

@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+import jax
 import jax.numpy as jnp
+import numpy as np
 import numpyro
 import numpyro.distributions as dist
 from jax import Array
+from numpyro import handlers
 
 from bayesgen.families.class_prior import Dirichlet
 
@@ -70,7 +73,9 @@ def classifier_story(
     X : array, dict of arrays, or None
         Observed features (``None`` draws them).
     y : array of shape (n_samples,), optional
-        Observed class indices (``None`` draws them).
+        Observed class indices (``None`` draws them). With ``X`` observed, an index of -1
+        marks an unlabelled row: it enters through the factor ``"unlabelled"``, its
+        mixture likelihood :math:`\\sum_k \\pi_k\\, p(x \\mid k)`.
     class_prior : Dirichlet
     part : StoryPart
     fixed_class_prior : array, optional
@@ -81,9 +86,57 @@ def classifier_story(
     rows = n_rows(X, y, n_samples)
     pi = class_probabilities(class_prior, fixed_class_prior)
     params = part.parameters()
+    unlabelled = _unlabelled_rows(X, y)
+    if unlabelled is not None:
+        labelled = np.flatnonzero(~unlabelled)
+        with numpyro.plate("rows", labelled.size):
+            labels = numpyro.sample("y", dist.Categorical(probs=pi), obs=y[labelled])
+            part.features(params, labels, take_rows(X, labelled))
+        _observe_unlabelled(part, params, pi, take_rows(X, np.flatnonzero(unlabelled)))
+        return
     with numpyro.plate("rows", rows):
         labels = numpyro.sample("y", dist.Categorical(probs=pi), obs=y)
         part.features(params, labels, X)
+
+
+def _unlabelled_rows(X, y):
+    """Where observed labels are -1 (unlabelled), or None when every row is labelled."""
+    if X is None or y is None or isinstance(y, jax.core.Tracer):
+        return None
+    unlabelled = np.asarray(y) < 0
+    return unlabelled if unlabelled.any() else None
+
+
+def take_rows(X, rows):
+    """Rows of the observed features: an array, or a dict of arrays (combined parts)."""
+    if isinstance(X, dict):
+        return {name: None if value is None else value[rows] for name, value in X.items()}
+    return X[rows]
+
+
+def _observe_unlabelled(part, params, pi, X) -> None:
+    r"""The factor ``"unlabelled"``: :math:`\sum_i \log \sum_k \pi_k\, p(x_i \mid k)`.
+
+    The label of an unlabelled row is summed out exactly: the family's feature sites are
+    run once per class under ``block`` (hidden from inference) and ``trace`` (to read
+    their log densities), so any part, combined ones included, works unchanged.
+    """
+    n_unlabelled = n_rows(X, None, None)
+    n_classes = jnp.shape(pi)[-1]
+    per_class = []
+    for k in range(n_classes):
+        with handlers.block(), handlers.trace() as trace:
+            with numpyro.plate("unlabelled_rows", n_unlabelled):
+                part.features(params, jnp.full(n_unlabelled, k), X)
+        per_class.append(
+            sum(
+                site["fn"].log_prob(site["value"])
+                for site in trace.values()
+                if site["type"] == "sample" and site["is_observed"]
+            )
+        )
+    joint = jnp.log(pi) + jnp.stack(per_class, axis=-1)
+    numpyro.factor("unlabelled", jax.nn.logsumexp(joint, axis=-1))
 
 
 def combined_part(parts: dict[str, StoryPart]) -> StoryPart:

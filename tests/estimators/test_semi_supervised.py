@@ -2,13 +2,19 @@
 
 import warnings
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 import pytest
+from numpyro.infer.util import log_density
+from scipy import stats
+from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 
 import bayesgen as bg
+from bayesgen import stories
 
 N_CLASSES = 3
 
@@ -215,3 +221,90 @@ def test_gaussian_with_missing_values_and_unlabelled_rows_is_refused():
     X[0, 0] = np.nan
     with pytest.raises(ValueError, match="missing values and y has unlabelled rows"):
         bg.QDA().fit(X, np.where(_few_labels(y), y, -1))
+
+
+# ---------------------------------------------------------------------------- the story
+def _story_log_likelihood(model, X, labels):
+    """The story's log density at the fitted parameters, less its log prior."""
+    sites = {**model._sampling_sites(), "class_prior": model.class_prior_}
+    features = model._story_features(model._check_X(X, reset=False))
+
+    def story():
+        stories.classifier_story(
+            features, jnp.asarray(labels), **model._story_class_prior(), part=model._story_part()
+        )
+
+    with jax.enable_x64(True):
+        total, trace = log_density(story, (), {}, sites)
+        log_prior = sum(
+            float(np.sum(site["fn"].log_prob(site["value"])))
+            for site in trace.values()
+            if site["type"] == "sample" and not site["is_observed"]
+        )
+    return float(total) - log_prior
+
+
+@pytest.mark.parametrize("name", ["QDA", "BernoulliNB", "MixedNB"])
+def test_story_sums_the_label_of_unlabelled_rows_out(name):
+    """log density = sum_labelled log p(x, y) + sum_unlabelled log sum_k pi_k p(x | k)."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 60)
+    X = rng.normal(2.0 * y[:, None], 1.0, (60, 2))
+    data = {
+        "QDA": X,
+        "BernoulliNB": (X > 1).astype(float),
+        "MixedNB": pd.DataFrame({"a": X[:, 0], "b": X[:, 1] > 1}),
+    }[name]
+    semi_y = np.where(np.arange(60) < 12, y, -1)
+    model = getattr(bg, name)().fit(data, semi_y)
+    joint = model.predict_joint_log_proba(data)
+    labelled = semi_y >= 0
+    expected = joint[labelled, semi_y[labelled]].sum() + logsumexp(joint[~labelled], axis=1).sum()
+    np.testing.assert_allclose(_story_log_likelihood(model, data, semi_y), expected, rtol=1e-9)
+
+
+@pytest.mark.slow
+def test_nuts_learns_from_unlabelled_rows():
+    """After an EM fit the exact path refuses; NUTS on the story (label summed out) gives a
+    posterior near the EM estimate and much narrower than from the labelled rows alone."""
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 300)
+    X = rng.normal(3.0 * y[:, None], 1.0, (300, 2))
+    semi_y = np.where(np.arange(300) < 10, y, -1)
+    model = bg.GaussianNB(estimate="map").fit(X, semi_y)
+    with pytest.raises(ValueError, match="fitted with unlabelled rows"):
+        model.posterior(10)
+    nuts = model.posterior(
+        500, method="nuts", num_chains=2, num_warmup=400, X=X, y=semi_y, random_state=0
+    )
+    assert int(nuts.sample_stats["diverging"].sum()) == 0
+    means = nuts.posterior["means"].values.reshape(-1, 2, 2)
+    spread = means.std(axis=0)
+    assert np.all(np.abs(means.mean(axis=0) - model.means_) < 3 * spread)
+    labelled_only = bg.GaussianNB().fit(X[:10], y[:10]).posterior(4000, random_state=0)
+    narrow = labelled_only.posterior["means"].values.reshape(-1, 2, 2).std(axis=0)
+    assert np.all(spread < 0.5 * narrow)
+    # Unlabelled rows' pointwise log-likelihood is their mixture density.
+    assert nuts.log_likelihood["joint"].shape == (2, 500, 300)
+
+
+def test_pointwise_log_likelihood_of_unlabelled_rows_is_the_mixture_density():
+    X, y, _, _ = _gaussian_problem(n=200)
+    model = bg.LDA().fit(X, y)
+    semi_y = np.where(_few_labels(y), y, -1)
+    idata = model.posterior(3, X=X, y=semi_y, random_state=0)
+    pi = idata.posterior["class_prior"].values[0]
+    means = idata.posterior["means"].values[0]
+    covariance = idata.posterior["covariances"].values[0]
+    for s in range(3):
+        joint = np.stack(
+            [
+                np.log(pi[s, k]) + stats.multivariate_normal.logpdf(X, means[s, k], covariance[s])
+                for k in range(3)
+            ],
+            axis=1,
+        )
+        expected = np.where(
+            semi_y >= 0, joint[np.arange(200), np.maximum(semi_y, 0)], logsumexp(joint, axis=1)
+        )
+        np.testing.assert_allclose(idata.log_likelihood["joint"].values[0, s], expected, rtol=1e-9)
