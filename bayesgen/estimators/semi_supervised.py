@@ -163,15 +163,17 @@ def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
     estimator._semi_supervised = True
     try:
         estimator._add_rows(X, initial, reset=True)
+        # One pass per iteration: the E-step's log posteriors also give the objective of
+        # the parameters they were computed under.
+        log_posterior, _ = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
         history, converged = [], False
         for _ in range(estimator.max_iter):
-            log_posterior, _ = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
             responsibilities = fixed.copy()
             responsibilities[unlabeled] = (
                 np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
             )
             estimator._add_rows(X, responsibilities, reset=True)
-            _, value = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
+            log_posterior, value = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
             history.append(value)
             if len(history) > 1 and abs(history[-1] - history[-2]) <= estimator.tol * abs(
                 history[-1]
