@@ -62,3 +62,31 @@ def test_uncertainty_example(tmp_path):
     # Measured for seeds 0..49: the large/small ratio of band widths is at most 0.31.
     assert result["band_width_large"] < 0.5 * result["band_width_small"]
     assert result["max_plugin_confidence_far"] > result["max_predictive_confidence_far"]
+
+
+def test_semi_supervised_example():
+    """Unlabelled rows lift a handful of labels to almost the all-labelled accuracy."""
+    result = _load(ROOT / "examples" / "semi_supervised.py").main()
+    # Measured for seeds 0..19: gains of at least 0.484 (documents) and 0.066 (Gaussians);
+    # semi-supervised at most 0.005 (documents) and 0.003 (Gaussians) below all labelled;
+    # lambda = 0.1 with alpha = 0.1 at most 0.011 below lambda = 1.
+    assert result["text_semi"] > result["text_labelled_only"] + 0.45
+    assert result["text_semi"] > result["text_all_labelled"] - 0.01
+    assert result["text_semi_lambda_0.1_alpha_0.1"] > result["text_semi"] - 0.02
+    assert result["gaussian_semi"] > result["gaussian_labelled_only"] + 0.05
+    assert result["gaussian_semi"] > result["gaussian_all_labelled"] - 0.01
+
+
+def test_label_shift_example():
+    """EM recovers the target proportions; adapting and weighing costs both pay off."""
+    result = _load(ROOT / "examples" / "label_shift.py").main()
+    # Measured for seeds 0..19: the estimated proportions are within 0.045 of the true ones;
+    # adapting cuts the log loss by at least 0.106, to at most 0.019 above the oracle's, and
+    # raises the accuracy by at least 0.061; the cost-sensitive decision costs at most 0.567
+    # times as much as the most probable class.
+    gap = [abs(a - b) for a, b in zip(result["adapted_prior"], result["true_prior"], strict=True)]
+    assert max(gap) < 0.05
+    assert result["log_loss_adapted"] < result["log_loss_unadapted"] - 0.1
+    assert result["log_loss_adapted"] < result["log_loss_oracle"] + 0.02
+    assert result["accuracy_adapted"] > result["accuracy_unadapted"] + 0.05
+    assert result["cost_sensitive"] < 0.6 * result["cost_argmax"]

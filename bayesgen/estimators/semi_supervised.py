@@ -190,6 +190,7 @@ def _e_step(estimator, X, fixed, unlabeled, unlabeled_weights):
     dtype = compute_dtype(X.dtype)
     with precision(dtype):
         log_likelihood = np.asarray(estimator._log_likelihood(X, dtype, row_terms=True))
+        log_prior_of_parameters = estimator._em_log_prior()  # in X's precision, like the rest
     with np.errstate(divide="ignore"):
         log_prior = np.log(estimator.class_prior_).astype(log_likelihood.dtype)
     joint = log_likelihood + log_prior
@@ -197,4 +198,4 @@ def _e_step(estimator, X, fixed, unlabeled, unlabeled_weights):
     with np.errstate(invalid="ignore"):
         labelled_term = np.sum(np.where(fixed > 0, fixed * joint, 0.0))
     unlabelled_term = np.sum(unlabeled_weights * log_evidence(joint[unlabeled])[:, 0])
-    return log_posterior, float(labelled_term + unlabelled_term + estimator._em_log_prior())
+    return log_posterior, float(labelled_term + unlabelled_term + log_prior_of_parameters)
