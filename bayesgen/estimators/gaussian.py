@@ -10,7 +10,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from bayesgen import stories
-from bayesgen.estimators import gaussian_em
+from bayesgen._precision import compute_dtype, precision
+from bayesgen.estimators import gaussian_em, gaussian_semi_supervised
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.gaussian_prior import resolve_prior
 from bayesgen.estimators.imputation import _draw_classes
@@ -330,6 +331,41 @@ class GaussianDA(GenerativeClassifier):
         # Sites "means" and "covariances", named like the fitted attributes.
         prior = jax.tree.map(jnp.asarray, self.prior_)
         return stories.gaussian_part(prior, self.covariance_type, self.classes_.shape[0])
+
+    def _jitted_em(self, X, fixed, unlabeled, unlabeled_weights, initial):
+        """EM over unlabelled rows in one jitted loop (``gaussian_semi_supervised``).
+
+        The prior and ridge are resolved once from responsibilities with EM's row totals
+        (which EM keeps), then the loop runs, and the fit is redone from the last M-step's
+        responsibilities so that every fitted attribute is set as by ``fit``.
+        """
+        n_classes = self.classes_.shape[0]
+        weights = np.zeros(X.shape[0])
+        weights[unlabeled] = unlabeled_weights
+        self._add_rows(X, fixed + weights[:, None] / n_classes, reset=True)
+        dtype = compute_dtype(X.dtype)
+        _, concentration, _ = self._class_prior_settings()
+        fixed_pi = self.class_prior_ if self._class_prior_is_fixed() else None
+        with precision(dtype):
+            result = gaussian_semi_supervised.semi_supervised_em(
+                jnp.asarray(X, dtype),
+                jnp.asarray(fixed, dtype),
+                jnp.asarray(weights, dtype),
+                jnp.asarray(initial, dtype),
+                _to_jax(self.prior_, dtype),
+                jnp.asarray(self.ridge_, dtype),
+                jnp.full(n_classes, concentration, dtype),
+                float(self.tol),
+                covariance_type=self.covariance_type,
+                kind=self.estimate,
+                max_iter=int(self.max_iter),
+                class_probabilities_fixed=None
+                if fixed_pi is None
+                else jnp.asarray(fixed_pi, dtype),
+            )
+        self._add_rows(X, np.asarray(result.responsibilities, dtype=np.float64), reset=True)
+        n_iter = int(result.n_iter)
+        return np.asarray(result.history)[:n_iter].tolist(), bool(result.converged)
 
     def _feature_log_prior(self) -> float:
         # The NIW density of the fitted parameters (what "map" maximises); 0 for "mle".

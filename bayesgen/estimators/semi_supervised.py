@@ -159,7 +159,14 @@ def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
 
 
 def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
-    """One EM run from the responsibilities ``initial``: (objective history, converged)."""
+    """One EM run from the responsibilities ``initial``: (objective history, converged).
+
+    A family may run the whole loop itself (``_jitted_em``, Gaussian models without missing
+    values); otherwise each iteration is a vectorised pass driven from here.
+    """
+    jitted = getattr(estimator, "_jitted_em", None)
+    if jitted is not None and not np.isnan(np.asarray(X, dtype=float)).any():
+        return jitted(X, fixed, unlabeled, unlabeled_weights, initial)
     estimator._semi_supervised = True
     try:
         estimator._add_rows(X, initial, reset=True)

@@ -1,0 +1,146 @@
+r"""EM over unlabelled rows for ``GaussianDA``, as one jitted ``lax.while_loop``.
+
+Each iteration is one M-step (:func:`suff_stats` of the responsibilities, then
+:func:`point_estimate` plus the ridge) and one E-step (:func:`log_likelihood`, whose
+normalised rows are the next responsibilities and whose log-sum-exp gives the objective).
+The prior and the ridge are fixed: the empirical-Bayes defaults depend on the rows' total
+weights only, which EM does not change. The labelled rows' responsibilities (one-hot times
+weight) are ``fixed``; an unlabelled row carries weight ``unlabelled_weights[i]`` (λ w_i),
+zero for labelled rows.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax import Array
+from numpyro.infer.util import log_density
+
+from bayesgen import stories
+from bayesgen.families import dirichlet
+from bayesgen.families.gaussian import (
+    GaussianParams,
+    NormalInverseWishart,
+    add_ridge,
+    log_likelihood,
+    point_estimate,
+    suff_stats,
+)
+
+
+class EMResult(NamedTuple):
+    """The end of an EM run.
+
+    Attributes
+    ----------
+    responsibilities : Array of shape (n_samples, n_classes)
+        Those of the last M-step: refitting from them gives the final parameters.
+    history : Array of shape (max_iter,)
+        The objective after each iteration; entries past ``n_iter`` are NaN.
+    n_iter : Array
+        Iterations run.
+    converged : Array
+    """
+
+    responsibilities: Array
+    history: Array
+    n_iter: Array
+    converged: Array
+
+
+def _parameters(X, responsibilities, prior, ridge, class_concentration, covariance_type, kind):
+    stats = suff_stats(X, responsibilities, covariance_type)
+    params = add_ridge(point_estimate(prior, stats, covariance_type, kind), ridge, covariance_type)
+    class_probabilities = dirichlet.point_estimate(class_concentration, stats.counts, kind)
+    return params, class_probabilities
+
+
+def _log_prior(
+    params: GaussianParams,
+    class_probabilities,
+    prior,
+    class_concentration,
+    *,
+    kind,
+    covariance_type,
+    include_class,
+):
+    """The log prior whose mode the M-step takes (0 for "mle"): the story's NIW density."""
+    if kind == "mle":
+        return 0.0
+    total = 0.0
+    if include_class:
+        pseudo = class_concentration - 1.0 if kind == "map" else class_concentration
+        total = jnp.sum(jnp.where(pseudo == 0, 0.0, pseudo * jnp.log(class_probabilities)))
+    part = stories.gaussian_part(prior, covariance_type, params.means.shape[0])
+    sites = {"means": params.means, "covariances": params.covariances}
+    density, _ = log_density(part.parameters, (), {}, sites)
+    return total + density
+
+
+@partial(jax.jit, static_argnames=("covariance_type", "kind", "max_iter"))
+def semi_supervised_em(
+    X: Array,
+    fixed: Array,
+    unlabelled_weights: Array,
+    initial: Array,
+    prior: NormalInverseWishart,
+    ridge: Array,
+    class_concentration: Array,
+    tol: float,
+    *,
+    covariance_type: str,
+    kind: str,
+    max_iter: int,
+    class_probabilities_fixed: Array | None = None,
+) -> EMResult:
+    """Run EM from the responsibilities ``initial``; see the module docstring."""
+
+    def m_and_e(responsibilities):
+        params, class_probabilities = _parameters(
+            X, responsibilities, prior, ridge, class_concentration, covariance_type, kind
+        )
+        if class_probabilities_fixed is not None:
+            class_probabilities = class_probabilities_fixed
+        joint = log_likelihood(params, X, covariance_type) + jnp.log(class_probabilities)
+        evidence = jax.nn.logsumexp(joint, axis=1, keepdims=True)
+        labelled = jnp.sum(jnp.where(fixed > 0, fixed * joint, 0.0))
+        objective = labelled + jnp.sum(unlabelled_weights * evidence[:, 0])
+        objective = objective + _log_prior(
+            params,
+            class_probabilities,
+            prior,
+            class_concentration,
+            kind=kind,
+            covariance_type=covariance_type,
+            include_class=class_probabilities_fixed is None,
+        )
+        posterior = jnp.exp(joint - evidence)
+        return fixed + unlabelled_weights[:, None] * posterior, objective
+
+    next_responsibilities, _ = m_and_e(initial)
+    history = jnp.full(max_iter, jnp.nan, dtype=X.dtype)
+
+    def condition(state):
+        iteration, _, _, _, converged = state
+        return (iteration < max_iter) & ~converged
+
+    def body(state):
+        iteration, responsibilities, _, history, _ = state
+        following, objective = m_and_e(responsibilities)
+        previous = jnp.where(iteration > 0, history[iteration - 1], jnp.nan)
+        converged = (iteration > 0) & (jnp.abs(objective - previous) <= tol * jnp.abs(objective))
+        return (
+            iteration + 1,
+            following,
+            responsibilities,
+            history.at[iteration].set(objective),
+            converged,
+        )
+
+    start = (jnp.asarray(0), next_responsibilities, initial, history, jnp.asarray(False))
+    n_iter, _, last, history, converged = jax.lax.while_loop(condition, body, start)
+    return EMResult(last, history, n_iter, converged)
