@@ -196,9 +196,15 @@ class GaussianDA(GenerativeClassifier):
     def _feature_stats(self, X, responsibilities, dtype):
         has_missing = bool(np.isnan(X).any())
         if has_missing and getattr(self, "_semi_supervised", False):
-            raise ValueError(
-                "X has missing values and y has unlabelled rows: GaussianDA does not yet fit "
-                "both at once (EM over both); impute X first, or drop the unlabelled rows."
+            # Inside EM over unlabelled rows, one EM over labels and missing entries at once:
+            # the expected statistics under the current parameters, prior and ridge kept.
+            self._frozen_prior = (self.ridge_, self.prior_)
+            return gaussian_em._expected_stats(
+                self.means_,
+                self._full_covariances(),
+                X,
+                np.asarray(responsibilities),
+                self.covariance_type,
             )
         if self._fresh_fit:
             self._fitted_with_missing = has_missing

@@ -167,9 +167,13 @@ def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
     jitted = getattr(estimator, "_jitted_em", None)
     if jitted is not None and not np.isnan(np.asarray(X, dtype=float)).any():
         return jitted(X, fixed, unlabeled, unlabeled_weights, initial)
+    with warnings.catch_warnings():
+        # Only a start: with missing values this runs EM over them on the labelled rows,
+        # and whether that converges is beside the point once the outer EM takes over.
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        estimator._add_rows(X, initial, reset=True)
     estimator._semi_supervised = True
     try:
-        estimator._add_rows(X, initial, reset=True)
         # One pass per iteration: the E-step's log posteriors also give the objective of
         # the parameters they were computed under.
         log_posterior, _ = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
