@@ -8,6 +8,7 @@ scikit-learn API.
 from bayesgen.estimators import (
     LDA,
     QDA,
+    RDACV,
     BernoulliNB,
     CategoricalNB,
     GaussianDA,
@@ -22,6 +23,7 @@ __version__ = "0.1.0"
 __all__ = [
     "LDA",
     "QDA",
+    "RDACV",
     "BernoulliNB",
     "CategoricalNB",
     "GaussianDA",

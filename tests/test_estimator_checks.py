@@ -6,6 +6,7 @@ from sklearn.utils.estimator_checks import estimator_checks_generator
 from bayesgen import (
     LDA,
     QDA,
+    RDACV,
     BernoulliNB,
     CategoricalNB,
     GaussianDA,
@@ -23,6 +24,10 @@ ESTIMATORS = [
     LDA(),
     QDA(),
     GaussianNB(),
+    GaussianDA(reg_alpha=0.5, reg_gamma=0.5),
+    LDA(shrinkage="ledoit-wolf"),
+    QDA(shrinkage=0.1, estimate="map"),
+    RDACV(reg_alphas=[0.0, 1.0], reg_gammas=[0.5, 1.0], cv=3),
     # The default binarize=None refuses non-0/1 data by design; the checks feed real values.
     BernoulliNB(binarize=0.0),
     MultinomialNB(),
@@ -45,7 +50,9 @@ COUNT_MODELS_EXCEPTIONS = {"check_decision_proba_consistency"}
 # MultinomialNB accepts NaN when predicting (missing words are integrated out exactly) but
 # not when fitting (with renormalised words the likelihood has no closed form), so its
 # allow_nan tag is False and the check that predict refuses NaN does not hold by design.
-# tests/estimators/test_missing_discrete.py tests both behaviours.
+# tests/estimators/test_missing_discrete.py tests both behaviours. The same holds for a
+# Gaussian model with shrinkage="ledoit-wolf", whose intensity needs complete rows
+# (tests/estimators/test_regularised.py).
 PREDICT_ONLY_NAN = {"check_estimators_nan_inf"}
 # check_classifiers_classes labels its binary data -1 and 1. In bayesgen -1 marks an
 # unlabelled row (the sklearn.semi_supervised convention), so that data has one labelled
@@ -64,7 +71,10 @@ def _applies(estimator, check) -> bool:
     if name in NOT_APPLICABLE or name in MINUS_ONE_IS_UNLABELLED:
         return False
     counts = isinstance(estimator, (MultinomialNB, PoissonNB))
-    if isinstance(estimator, MultinomialNB) and name in PREDICT_ONLY_NAN:
+    predict_only_nan = isinstance(estimator, MultinomialNB) or (
+        isinstance(estimator, GaussianDA) and estimator.shrinkage == "ledoit-wolf"
+    )
+    if predict_only_nan and name in PREDICT_ONLY_NAN:
         return False
     return not (counts and name in COUNT_MODELS_EXCEPTIONS)
 

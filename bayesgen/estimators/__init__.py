@@ -5,10 +5,12 @@ from bayesgen.estimators.gaussian import GaussianDA
 from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
 from bayesgen.estimators.presets import LDA, QDA, GaussianNB
+from bayesgen.estimators.rda_cv import RDACV
 
 __all__ = [
     "LDA",
     "QDA",
+    "RDACV",
     "BernoulliNB",
     "CategoricalNB",
     "GaussianDA",

@@ -11,15 +11,16 @@ import numpy as np
 
 from bayesgen import stories
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import gaussian_em, gaussian_semi_supervised
+from bayesgen.estimators import gaussian_em, gaussian_regularised, gaussian_semi_supervised
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
+from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.estimators.gaussian_prior import resolve_prior
 from bayesgen.estimators.imputation import _draw_classes
 from bayesgen.estimators.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import gaussian
 from bayesgen.families.estimates import check_estimate_kind
-from bayesgen.families.gaussian import missing, predictive
+from bayesgen.families.gaussian import missing, predictive, shrinkage
 
 _PARAMETERS_DOC = (
     """
@@ -52,7 +53,9 @@ _PARAMETERS_DOC = (
         ``"tied"``, ``(n_features,)`` for ``"diag"``, a float for ``"spherical"``.
         Default: the covariance of all rows (plus the ridge), which is then also the
         prior mean of each class covariance.
-    max_iter : int, default=200
+"""
+    + gaussian_regularised.REGULARISATION_DOC.lstrip("\n")
+    + """    max_iter : int, default=200
         Most EM iterations when ``X`` has missing values (NaN) at fit time, or ``y`` has
         unlabelled rows.
     tol : float, default=1e-6
@@ -61,7 +64,8 @@ _PARAMETERS_DOC = (
     + EM_PARAMETERS_DOC
 )
 
-_ATTRIBUTES_DOC = """
+_ATTRIBUTES_DOC = (
+    """
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -85,16 +89,20 @@ _ATTRIBUTES_DOC = """
     converged_ : bool
     log_likelihood_history_ : ndarray of shape (n_iter_,)
         The EM objective per iteration: the observed-data log-likelihood of the training
-        rows (plus the log prior for ``estimate="map"``); it never decreases.
+        rows (plus the log prior for ``estimate="map"``); it never decreases, except with a
+        regularised covariance, whose M-step is not a maximisation.
     ridge_ : ndarray of shape (n_features,), or a scalar for ``"spherical"``
         What was added to the diagonal of every covariance.
-    n_features_in_ : int
+"""
+    + gaussian_regularised.REGULARISATION_ATTRIBUTES_DOC.lstrip("\n")
+    + """    n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Only when ``X`` had string column names.
 """
+)
 
 
-class GaussianDA(GenerativeClassifier):
+class GaussianDA(FisherProjection, GenerativeClassifier):
     __doc__ = (
         """Gaussian discriminant analysis: a Gaussian density per class.
 
@@ -135,6 +143,9 @@ class GaussianDA(GenerativeClassifier):
         mean_precision_prior=1.0,
         degrees_of_freedom_prior=None,
         covariance_prior=None,
+        reg_alpha=1.0,
+        reg_gamma=1.0,
+        shrinkage=None,
         max_iter=200,
         tol=1e-6,
         n_init=1,
@@ -151,6 +162,9 @@ class GaussianDA(GenerativeClassifier):
         self.mean_precision_prior = mean_precision_prior
         self.degrees_of_freedom_prior = degrees_of_freedom_prior
         self.covariance_prior = covariance_prior
+        self.reg_alpha = reg_alpha
+        self.reg_gamma = reg_gamma
+        self.shrinkage = shrinkage
         self.max_iter = max_iter
         self.tol = tol
         self.n_init = n_init
@@ -170,13 +184,15 @@ class GaussianDA(GenerativeClassifier):
             raise ValueError(f"max_iter must be an integer >= 1; got {self.max_iter!r}.")
         if self.max_iter < 1:
             raise ValueError(f"max_iter must be >= 1; got {self.max_iter}.")
+        gaussian_regularised.check_regularisation(self)
 
     def _class_prior_settings(self):
         return self.priors, self.class_concentration_prior, self.estimate
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
+        # NaN is a missing value, except for Ledoit-Wolf (its fourth moments need full rows).
+        tags.input_tags.allow_nan = not gaussian_regularised.needs_fourth_moments(self)
         return tags
 
     def _check_X(self, X, *, reset):
@@ -186,6 +202,7 @@ class GaussianDA(GenerativeClassifier):
     def _add_rows(self, X, responsibilities, *, reset):
         self._fresh_fit = reset
         if reset:
+            self._moments = None
             self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
             self.log_likelihood_history_ = np.empty(0)
         try:
@@ -195,6 +212,14 @@ class GaussianDA(GenerativeClassifier):
 
     def _feature_stats(self, X, responsibilities, dtype):
         has_missing = bool(np.isnan(X).any())
+        if has_missing and gaussian_regularised.needs_fourth_moments(self):
+            raise ValueError(
+                "shrinkage='ledoit-wolf' needs fourth moments of complete rows, and X contains "
+                "NaN (missing values); impute them first, or give the intensity as a float."
+            )
+        if gaussian_regularised.needs_fourth_moments(self):
+            moments = shrinkage.fourth_moments(jnp.asarray(X, dtype=dtype), responsibilities)
+            self._new_moments = _to_numpy(moments)
         if has_missing and getattr(self, "_semi_supervised", False):
             # Inside EM over unlabelled rows, one EM over labels and missing entries at once:
             # the expected statistics under the current parameters, prior and ridge kept.
@@ -220,6 +245,18 @@ class GaussianDA(GenerativeClassifier):
         )
 
     def _merge_feature_stats(self, previous, new):
+        if gaussian_regularised.needs_fourth_moments(self):
+            if getattr(self, "_moments", None) is None:
+                raise ValueError(
+                    "shrinkage='ledoit-wolf' was set after the first partial_fit call, whose "
+                    "rows were not kept; fit again with the shrinkage set from the start."
+                )
+            dtype = previous.means.dtype
+            self._new_moments = _to_numpy(
+                shrinkage.merge_fourth_moments(
+                    _to_jax(self._moments, dtype), _to_jax(self._new_moments, dtype)
+                )
+            )
         return gaussian.merge(previous, new, self.covariance_type)
 
     def _update_parameters(self):
@@ -239,14 +276,31 @@ class GaussianDA(GenerativeClassifier):
                 f"degrees_of_freedom_prior={self.degrees_of_freedom_prior}; raise it or use "
                 "estimate='map'."
             )
+        if gaussian_regularised.needs_fourth_moments(self):
+            self._moments = getattr(self, "_new_moments", None)
         params = gaussian.point_estimate(prior, stats, covariance_type, self.estimate)
+        params = gaussian_regularised.regularise(
+            self, params, lambda: self._pooled_covariance(prior, stats)
+        )
         params = gaussian.add_ridge(params, ridge, covariance_type)
         self._check_positive_definite(params)
+        if covariance_type == "tied":
+            params = gaussian_regularised.discriminant_coordinates(self, params, stats.counts)
         self.ridge_ = np.asarray(ridge)
         self.prior_ = _to_numpy(prior)
         self.suff_stats_ = self._stats
         self.means_ = np.asarray(params.means)
         self.covariances_ = np.asarray(params.covariances)
+
+    def _refit_parameters(self):
+        """Recompute the parameters from the stored statistics (after ``set_params``)."""
+        with precision(self._stats.means.dtype):
+            self._update_parameters()
+
+    def _pooled_covariance(self, prior, stats):
+        """The ``"tied"`` point estimate from ``"full"`` statistics (the pooled covariance)."""
+        pooled = stats._replace(scatter=jnp.sum(stats.scatter, axis=0))
+        return gaussian.point_estimate(prior, pooled, "tied", self.estimate).covariances
 
     def _ridge(self, stats):
         """Per-feature ridge: ``reg_covar`` times each feature's variance over all rows."""
@@ -343,8 +397,13 @@ class GaussianDA(GenerativeClassifier):
 
         The prior and ridge are resolved once from responsibilities with EM's row totals
         (which EM keeps), then the loop runs, and the fit is redone from the last M-step's
-        responsibilities so that every fitted attribute is set as by ``fit``.
+        responsibilities so that every fitted attribute is set as by ``fit``. Returns
+        ``None`` (the generic loop runs instead) for a regularised covariance, whose M-step
+        the jitted loop does not have.
         """
+        regularised = (self.reg_alpha, self.reg_gamma, self.shrinkage) != (1, 1, None)
+        if regularised or gaussian_regularised.rank(self) is not None:
+            return None
         n_classes = self.classes_.shape[0]
         weights = np.zeros(X.shape[0])
         weights[unlabeled] = unlabeled_weights
@@ -380,6 +439,14 @@ class GaussianDA(GenerativeClassifier):
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
         super()._check_exact_posterior()
+        if gaussian_regularised.is_regularised(self):
+            raise ValueError(
+                f"This {type(self).__name__} has a regularised point estimate (reg_alpha, "
+                "reg_gamma, shrinkage or a reduced n_components), which the conjugate "
+                "posterior does not describe. For a posterior that shrinks, put the "
+                "shrinkage in the prior instead (covariance_prior, degrees_of_freedom_prior) "
+                "and leave these parameters at their defaults."
+            )
         if getattr(self, "_fitted_with_missing", False):
             raise ValueError(
                 f"This {type(self).__name__} was fitted on rows with missing values (by EM), "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bayesgen.estimators.gaussian import _ATTRIBUTES_DOC, _PARAMETERS_DOC, GaussianDA
+from bayesgen.estimators.gaussian_regularised import N_COMPONENTS_DOC
 
 
 class _GaussianPreset(GaussianDA):
@@ -19,6 +20,9 @@ class _GaussianPreset(GaussianDA):
         mean_precision_prior=1.0,
         degrees_of_freedom_prior=None,
         covariance_prior=None,
+        reg_alpha=1.0,
+        reg_gamma=1.0,
+        shrinkage=None,
         max_iter=200,
         tol=1e-6,
         n_init=1,
@@ -34,6 +38,9 @@ class _GaussianPreset(GaussianDA):
         self.mean_precision_prior = mean_precision_prior
         self.degrees_of_freedom_prior = degrees_of_freedom_prior
         self.covariance_prior = covariance_prior
+        self.reg_alpha = reg_alpha
+        self.reg_gamma = reg_gamma
+        self.shrinkage = shrinkage
         self.max_iter = max_iter
         self.tol = tol
         self.n_init = n_init
@@ -42,7 +49,9 @@ class _GaussianPreset(GaussianDA):
         self.random_state = random_state
 
 
-def _preset_doc(summary: str, covariance_type: str, example_score: str) -> str:
+def _preset_doc(
+    summary: str, covariance_type: str, example_score: str, extra_parameters: str = ""
+) -> str:
     return (
         summary
         + f"""
@@ -53,6 +62,7 @@ def _preset_doc(summary: str, covariance_type: str, example_score: str) -> str:
     Parameters
     ----------
 """
+        + extra_parameters.lstrip("\n")
         + _PARAMETERS_DOC.lstrip("\n")
         + _ATTRIBUTES_DOC
         + f"""
@@ -70,8 +80,54 @@ def _preset_doc(summary: str, covariance_type: str, example_score: str) -> str:
 class LDA(_GaussianPreset):
     covariance_type = "tied"
     __doc__ = _preset_doc(
-        "Linear discriminant analysis: Gaussian classes sharing one covariance.", "tied", "0.98"
+        "Linear discriminant analysis: Gaussian classes sharing one covariance.",
+        "tied",
+        "0.98",
+        N_COMPONENTS_DOC,
     ).replace("{name}", "LDA")
+
+    def __init__(
+        self,
+        *,
+        n_components=None,
+        estimate="mle",
+        priors=None,
+        reg_covar=1e-6,
+        class_concentration_prior=1.0,
+        mean_prior=None,
+        mean_precision_prior=1.0,
+        degrees_of_freedom_prior=None,
+        covariance_prior=None,
+        reg_alpha=1.0,
+        reg_gamma=1.0,
+        shrinkage=None,
+        max_iter=200,
+        tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        random_state=None,
+    ):
+        self.n_components = n_components
+        super().__init__(
+            estimate=estimate,
+            priors=priors,
+            reg_covar=reg_covar,
+            class_concentration_prior=class_concentration_prior,
+            mean_prior=mean_prior,
+            mean_precision_prior=mean_precision_prior,
+            degrees_of_freedom_prior=degrees_of_freedom_prior,
+            covariance_prior=covariance_prior,
+            reg_alpha=reg_alpha,
+            reg_gamma=reg_gamma,
+            shrinkage=shrinkage,
+            max_iter=max_iter,
+            tol=tol,
+            n_init=n_init,
+            unlabeled_weight=unlabeled_weight,
+            n_classes=n_classes,
+            random_state=random_state,
+        )
 
 
 class QDA(_GaussianPreset):

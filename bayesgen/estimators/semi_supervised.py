@@ -166,7 +166,9 @@ def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
     """
     jitted = getattr(estimator, "_jitted_em", None)
     if jitted is not None and not np.isnan(np.asarray(X, dtype=float)).any():
-        return jitted(X, fixed, unlabeled, unlabeled_weights, initial)
+        result = jitted(X, fixed, unlabeled, unlabeled_weights, initial)
+        if result is not None:  # None: the family's loop does not apply to this model
+            return result
     with warnings.catch_warnings():
         # Only a start: with missing values this runs EM over them on the labelled rows,
         # and whether that converges is beside the point once the outer EM takes over.
