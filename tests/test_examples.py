@@ -90,3 +90,15 @@ def test_label_shift_example():
     assert result["log_loss_adapted"] < result["log_loss_oracle"] + 0.02
     assert result["accuracy_adapted"] > result["accuracy_unadapted"] + 0.05
     assert result["cost_sensitive"] < 0.6 * result["cost_argmax"]
+
+
+def test_discriminant_family_example(tmp_path):
+    """On classes with two modes the mixture beats one Gaussian per class; LDA's line fails."""
+    result = _load(ROOT / "examples" / "discriminant_family.py").main(out=tmp_path / "regions.png")
+    assert (tmp_path / "regions.png").stat().st_size > 0
+    mixture, qda = "MixtureDA (2 per class)", "QDA"
+    assert result[f"{mixture} log loss"] < 0.8 * result[f"{qda} log loss"]
+    assert result[mixture] >= result[qda]
+    assert result["LDA"] < min(
+        result[name] for name in result if "log loss" not in name and name != "LDA"
+    )

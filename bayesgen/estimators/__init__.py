@@ -2,7 +2,9 @@
 
 from bayesgen.estimators.categorical_nb import CategoricalNB
 from bayesgen.estimators.gaussian import GaussianDA
+from bayesgen.estimators.kernel_density import KernelDensityDA
 from bayesgen.estimators.mixed_nb import MixedNB
+from bayesgen.estimators.mixture import MixtureDA
 from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
 from bayesgen.estimators.presets import LDA, QDA, GaussianNB
 from bayesgen.estimators.rda_cv import RDACV
@@ -15,7 +17,9 @@ __all__ = [
     "CategoricalNB",
     "GaussianDA",
     "GaussianNB",
+    "KernelDensityDA",
     "MixedNB",
+    "MixtureDA",
     "MultinomialNB",
     "PoissonNB",
 ]

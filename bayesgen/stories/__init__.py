@@ -21,6 +21,8 @@ from bayesgen.stories.discrete import (
     poisson_story,
 )
 from bayesgen.stories.gaussian import gaussian_part, gaussian_story
+from bayesgen.stories.kernel_density import kernel_density_part, kernel_density_story
+from bayesgen.stories.mixture import mixture_part, mixture_story
 
 __all__ = [
     "StoryPart",
@@ -32,6 +34,10 @@ __all__ = [
     "combined_part",
     "gaussian_part",
     "gaussian_story",
+    "kernel_density_part",
+    "kernel_density_story",
+    "mixture_part",
+    "mixture_story",
     "multinomial_part",
     "multinomial_story",
     "poisson_part",

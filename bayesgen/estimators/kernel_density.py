@@ -1,0 +1,394 @@
+"""The Parzen-window classifier: ``KernelDensityDA``, a Gaussian kernel density per class.
+
+Seed ``001_8fd34bf03af75598.txt`` §4.1, "Connection Between Metric and Bayesian
+Classifiers". The maths (frequency-weighted class covariances, bandwidth factors, the
+chunked kernel-mixture density, the conditionals for imputation) is in
+:mod:`bayesgen.families.kernel_density`; this module is the scikit-learn class and its hooks.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from bayesgen._precision import compute_dtype, precision
+from bayesgen.estimators.base import GenerativeClassifier
+from bayesgen.estimators.imputation import _draw_classes
+from bayesgen.estimators.log_space import log_evidence, normalise
+from bayesgen.estimators.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
+from bayesgen.estimators.validation import check_features, check_positive
+from bayesgen.families import kernel_density as kde
+from bayesgen.families.estimates import check_estimate_kind
+from bayesgen.families.gaussian import missing
+from bayesgen.stories.kernel_density import kernel_density_part
+
+_PARAMETERS_DOC = (
+    """
+    bandwidth : {"scott", "silverman"} or float, default="scott"
+        The factor :math:`h` of ``scipy.stats.gaussian_kde``'s ``bw_method``: Scott's
+        rule :math:`n_k^{-1/(d+4)}`, Silverman's :math:`(n_k(d+2)/4)^{-1/(d+4)}` with the
+        class size :math:`n_k = \\sum_i w_{ik}`, or a positive number used as it is. The
+        kernel covariance is :math:`H_k = h_k^2 \\hat\\Sigma_k`.
+    bandwidth_scope : {"class", "shared"}, default="class"
+        ``"class"``: each class its own data covariance :math:`\\hat\\Sigma_k` and factor
+        (from :math:`n_k`). ``"shared"``: one kernel for every class, the pooled
+        within-class covariance :math:`\\sum_k (n_k - 1)\\hat\\Sigma_k / \\sum_k (n_k - 1)`
+        and one factor from :math:`\\sum_k n_k`; the kernel's normalisation then cancels
+        from :math:`p(y \\mid x)` (seed §4.1).
+    reg_covar : float, default=1e-6
+        Ridge added to each data covariance before scaling, relative to each feature's
+        variance over all training rows: :math:`H_k = h_k^2(\\hat\\Sigma_k +
+        \\lambda\\,\\mathrm{diag}(v))`, as in ``GaussianDA``. It keeps a constant feature or
+        a class with fewer rows than features usable. A positive value is raised to at
+        least ``n_features`` times the machine epsilon; ``0`` disables it, and a singular
+        kernel is then an error.
+    priors : array-like of shape (n_classes,), optional
+        Known class probabilities; when given they are used as they are, not estimated.
+    class_concentration_prior : float, default=1.0
+        Concentration :math:`\\alpha` of the symmetric Dirichlet prior on the class
+        probabilities.
+    estimate : {"mle", "map", "mean"}, default="mle"
+        Point estimate of the class probabilities (the class densities have no prior).
+"""
+    + EM_ITERATION_DOC
+    + EM_PARAMETERS_DOC
+)
+
+_ATTRIBUTES_DOC = """
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted.
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of training rows per class.
+    class_prior_ : ndarray of shape (n_classes,)
+        Class probabilities used for prediction.
+    bandwidth_ : ndarray of shape (n_classes,)
+        The factor :math:`h_k` of each class (all equal for ``"shared"``).
+    kernel_covariances_ : ndarray of shape (n_classes, n_features, n_features)
+        :math:`H_k`, the ridge included.
+    training_X_ : ndarray of shape (n_train, n_features)
+        The kernel centres: every training row.
+    training_weights_ : ndarray of shape (n_train, n_classes)
+        :math:`w_{ik}`, the weight of row :math:`i` in class :math:`k`.
+    ridge_ : ndarray of shape (n_features,)
+        What was added to the diagonal of every data covariance (before scaling by
+        :math:`h_k^2`).
+    n_iter_ : int
+        EM iterations run; 1 without unlabelled rows.
+    converged_ : bool
+    log_likelihood_history_ : ndarray of shape (n_iter_,)
+        With unlabelled rows, the leave-one-out objective after each iteration of the
+        self-training loop (it is recorded, not ascended; see ``_jitted_em``); empty
+        without.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` had string column names.
+"""
+
+
+class KernelDensityDA(GenerativeClassifier):
+    __doc__ = (
+        """Parzen-window classifier: a Gaussian kernel density estimate per class.
+
+    .. math::
+
+        p(x \\mid k) = \\frac{1}{n_k} \\sum_i w_{ik}\\, \\mathcal N(x;\\, x_i, H_k),
+        \\qquad n_k = \\sum_i w_{ik}, \\qquad H_k = h_k^2\\, \\hat\\Sigma_k, \\qquad
+        p(k \\mid x) \\propto \\pi_k\\, p(x \\mid k),
+
+    where :math:`w_{ik}` is the sample weight of row :math:`i` if it is labelled
+    :math:`k` (zero otherwise; EM's responsibility for an unlabelled row),
+    :math:`\\hat\\Sigma_k` the frequency-weighted class covariance (denominator
+    :math:`n_k - 1`) and :math:`h_k` the bandwidth factor of the class size :math:`n_k`.
+    A weight of :math:`w` counts as :math:`w` copies of a row, so with integer weights the
+    class density is ``scipy.stats.gaussian_kde(X_k.T, bw_method=bandwidth)`` of the rows
+    repeated. Missing features (NaN) are integrated out when predicting (the kernel's
+    marginal, :math:`H_{k,oo}`); training rows must be complete.
+
+    Unlabelled rows (``y = -1``) get soft weights :math:`w_{ik}` from an EM-style
+    self-training loop: each is weighted by its leave-one-out class probabilities
+    :math:`p(k \\mid x_i)` under the other rows' kernels, until these stop changing. The
+    kernels are fixed before the loop (from the labelled rows and the unlabelled ones
+    spread evenly over the classes) and kept in the fitted model. A kernel density has no
+    parameters for EM to maximise, so no objective is guaranteed to rise.
+
+    The generative story (:func:`bayesgen.stories.kernel_density.kernel_density_story`)
+    draws a label, a kernel centre ``"kernel_center"`` of that class, then
+    :math:`x \\sim \\mathcal N(x_c, H_k)`. The class densities have no parameters with a
+    prior, so there is no posterior to sample (``posterior`` raises).
+
+    Parameters
+    ----------
+"""
+        + _PARAMETERS_DOC
+        + _ATTRIBUTES_DOC
+        + """
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from bayesgen.estimators.kernel_density import KernelDensityDA
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = KernelDensityDA().fit(X, y)
+    >>> model.bandwidth_.round(3)  # Scott's factor 50 ** (-1 / (4 + 4)) for every class
+    array([0.613, 0.613, 0.613])
+    >>> model.predict(X[[0, 60, 120]])
+    array([0, 1, 2])
+    >>> rows = X[:1].copy()
+    >>> rows[0, 2:] = float("nan")  # petal length and width missing
+    >>> model.impute(rows).round(2)
+    array([[5.1 , 3.5 , 1.49, 0.28]])
+    >>> from sklearn.model_selection import cross_val_score
+    >>> round(float(cross_val_score(KernelDensityDA(), X, y, cv=5).mean()), 3)
+    0.967
+"""
+    )
+
+    def __init__(
+        self,
+        *,
+        bandwidth="scott",
+        bandwidth_scope="class",
+        reg_covar=1e-6,
+        priors=None,
+        class_concentration_prior=1.0,
+        estimate="mle",
+        max_iter=100,
+        tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        random_state=None,
+    ):
+        self.bandwidth = bandwidth
+        self.bandwidth_scope = bandwidth_scope
+        self.reg_covar = reg_covar
+        self.priors = priors
+        self.class_concentration_prior = class_concentration_prior
+        self.estimate = estimate
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.unlabeled_weight = unlabeled_weight
+        self.n_classes = n_classes
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ hooks
+    def _check_hyperparameters(self):
+        bandwidth = self.bandwidth
+        if isinstance(bandwidth, str):
+            valid = bandwidth in kde.BANDWIDTH_RULES
+        else:
+            number = isinstance(bandwidth, numbers.Real) and not isinstance(bandwidth, bool)
+            valid = number and np.isfinite(bandwidth) and bandwidth > 0
+        if not valid:
+            raise ValueError(
+                "bandwidth must be 'scott', 'silverman' or a positive number (the bw_method "
+                f"factor of scipy.stats.gaussian_kde); got {bandwidth!r}."
+            )
+        if self.bandwidth_scope not in kde.BANDWIDTH_SCOPES:
+            raise ValueError(
+                f"bandwidth_scope must be one of {kde.BANDWIDTH_SCOPES} (one kernel per class, "
+                f"or one for all); got {self.bandwidth_scope!r}."
+            )
+        check_estimate_kind(self.estimate)
+        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
+        check_positive(self.class_concentration_prior, "class_concentration_prior")
+        check_positive(self.tol, "tol", allow_zero=True)
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
+            raise ValueError(f"max_iter must be an integer >= 1; got {self.max_iter!r}.")
+        if self.max_iter < 1:
+            raise ValueError(f"max_iter must be >= 1; got {self.max_iter}.")
+
+    def _class_prior_settings(self):
+        return self.priors, self.class_concentration_prior, self.estimate
+
+    def _check_X(self, X, *, reset):
+        # NaN is a missing value when predicting; fitting refuses it in _feature_stats.
+        return check_features(self, X, reset=reset, allow_nan=True)
+
+    def _feature_stats(self, X, responsibilities, dtype):
+        if np.isnan(X).any():
+            raise ValueError(
+                f"X contains NaN: {type(self).__name__} cannot fit rows with missing values "
+                "(every training row is a kernel centre); NaN is accepted only when "
+                "predicting, where it is integrated out. Remove or impute those rows first."
+            )
+        return kde.KernelStats(np.asarray(X, dtype=dtype), np.asarray(responsibilities, dtype))
+
+    def _merge_feature_stats(self, previous, new):
+        return kde.KernelStats(
+            np.concatenate([np.asarray(previous.rows), new.rows]),
+            np.concatenate([np.asarray(previous.weights), new.weights]),
+        )
+
+    def _update_parameters(self):
+        rows = np.asarray(self._stats.rows)
+        weights = np.asarray(self._stats.weights)
+        dtype = rows.dtype
+        frozen = getattr(self, "_frozen_kernel", None)  # kept fixed while EM runs
+        factors, kernels, ridge = frozen if frozen is not None else self._kernels(rows, weights)
+        self.bandwidth_ = factors.astype(dtype)
+        self.kernel_covariances_ = kernels.astype(dtype)
+        self.ridge_ = ridge.astype(dtype)
+        self.training_X_ = rows
+        self.training_weights_ = weights
+
+    def _kernels(self, rows, weights):
+        """``(bandwidth factors, kernel covariances, ridge)`` of weighted rows, in float64."""
+        dtype = rows.dtype
+        stats = kde.KernelStats(rows.astype(np.float64), weights.astype(np.float64))
+        ridge = kde.feature_ridge(stats.rows, stats.weights.sum(axis=1), self.reg_covar, dtype)
+        factors, kernels = kde.kernel_covariances(
+            stats, self.bandwidth, self.bandwidth_scope, ridge
+        )
+        eigenvalues = np.linalg.eigvalsh(kernels)
+        n_features = rows.shape[1]
+        if not np.all(eigenvalues[:, 0] > n_features * np.finfo(dtype).eps * eigenvalues[:, -1]):
+            raise ValueError(
+                "A kernel covariance is singular (a constant feature, or fewer rows than "
+                f"features in a class) and reg_covar={self.reg_covar} adds no ridge; use "
+                "reg_covar > 0."
+            )
+        return factors, kernels, ridge
+
+    def _feature_log_prior(self) -> float:
+        return 0.0  # the class densities have no prior
+
+    # ------------------------------------------------------------------ scoring
+    def _params(self) -> kde.KernelParams:
+        return kde.KernelParams(self.training_X_, self.training_weights_, self.kernel_covariances_)
+
+    def _log_likelihood(self, X, dtype, *, row_terms=True, leave_out=None):
+        """``log p(x | k)``, (n_samples, n_classes); see ``families.kernel_density``."""
+        return kde.log_likelihood(self._params(), X, dtype, leave_out=leave_out)
+
+    # ------------------------------------------------------------------ EM
+    def _jitted_em(self, X, fixed, unlabeled, unlabeled_weights, initial):
+        """EM-style self-training over unlabelled rows (the family's own loop).
+
+        A kernel density has no parameters for EM to maximise: with one kernel for all
+        classes and the class prior estimated, :math:`p(x) = \\sum_k \\pi_k p(x \\mid k)`
+        is the density of all rows whatever their labels. So the loop is a fixed-point
+        iteration of the labels, as ``semi_supervised`` runs EM (M-step: the ordinary fit
+        from the responsibilities; E-step: :math:`p(k \\mid x_i)`), with two changes:
+
+        - every training row is scored by the *other* rows' kernels (leave-one-out): with
+          its own kernel an unlabelled row votes for the class that already holds it, and
+          the iteration only hardens its starting guess;
+        - the kernels (``bandwidth_``, ``kernel_covariances_``) are fixed first, from the
+          labelled rows and each unlabelled one counted as :math:`\\lambda w_i / K` of a
+          row in every class (frequency weights, so it adds that much to :math:`n_k`), and kept:
+          with per-class kernels refitted each step, a class whose covariance grows takes
+          over every row.
+
+        ``log_likelihood_history_`` records the leave-one-out objective
+        :math:`\\sum_{\\text{labelled}} w_i \\log \\pi_{y_i} p_{-i}(x_i \\mid y_i) + \\lambda
+        \\sum_{\\text{unlabelled}} w_i \\log \\sum_k \\pi_k p_{-i}(x_i \\mid k)`; the
+        iteration does not ascend it (it usually falls a little as the labels harden), and
+        stops when it changes by at most ``tol`` times its size.
+        """
+        dtype = compute_dtype(X.dtype)
+        spread = np.zeros(X.shape[0])
+        spread[unlabeled] = unlabeled_weights
+        self._add_rows(X, fixed + spread[:, None] / fixed.shape[1], reset=True)
+        self._frozen_kernel = (self.bandwidth_, self.kernel_covariances_, self.ridge_)
+        try:
+            self._add_rows(X, initial, reset=True)
+            return self._leave_one_out_iterations(X, dtype, fixed, unlabeled, unlabeled_weights)
+        finally:
+            self._frozen_kernel = None
+
+    def _leave_one_out_iterations(self, X, dtype, fixed, unlabeled, unlabeled_weights):
+        log_posterior, _ = self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
+        history, converged = [], False
+        for _ in range(self.max_iter):
+            responsibilities = fixed.copy()
+            responsibilities[unlabeled] = (
+                np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
+            )
+            self._add_rows(X, responsibilities, reset=True)
+            log_posterior, value = self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
+            history.append(value)
+            if len(history) > 1 and abs(history[-1] - history[-2]) <= self.tol * abs(history[-1]):
+                converged = True
+                break
+        return history, converged
+
+    def _em_scores(self, X, dtype, fixed, unlabeled, unlabeled_weights):
+        """Leave-one-out ``log p(k | x_i)`` of the training rows, and EM's objective."""
+        with precision(dtype):
+            log_likelihood = kde.leave_one_out_log_likelihood(self._params(), X, dtype)
+        with np.errstate(divide="ignore"):
+            log_prior = np.log(self.class_prior_).astype(log_likelihood.dtype)
+        joint = log_likelihood + log_prior
+        with np.errstate(invalid="ignore"):
+            labelled = np.sum(np.where(fixed > 0, fixed * joint, 0.0))
+        unlabelled = np.sum(unlabeled_weights * log_evidence(joint[unlabeled])[:, 0])
+        value = float(labelled + unlabelled + self._em_log_prior())
+        return normalise(joint, log_prior), value
+
+    # ------------------------------------------------------------------ imputation
+    def _impute_rows(self, X, class_weights, method, rng):
+        """Fill the NaN of ``X`` from the kernel mixture's conditional, per class
+        (:func:`bayesgen.families.kernel_density.conditional_missing`)."""
+        filled = X.copy()
+        params = self._params()
+        has_weight = self.training_weights_.astype(np.float64).sum(axis=0) > 0
+        patterns, groups = missing.missing_patterns(X)
+        classes = _draw_classes(class_weights, rng) if method == "sample" else None
+        for pattern, rows in zip(patterns, groups, strict=True):
+            if not pattern.any():
+                continue
+            values = np.zeros((len(rows), pattern.sum()))
+            for k in np.flatnonzero(has_weight):
+                use = class_weights[rows, k] > 0 if method == "mean" else classes[rows] == k
+                if not use.any():
+                    continue
+                chosen = rows[use]
+                observed_values = X[np.ix_(chosen, ~pattern)]
+                if method == "mean":
+                    means = kde.conditional_missing(params, k, observed_values, pattern)
+                    values[use] += class_weights[chosen, k][:, None] * means
+                else:
+                    values[use] = kde.conditional_missing(params, k, observed_values, pattern, rng)
+            filled[np.ix_(rows, pattern)] = values
+        return filled
+
+    # ------------------------------------------------------------------ story
+    def _sampling_sites(self):
+        return self._params()._asdict()  # "training_X", "training_weights", ...
+
+    def _story_part(self):
+        return kernel_density_part(*self._params())
+
+    # ------------------------------------------------------------------ posterior
+    def _check_exact_posterior(self):
+        raise ValueError(
+            f"{type(self).__name__} has no parameter posterior: its class densities are "
+            "kernel density estimates (the training rows themselves), with no parameters "
+            "under a prior, so posterior(), predict_proba_draws() and "
+            "predict_proba(method='predictive') do not apply; use predict_proba()."
+        )
+
+    def posterior(self, num_samples=1000, *, method="exact", **kwargs):
+        """Not available: a kernel density estimate has no parameters to sample.
+
+        The class densities are fixed functions of the training rows, with no prior, so
+        neither the exact conjugate draws nor NUTS on the story apply.
+
+        Raises
+        ------
+        ValueError
+            Always (after checking that the model is fitted).
+        """
+        check_is_fitted(self)
+        self._check_exact_posterior()
+
+    def _parameter_dims(self, features):
+        self._check_exact_posterior()
+
+    def _with_parameters(self, sites):
+        self._check_exact_posterior()
