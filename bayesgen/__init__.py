@@ -5,6 +5,7 @@ conjugate priors, fitted in closed form from sufficient statistics and used thro
 scikit-learn API.
 """
 
+from bayesgen.compilation_cache import enable_compilation_cache
 from bayesgen.estimators import (
     LDA,
     QDA,
@@ -36,4 +37,5 @@ __all__ = [
     "MultinomialNB",
     "PoissonNB",
     "__version__",
+    "enable_compilation_cache",
 ]

@@ -23,14 +23,18 @@ def test_gaussian_discriminants_example():
     assert scores["QDA refitted on synthetic"] >= 0.9
 
 
-def test_benchmark_smoke_run():
-    """`python -m benchmarks` at tiny sizes yields a row per model and operation."""
+def test_benchmark_smoke_run(tmp_path):
+    """`python -m benchmarks --quick` times every workload and writes its report."""
     from benchmarks.__main__ import main
 
-    table = main(["--n-samples", "300", "--n-features", "3", "--n-classes", "2", "--repeats", "1"])
-    rows = [line for line in table.splitlines() if line.startswith("| ") and "x |" in line]
-    assert len(rows) == 6
-    assert all(float(line.split("|")[-2].strip().rstrip("x")) > 0 for line in rows)
+    report_path = tmp_path / "benchmarks.md"
+    report = main(["--quick", "--write", str(report_path)])
+    assert report_path.read_text(encoding="utf-8") == report
+    rows = [line for line in report.splitlines() if line.startswith("| ") and "x |" in line]
+    # 6 dense, 4 sparse, 1 EM, 6 first-call rows, each with a positive ratio.
+    assert len(rows) == 17
+    assert all(float(line.split("|")[-3].strip().rstrip("x")) > 0 for line in rows)
+    assert report.count("| LDA | ") >= 3 and "Peak memory" in report
 
 
 def test_synthetic_data_example():

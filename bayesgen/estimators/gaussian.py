@@ -20,7 +20,7 @@ from bayesgen.estimators.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import gaussian
 from bayesgen.families.estimates import check_estimate_kind
-from bayesgen.families.gaussian import missing, predictive, shrinkage
+from bayesgen.families.gaussian import missing, predictive, scores, shrinkage
 
 _PARAMETERS_DOC = (
     """
@@ -333,13 +333,11 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _log_likelihood(self, X, dtype, *, row_terms=True):
         incomplete = np.isnan(X).any(axis=1)
         complete = ~incomplete
-        params = _to_jax(gaussian.GaussianParams(self.means_, self.covariances_), dtype)
         if not incomplete.any():
-            return gaussian.log_likelihood(params, jnp.asarray(X, dtype), self.covariance_type)
+            return self._complete_log_likelihood(X.astype(dtype, copy=False), row_terms)
         result = np.empty((X.shape[0], self.means_.shape[0]), dtype=dtype)
         if complete.any():
-            rows = jnp.asarray(X[complete], dtype)
-            result[complete] = gaussian.log_likelihood(params, rows, self.covariance_type)
+            result[complete] = self._complete_log_likelihood(X[complete].astype(dtype), row_terms)
         # Rows with missing features: the density of their observed block.
         if self.covariance_type in ("diag", "spherical"):
             variances = np.broadcast_to(
@@ -353,6 +351,12 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 self.means_.astype(dtype), self._full_covariances().astype(dtype), X[incomplete]
             )
         return result
+
+    def _complete_log_likelihood(self, X, row_terms):
+        """Rows without missing values, in NumPy blocks (``families/gaussian/scores.py``)."""
+        return scores.log_likelihood(
+            self.means_, self.covariances_, X, self.covariance_type, row_terms=row_terms
+        )
 
     def _full_covariances(self) -> np.ndarray:
         n_classes, n_features = self.means_.shape

@@ -1,0 +1,135 @@
+r"""Per-class Gaussian log-densities of complete rows, in NumPy, a block of rows at a time.
+
+The same quantities as :func:`bayesgen.families.gaussian.log_likelihood`, for prediction:
+NumPy reads the caller's array in place (handing it to JAX copies it, about 0.3 s for
+400 MB here), and rows go through in blocks, so the temporaries stay a few megabytes
+whatever ``n``. Rows and means are shifted by the average class mean first, as there.
+
+When the row-only terms may be left out (``row_terms=False``, enough for
+:math:`p(y \mid x)`), the tied covariance needs one product per block,
+:math:`\log p(x \mid k) \doteq (x - s)^\top\Sigma^{-1}(\mu_k - s) - \tfrac12
+(\mu_k - s)^\top\Sigma^{-1}(\mu_k - s)`, and the diagonal types two, as they are linear in
+:math:`x - s` and :math:`(x - s)^2`. With the row terms, differences are squared (never the
+expanded form), which keeps :math:`\log p(x)` accurate far from every mean.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.linalg
+
+BLOCK_ROWS = 32_768
+
+
+def _inverse_cholesky(covariance: np.ndarray) -> tuple[np.ndarray, float]:
+    """:math:`L^{-1}` of :math:`\\Sigma = LL^\\top` and :math:`\\log|L|` (``d x d``, small)."""
+    lower = np.linalg.cholesky(covariance)
+    inverse = scipy.linalg.solve_triangular(lower, np.eye(lower.shape[0]), lower=True)
+    return inverse.astype(covariance.dtype), float(np.sum(np.log(np.diagonal(lower))))
+
+
+def log_likelihood(
+    means: np.ndarray,
+    covariances: np.ndarray,
+    X: np.ndarray,
+    covariance_type: str,
+    *,
+    row_terms: bool = True,
+) -> np.ndarray:
+    """:math:`\\log \\mathcal N(x_i \\mid \\mu_k, \\Sigma_k)` of complete rows, ``(n, K)``.
+
+    Parameters
+    ----------
+    means : ndarray of shape (n_classes, n_features)
+    covariances : ndarray
+        Shaped as ``GaussianDA.covariances_`` for ``covariance_type``.
+    X : ndarray of shape (n_samples, n_features)
+        No missing values. The result has ``X``'s floating dtype.
+    covariance_type : {"full", "tied", "diag", "spherical"}
+    row_terms : bool, default=True
+        ``False`` leaves out terms that are the same for every class of a row.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+    """
+    dtype = X.dtype
+    means = np.asarray(means, dtype=dtype)
+    covariances = np.asarray(covariances, dtype=dtype)
+    shift = means.mean(axis=0)
+    centred_means = means - shift
+    n_classes, n_features = means.shape
+    constant = -0.5 * n_features * math.log(2.0 * math.pi)
+    block = _BLOCKS[covariance_type](centred_means, covariances, row_terms)
+    out = np.empty((X.shape[0], n_classes), dtype=dtype)
+    for start in range(0, X.shape[0], BLOCK_ROWS):
+        rows = slice(start, start + BLOCK_ROWS)
+        out[rows] = block(X[rows] - shift)
+    out += dtype.type(constant)
+    return out
+
+
+def _times(Z: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``Z @ rows.T`` for few ``rows``, written as ``(rows @ Z.T).T``: OpenBLAS is several
+    times faster on a wide product than on a tall, narrow one (measured here)."""
+    return (rows @ Z.T).T
+
+
+def _tied(centred_means, covariance, row_terms):
+    inverse, half_log_det = _inverse_cholesky(covariance)
+    whitened_means = centred_means @ inverse.T
+    if not row_terms:
+        weights = whitened_means @ inverse  # rows: Sigma^{-1} (mu_k - s), (K, d)
+        offsets = -0.5 * np.sum(np.square(whitened_means), axis=1) - half_log_det
+        return lambda Z: _times(Z, weights) + offsets
+
+    def block(Z):
+        whitened = Z @ inverse.T
+        out = np.empty((Z.shape[0], centred_means.shape[0]), dtype=Z.dtype)
+        for k, mean in enumerate(whitened_means):
+            out[:, k] = np.sum(np.square(whitened - mean), axis=1)
+        return -0.5 * out - half_log_det
+
+    return block
+
+
+def _full(centred_means, covariances, row_terms):
+    factors = [_inverse_cholesky(covariance) for covariance in covariances]
+
+    def block(Z):
+        out = np.empty((Z.shape[0], centred_means.shape[0]), dtype=Z.dtype)
+        for k, (mean, (inverse, half_log_det)) in enumerate(
+            zip(centred_means, factors, strict=True)
+        ):
+            whitened = (Z - mean) @ inverse.T
+            out[:, k] = -0.5 * np.sum(np.square(whitened), axis=1) - half_log_det
+        return out
+
+    return block
+
+
+def _diagonal(centred_means, variances, row_terms):
+    precisions = 1.0 / variances
+    log_norm = -0.5 * np.sum(np.log(variances), axis=1)
+    if not row_terms:
+        linear = centred_means * precisions
+        offsets = -0.5 * np.sum(np.square(centred_means) * precisions, axis=1) + log_norm
+        return lambda Z: _times(np.square(Z), -0.5 * precisions) + _times(Z, linear) + offsets
+
+    def block(Z):
+        out = np.empty((Z.shape[0], centred_means.shape[0]), dtype=Z.dtype)
+        for k in range(centred_means.shape[0]):
+            out[:, k] = np.square(Z - centred_means[k]) @ precisions[k]
+        return -0.5 * out + log_norm
+
+    return block
+
+
+def _spherical(centred_means, variances, row_terms):
+    per_feature = np.broadcast_to(variances[:, None], centred_means.shape)
+    return _diagonal(centred_means, np.ascontiguousarray(per_feature), row_terms)
+
+
+_BLOCKS = {"full": _full, "tied": _tied, "diag": _diagonal, "spherical": _spherical}
