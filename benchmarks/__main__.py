@@ -118,6 +118,15 @@ def main(argv: list[str] | None = None) -> str:
         "bayesgen / scikit-learn (below 1: bayesgen is faster). Speed is measured here, "
         "never asserted in the test suite.",
         "",
+        "OpenBLAS kernel override: "
+        + (
+            f"OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} (set by the machine; it "
+            "slows NumPy's products for both libraries)."
+            if "OPENBLAS_CORETYPE" in os.environ
+            else "none (run as `env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python -m "
+            "benchmarks`, so OpenBLAS picks its kernel for this processor)."
+        ),
+        "",
     ]
     lines += _table(f"Dense Gaussian models: n = {n:,}, d = {d}, K = {k}, float64", dense)
     lines += _table("Sparse counts (CSR, never densified)", sparse)

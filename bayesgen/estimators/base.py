@@ -195,18 +195,40 @@ class GenerativeClassifier(
         if not reset:
             dtype = compute_dtype(dtype, self.class_count_.dtype)
         with precision(dtype):
-            responsibilities = jnp.asarray(responsibilities.astype(dtype))
-            counts = class_prior.suff_stats(responsibilities)
-            features = self._feature_stats(X, responsibilities, dtype)
+            stats = self._batch_stats(X, responsibilities, dtype)
             if not reset:
-                counts = class_prior.merge(_to_jax(self._class_stats, dtype), counts)
-                previous = _to_jax(self._stats, dtype)
-                features = self._merge_feature_stats(previous, features)
-            self._class_stats = _to_numpy(counts)
-            self._stats = _to_numpy(features)
-            self.class_count_ = self._class_stats.counts
-            self._update_parameters()
-            self.class_prior_ = self._estimate_class_prior()
+                stats = self._merge_stats((self._class_stats, self._stats), stats, dtype)
+            self._install_stats(*stats)
+
+    def _batch_stats(self, X, responsibilities: np.ndarray, dtype):
+        """The statistics of one batch of rows: (class counts, the family's statistics).
+
+        Run inside ``precision(dtype)``; both are JAX pytrees. They depend on the batch
+        only, which is what lets batches be processed anywhere (``bayesgen.dask``) and
+        merged afterwards.
+        """
+        responsibilities = jnp.asarray(responsibilities.astype(dtype))
+        counts = class_prior.suff_stats(responsibilities)
+        return counts, self._feature_stats(X, responsibilities, dtype)
+
+    def _merge_stats(self, previous, new, dtype):
+        """The statistics of the union of two disjoint batches, each a ``_batch_stats`` pair.
+
+        ``previous`` may hold NumPy arrays (stored statistics): they are brought to ``dtype``.
+        """
+        class_stats, feature_stats = new
+        return (
+            class_prior.merge(_to_jax(previous[0], dtype), class_stats),
+            self._merge_feature_stats(_to_jax(previous[1], dtype), feature_stats),
+        )
+
+    def _install_stats(self, class_stats, feature_stats):
+        """Keep the statistics and derive the parameters and class prior from them."""
+        self._class_stats = _to_numpy(class_stats)
+        self._stats = _to_numpy(feature_stats)
+        self.class_count_ = self._class_stats.counts
+        self._update_parameters()
+        self.class_prior_ = self._estimate_class_prior()
 
     def _estimate_class_prior(self) -> np.ndarray:
         fixed, concentration, kind = self._class_prior_settings()

@@ -20,7 +20,7 @@ from bayesgen.estimators.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import gaussian
 from bayesgen.families.estimates import check_estimate_kind
-from bayesgen.families.gaussian import missing, predictive, scores, shrinkage
+from bayesgen.families.gaussian import blocked_stats, missing, predictive, scores, shrinkage
 
 _PARAMETERS_DOC = (
     """
@@ -240,8 +240,9 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                     f"fitted {type(self).__name__} (EM needs every row at once); use fit."
                 )
             return gaussian_em.fit_with_missing(self, X, responsibilities, dtype)
-        return gaussian.suff_stats(
-            jnp.asarray(X, dtype=dtype), responsibilities, self.covariance_type
+        # NumPy blocks: reads X in place (handing it to JAX would copy it).
+        return blocked_stats.suff_stats(
+            X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
         )
 
     def _merge_feature_stats(self, previous, new):
@@ -299,7 +300,9 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
     def _pooled_covariance(self, prior, stats):
         """The ``"tied"`` point estimate from ``"full"`` statistics (the pooled covariance)."""
-        pooled = stats._replace(scatter=jnp.sum(stats.scatter, axis=0))
+        pooled = stats._replace(
+            scatter=jnp.asarray(blocked_stats.pooled_scatter(stats.scatter), stats.means.dtype)
+        )
         return gaussian.point_estimate(prior, pooled, "tied", self.estimate).covariances
 
     def _ridge(self, stats):

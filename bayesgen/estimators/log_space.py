@@ -1,8 +1,21 @@
-"""Normalising joint log-probabilities over the classes, without warnings for impossible rows."""
+"""Normalising joint log-probabilities over the classes, without warnings for impossible rows.
+
+The classes are few and the rows many, so the reductions over the class axis are written
+column by column (NumPy reduces a short last axis several times slower, measured here).
+"""
 
 from __future__ import annotations
 
+from functools import reduce
+
 import numpy as np
+
+
+def _row_max(joint: np.ndarray) -> np.ndarray:
+    """Maximum over the last axis, kept as a length-1 axis."""
+    if joint.ndim != 2:
+        return np.max(joint, axis=-1, keepdims=True)
+    return reduce(np.maximum, (joint[:, k] for k in range(joint.shape[1])))[:, None]
 
 
 def log_evidence(joint: np.ndarray) -> np.ndarray:
@@ -10,10 +23,13 @@ def log_evidence(joint: np.ndarray) -> np.ndarray:
 
     A row of ``-inf`` gives ``-inf``, without warnings.
     """
-    largest = np.max(joint, axis=-1, keepdims=True)
+    largest = _row_max(joint)
     shift = np.where(np.isfinite(largest), largest, 0.0)
+    terms = joint - shift
+    np.exp(terms, out=terms)
+    total = terms @ np.ones(terms.shape[-1], dtype=terms.dtype)
     with np.errstate(divide="ignore"):
-        return np.log(np.sum(np.exp(joint - shift), axis=-1, keepdims=True)) + shift
+        return np.log(total)[..., None] + shift
 
 
 def normalise(joint: np.ndarray, log_class_prior: np.ndarray) -> np.ndarray:
@@ -24,4 +40,9 @@ def normalise(joint: np.ndarray, log_class_prior: np.ndarray) -> np.ndarray:
     evidence = log_evidence(joint)
     with np.errstate(invalid="ignore"):
         log_posterior = joint - evidence
-    return np.where(np.isneginf(evidence), log_class_prior, log_posterior)
+    impossible = np.isneginf(evidence[..., 0])
+    if impossible.any():
+        log_posterior[impossible] = np.broadcast_to(log_class_prior, log_posterior.shape)[
+            impossible
+        ]
+    return log_posterior

@@ -1,0 +1,87 @@
+"""What the Dask driver needs to know about an estimator beyond its statistics hooks.
+
+The per-block statistics run on a copy of the estimator on a worker, so whatever
+``_feature_stats`` records on the estimator as a side effect is lost there. The families
+supported here either have no such side effect (the count families) or one the driver can
+set itself (``GaussianDA``: a fresh fit, without missing values, without fourth moments).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from bayesgen._precision import precision
+from bayesgen.estimators import gaussian_regularised
+from bayesgen.estimators.gaussian import GaussianDA
+from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
+
+SUPPORTED = (GaussianDA, BernoulliNB, MultinomialNB, PoissonNB)
+
+
+def check_supported(estimator) -> None:
+    """Refuse, naming the reason, an estimator whose fit is not a merge of block statistics."""
+    if not isinstance(estimator, SUPPORTED):
+        raise ValueError(
+            "bayesgen.dask.fit supports GaussianDA (and QDA, LDA, GaussianNB), BernoulliNB, "
+            f"MultinomialNB and PoissonNB; got {type(estimator).__name__}. Its fit needs "
+            "more than a merge of per-block statistics (categories learnt from the data, "
+            "per-group estimators, an inner EM, or the training rows themselves): fit it in "
+            "memory, or with partial_fit over chunks where it supports that."
+        )
+    if isinstance(estimator, GaussianDA) and gaussian_regularised.needs_fourth_moments(estimator):
+        raise ValueError(
+            "bayesgen.dask.fit does not support GaussianDA(shrinkage='ledoit-wolf'), whose "
+            "fourth-moment statistics are kept outside the merged statistics; give the "
+            "shrinkage intensity as a float, or fit in memory."
+        )
+
+
+def check_block(estimator, X) -> None:
+    """Refuse what a block cannot contribute to exactly: missing Gaussian features."""
+    if isinstance(estimator, GaussianDA) and (X != X).any():
+        raise ValueError(
+            "X contains NaN (missing values): a GaussianDA fitted on them needs EM over the "
+            "missing entries of every row at once, which bayesgen.dask.fit does not run. "
+            "Impute them (or drop those rows) first, or fit in memory."
+        )
+
+
+def worker_copy(estimator):
+    """A shallow copy to compute block statistics on, in the state a fresh fit has."""
+    estimator = copy.copy(estimator)
+    if isinstance(estimator, GaussianDA):
+        estimator._fresh_fit = True
+    return estimator
+
+
+def install(estimator, class_stats, feature_stats, dtype, *, frozen_prior=None) -> None:
+    """Keep merged statistics in ``estimator`` and derive its parameters, as ``fit`` does.
+
+    ``frozen_prior``: a GaussianDA's ``(ridge_, prior_)`` to fit under instead of those the
+    statistics resolve (the start of EM, see :func:`starts_with_frozen_prior`).
+    """
+    if isinstance(estimator, GaussianDA):
+        # What GaussianDA._add_rows and _feature_stats record in a fresh fit without NaN.
+        estimator._fresh_fit = True
+        estimator._moments = None
+        estimator._fitted_with_missing = False
+        estimator._frozen_prior = frozen_prior
+    try:
+        with precision(dtype):
+            estimator._install_stats(class_stats, feature_stats)
+    finally:
+        if isinstance(estimator, GaussianDA):
+            estimator._frozen_prior = None
+
+
+def starts_with_frozen_prior(estimator) -> bool:
+    """Whether in-memory EM starts as ``GaussianDA._jitted_em`` does.
+
+    That loop resolves the empirical-Bayes prior and the ridge once, from responsibilities
+    with EM's row totals, and fits the start under them; the generic loop resolves them
+    from the start's own responsibilities. The condition mirrors ``_jitted_em``'s.
+    """
+    if not isinstance(estimator, GaussianDA):
+        return False
+    regularised = (estimator.reg_alpha, estimator.reg_gamma, estimator.shrinkage) != (1, 1, None)
+    return not regularised and gaussian_regularised.rank(estimator) is None
