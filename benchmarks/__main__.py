@@ -142,8 +142,8 @@ def main(argv: list[str] | None = None) -> str:
     lines += [
         f"### Peak memory added by `fit` (n = {n:,}, d = {d}, K = {k})",
         "",
-        "Resident-set growth of a fresh process during `fit`, beyond its peak before "
-        "(imports, data and compilation); X itself is "
+        "Growth of the peak resident set (VmHWM) of a fresh process during `fit`, beyond "
+        "its peak before (imports, data and compilation); X itself is "
         f"{memory[0]['x_mib']:.0f} MiB.",
         "",
         "| model | bayesgen MiB | scikit-learn MiB |",

@@ -133,12 +133,18 @@ def first_call(n_samples, n_features, n_classes) -> list[Timing]:
 
 
 _PEAK = """
-import json, resource, sys
+import json
 import numpy as np
-from benchmarks.gaussian import make_data
 import bayesgen
 from sklearn import discriminant_analysis, naive_bayes
-X, y = make_data({n}, {d}, {k})
+# Filled a block at a time, so the process's peak before fit is X and little more.
+rng = np.random.default_rng(0)
+means = rng.normal(scale=2.0, size=({k}, {d}))
+mixing = rng.normal(size=({d}, {d})) / np.sqrt({d}) + np.eye({d})
+X, y = np.empty(({n}, {d})), rng.integers(0, {k}, size={n})
+for start in range(0, {n}, 50_000):
+    rows = slice(start, start + 50_000)
+    X[rows] = means[y[rows]] + rng.standard_normal((y[rows].size, {d})) @ mixing
 ours = {{"LDA": bayesgen.LDA, "QDA": bayesgen.QDA, "GaussianNB": bayesgen.GaussianNB}}
 theirs = {{
     "LDA": lambda: discriminant_analysis.LinearDiscriminantAnalysis(solver="lsqr"),
@@ -147,9 +153,14 @@ theirs = {{
 }}
 factory = {{"bayesgen": ours, "scikit-learn": theirs}}["{library}"]["{model}"]
 small = factory().fit(X[:1000], y[:1000])  # imports and compilation before the baseline
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+def peak_kib():
+    # VmHWM, not getrusage's ru_maxrss: a child started by a large process inherits that
+    # process's ru_maxrss through fork and exec, while VmHWM starts anew with exec.
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
+before = peak_kib()
 factory().fit(X, y)
-after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+after = peak_kib()
 print(json.dumps({{"extra_mib": max(after - before, 0) / 1024, "x_mib": X.nbytes / 2**20}}))
 """
 
