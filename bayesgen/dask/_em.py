@@ -13,7 +13,6 @@ import copy
 import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from bayesgen._precision import precision
@@ -67,20 +66,7 @@ def fit(estimator, blocks: RowBlocks, labels: np.ndarray, n_unlabeled: list, dty
         history, converged = _run(estimator, blocks, classes, dtype, random)
         if best is None or history[-1] > best[0]:
             best = (history[-1], copy.deepcopy(estimator.__dict__), history, converged)
-    _, state, history, converged = best
-    estimator.__dict__.update(state)
-    if not converged:
-        warnings.warn(
-            f"EM over the unlabelled rows did not converge in max_iter={estimator.max_iter} "
-            f"iterations (tol={estimator.tol}); raise max_iter or tol.",
-            ConvergenceWarning,
-            stacklevel=3,
-        )
-    estimator._fitted_semi_supervised = True
-    estimator.n_iter_ = len(history)
-    estimator.converged_ = converged
-    estimator.log_likelihood_history_ = np.asarray(history)
-    return estimator
+    return semi_supervised.keep_best_run(estimator, best)
 
 
 def _run(estimator, blocks, classes, dtype, random):

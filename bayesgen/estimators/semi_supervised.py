@@ -142,6 +142,14 @@ def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
         history, converged = _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial)
         if best is None or history[-1] > best[0]:
             best = (history[-1], copy.deepcopy(estimator.__dict__), history, converged)
+    return keep_best_run(estimator, best)
+
+
+def keep_best_run(estimator, best):
+    """Restore the best EM run's state and record its history; warn if it did not converge.
+
+    ``best`` is ``(final objective, estimator.__dict__ copy, history, converged)``.
+    """
     _, state, history, converged = best
     estimator.__dict__.update(state)
     if not converged:
@@ -149,7 +157,7 @@ def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
             f"EM over the unlabelled rows did not converge in max_iter={estimator.max_iter} "
             f"iterations (tol={estimator.tol}); raise max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     estimator._fitted_semi_supervised = True
     estimator.n_iter_ = len(history)

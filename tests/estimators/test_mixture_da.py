@@ -13,7 +13,7 @@ from sklearn.mixture import GaussianMixture
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from bayesgen import QDA, GaussianDA
 from bayesgen.estimators.mixture import MixtureDA
@@ -400,11 +400,15 @@ EXCLUDED = {
 }
 
 
-@parametrize_with_checks([MixtureDA()])
+CHECKS = [
+    pytest.param(estimator, check, id=f"{estimator!r}-{getattr(check, 'func', check).__name__}")
+    for estimator, check in estimator_checks_generator(MixtureDA(), legacy=True)
+    if getattr(check, "func", check).__name__ not in EXCLUDED
+]
+
+
+@pytest.mark.parametrize(("estimator", "check"), CHECKS)
 def test_sklearn_compatible(estimator, check):
-    name = getattr(check, "func", check).__name__
-    if name in EXCLUDED:
-        pytest.skip("excluded: see EXCLUDED in this file")
     check(estimator)
 
 
