@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from bayesgen import stories
+from bayesgen import progress, stories
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators import gaussian_em, gaussian_regularised, gaussian_semi_supervised
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
@@ -434,7 +434,10 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 class_probabilities_fixed=None
                 if fixed_pi is None
                 else jnp.asarray(fixed_pi, dtype),
+                report=progress.reporting(),
             )
+            if progress.reporting():
+                jax.effects_barrier()  # the last iterations' ticks reach the bar
         self._add_rows(X, np.asarray(result.responsibilities, dtype=np.float64), reset=True)
         n_iter = int(result.n_iter)
         return np.asarray(result.history)[:n_iter].tolist(), bool(result.converged)

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 from jax import Array
 from numpyro.infer.util import log_density
 
-from bayesgen import stories
+from bayesgen import progress, stories
 from bayesgen.families import dirichlet
 from bayesgen.families.gaussian import (
     GaussianParams,
@@ -81,7 +81,7 @@ def _log_prior(
     return total + density
 
 
-@partial(jax.jit, static_argnames=("covariance_type", "kind", "max_iter"))
+@partial(jax.jit, static_argnames=("covariance_type", "kind", "max_iter", "report"))
 def semi_supervised_em(
     X: Array,
     fixed: Array,
@@ -96,8 +96,12 @@ def semi_supervised_em(
     kind: str,
     max_iter: int,
     class_probabilities_fixed: Array | None = None,
+    report: bool = False,
 ) -> EMResult:
-    """Run EM from the responsibilities ``initial``; see the module docstring."""
+    """Run EM from the responsibilities ``initial``; see the module docstring.
+
+    ``report`` compiles a variant that advances the progress bar each iteration.
+    """
 
     def m_and_e(responsibilities):
         params, class_probabilities = _parameters(
@@ -133,6 +137,8 @@ def semi_supervised_em(
         following, objective = m_and_e(responsibilities)
         previous = jnp.where(iteration > 0, history[iteration - 1], jnp.nan)
         converged = (iteration > 0) & (jnp.abs(objective - previous) <= tol * jnp.abs(objective))
+        if report:
+            jax.debug.callback(progress.tick, iteration, objective)
         return (
             iteration + 1,
             following,

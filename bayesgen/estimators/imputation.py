@@ -68,12 +68,13 @@ def impute(estimator, X, *, method="mean", y=None, random_state=None):
     check_is_fitted(estimator)
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}; got {method!r}.")
+    given = X  # predict_proba checks feature names of a DataFrame against the fit's
     X = estimator._check_X(X, reset=False)
     if sp.issparse(X):
         X = X.toarray()
     X = np.array(X, copy=True)
     if y is None:
-        class_weights = estimator.predict_proba(X)
+        class_weights = estimator.predict_proba(given)
     else:
         labels = np.asarray(y)
         if labels.shape != (X.shape[0],):

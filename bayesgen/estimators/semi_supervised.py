@@ -27,6 +27,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from bayesgen import progress
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.log_space import log_evidence, normalise
 from bayesgen.estimators.validation import check_labels, check_positive
@@ -52,6 +53,9 @@ EM_PARAMETERS_DOC = """
     random_state : None, int or numpy.random.RandomState
         For the random starts of EM.
 """
+
+
+_EM_DESCRIPTION = "EM over unlabelled rows"
 
 
 def unlabeled_rows(y) -> np.ndarray:
@@ -174,7 +178,8 @@ def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
     """
     jitted = getattr(estimator, "_jitted_em", None)
     if jitted is not None and not np.isnan(np.asarray(X, dtype=float)).any():
-        result = jitted(X, fixed, unlabeled, unlabeled_weights, initial)
+        with progress.progress_bar(estimator.max_iter, _EM_DESCRIPTION):
+            result = jitted(X, fixed, unlabeled, unlabeled_weights, initial)
         if result is not None:  # None: the family's loop does not apply to this model
             return result
     with warnings.catch_warnings():
@@ -188,19 +193,21 @@ def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
         # the parameters they were computed under.
         log_posterior, _ = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
         history, converged = [], False
-        for _ in range(estimator.max_iter):
-            responsibilities = fixed.copy()
-            responsibilities[unlabeled] = (
-                np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
-            )
-            estimator._add_rows(X, responsibilities, reset=True)
-            log_posterior, value = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
-            history.append(value)
-            if len(history) > 1 and abs(history[-1] - history[-2]) <= estimator.tol * abs(
-                history[-1]
-            ):
-                converged = True
-                break
+        with progress.progress_bar(estimator.max_iter, _EM_DESCRIPTION):
+            for iteration in range(estimator.max_iter):
+                responsibilities = fixed.copy()
+                responsibilities[unlabeled] = (
+                    np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
+                )
+                estimator._add_rows(X, responsibilities, reset=True)
+                log_posterior, value = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
+                history.append(value)
+                progress.tick(iteration, value)
+                if len(history) > 1 and abs(history[-1] - history[-2]) <= estimator.tol * abs(
+                    history[-1]
+                ):
+                    converged = True
+                    break
         return history, converged
     finally:
         estimator._semi_supervised = False

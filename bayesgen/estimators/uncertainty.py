@@ -30,6 +30,7 @@ from bayesgen.estimators.log_space import log_evidence, normalise
 from bayesgen.estimators.synthetic import random_key
 from bayesgen.estimators.validation import check_labels
 from bayesgen.families import class_prior
+from bayesgen.progress import progress_shown
 
 POSTERIOR_METHODS = ("exact", "nuts")
 DRAW_BLOCK = 256  # exact draws are made this many at a time
@@ -149,7 +150,7 @@ class PosteriorUses:
         X=None,
         y=None,
         random_state=None,
-        progress=False,
+        progress=None,
     ):
         """Draws from the posterior of the parameters, as ArviZ ``InferenceData``.
 
@@ -176,8 +177,9 @@ class PosteriorUses:
         y : array-like of shape (n_samples,), optional
             Their labels, from ``classes_``; required with ``X``.
         random_state : None, int or numpy.random.RandomState
-        progress : bool, default=False
-            Show NumPyro's progress bar (``"nuts"``).
+        progress : bool, optional
+            Show NumPyro's progress bar (``"nuts"``). By default it is shown inside
+            :func:`bayesgen.show_progress` on a terminal, and not otherwise.
 
         Returns
         -------
@@ -235,7 +237,7 @@ class PosteriorUses:
                     num_samples=num_samples,
                     num_warmup=num_warmup,
                     num_chains=num_chains,
-                    progress=progress,
+                    progress=progress_shown(progress),
                     start=self._nuts_start(),
                 )
             flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in draws.items()}

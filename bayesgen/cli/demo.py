@@ -1,23 +1,11 @@
-"""The ``bayesgen`` command line."""
+"""``bayesgen demo``: the README's main job on the bundled wine data."""
 
 from __future__ import annotations
 
-import os
-
 import click
 
-# A measured CPU deadlock of XLA's concurrency-optimised scheduler; must be set before JAX
-# starts (see docs/architecture.md). Users' own XLA_FLAGS win.
-os.environ.setdefault("XLA_FLAGS", "--xla_cpu_enable_concurrency_optimized_scheduler=false")
 
-
-@click.group()
-@click.version_option(package_name="bayesgen")
-def main() -> None:
-    """Generative classifiers written as NumPyro probabilistic programs."""
-
-
-@main.command()
+@click.command()
 @click.option("--rows", default=5, show_default=True, help="Test rows to show predictions for.")
 def demo(rows: int) -> None:
     """Fit GaussianNB, LDA and QDA to the wine data and compare them.
@@ -66,7 +54,3 @@ def demo(rows: int) -> None:
         cells = "".join(f"{value:>10.3f}" for value in probabilities[row])
         predicted = names[naive_bayes.classes_[np.argmax(probabilities[row])]]
         click.echo(f"{row:<5}{names[y_test[row]]:>10}{predicted:>10}{cells}")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

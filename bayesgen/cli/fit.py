@@ -1,0 +1,114 @@
+"""``bayesgen fit``: fit a model to a table and save it as a model file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import numpy as np
+import pandas as pd
+
+from bayesgen.cli.errors import UserError, user_errors
+from bayesgen.cli.model_choice import MODELS, NUMERIC_MODELS, build_model
+from bayesgen.cli.tables import read_table, select_columns
+from bayesgen.progress import show_progress
+
+
+def labels_of(column: pd.Series) -> np.ndarray:
+    """The target column as labels: blank cells become ``None`` (an unlabelled row).
+
+    Whole-number floats (a numeric column that pandas widened to hold blanks) become ints, so
+    that ``1.0`` and ``1`` are one class.
+    """
+    values = column.to_numpy(dtype=object)
+    present = column.notna().to_numpy()
+    if pd.api.types.is_float_dtype(column) and np.all(np.mod(column[present], 1) == 0):
+        values[present] = column[present].astype(np.int64).to_numpy()
+    values[~present] = None
+    return values
+
+
+def check_numeric(features: pd.DataFrame, model: str) -> None:
+    """A model of real-valued features refuses non-numeric columns, naming them."""
+    if model not in NUMERIC_MODELS:
+        return
+    bad = [
+        column
+        for column in features.columns
+        if not (
+            pd.api.types.is_numeric_dtype(features[column])
+            or pd.api.types.is_bool_dtype(features[column])
+        )
+    ]
+    if bad:
+        raise UserError(
+            f"model '{model}' needs numeric features, but column(s) "
+            f"{', '.join(map(repr, bad))} are not numeric (e.g. {features[bad[0]].iloc[0]!r}); "
+            "use --model mixed-nb or categorical-nb, or leave them out with --features."
+        )
+
+
+@click.command()
+@click.argument("data", type=click.Path(dir_okay=False))
+@click.option("--target", required=True, help="Column of class labels; blank cells = unlabelled.")
+@click.option(
+    "--model",
+    "model_name",
+    type=click.Choice(sorted(MODELS)),
+    default="qda",
+    show_default=True,
+    help="Which generative classifier.",
+)
+@click.option("--estimate", type=click.Choice(["mle", "map", "mean"]), help="Point estimate.")
+@click.option("--alpha", type=float, help="Additive smoothing (Dirichlet/Beta concentration).")
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Any other parameter of the model (repeatable); VALUE is read as JSON if it parses.",
+)
+@click.option(
+    "--features",
+    help="Comma-separated feature columns (default: every column but the target).",
+)
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="Model file to write.")
+def fit(data, target, model_name, estimate, alpha, params, features, out):
+    """Fit a model to the table DATA (.csv, .tsv or .parquet) and save it to --out.
+
+    Rows whose --target cell is blank are unlabelled: they are fitted by EM through their
+    mixture likelihood. Blank feature cells are missing values, integrated out exactly.
+    """
+    table = read_table(data)
+    select_columns(table, [target], "--target")
+    names = (
+        [name.strip() for name in features.split(",") if name.strip()]
+        if features
+        else [column for column in table.columns if column != target]
+    )
+    if target in names:
+        raise UserError(f"--features includes the target column {target!r}.")
+    if not names:
+        raise UserError("there are no feature columns besides the target.")
+    X = select_columns(table, names, "--features")
+    check_numeric(X, model_name)
+    y = labels_of(table[target])
+    model = build_model(model_name, estimate=estimate, alpha=alpha, params=params)
+    with user_errors("fit: "), show_progress():
+        model.fit(X, y)
+    unlabelled = int(sum(label is None for label in y))
+    metadata = {
+        "model": model_name,
+        "target": target,
+        "features": names,
+        "data": Path(data).name,
+        "n_rows": int(table.shape[0]),
+        "n_unlabelled": unlabelled,
+    }
+    with user_errors(f"--out '{out}': "):
+        model.save(out, metadata=metadata)
+    click.echo(
+        f"Fitted {model_name} on {table.shape[0]} rows ({unlabelled} unlabelled), "
+        f"{len(names)} features, classes {', '.join(map(str, model.classes_))}; "
+        f"saved to {out}."
+    )

@@ -1,0 +1,95 @@
+"""``bayesgen predict``: classes, probabilities and credible intervals for a table's rows."""
+
+from __future__ import annotations
+
+import click
+import numpy as np
+import pandas as pd
+
+from bayesgen.cli.errors import UserError, user_errors
+from bayesgen.cli.model_files import features_of, open_model
+from bayesgen.cli.tables import read_table, write_table
+from bayesgen.progress import progress_bar, show_progress
+
+
+def _batches(n_rows: int, batch_size: int):
+    return [slice(start, min(start + batch_size, n_rows)) for start in range(0, n_rows, batch_size)]
+
+
+def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, batch_size):
+    """The output table: ``predicted``, and ``p(...)``/credible bounds when asked for.
+
+    Rows are predicted in batches of ``batch_size`` (a progress bar counts them); the draws of
+    the credible intervals use one seed for the whole table.
+    """
+    names = [str(label) for label in model.classes_]
+    parts = []
+    with progress_bar(X.shape[0], "predicting", unit="row") as bar:
+        for batch in _batches(X.shape[0], batch_size):
+            rows = X.iloc[batch]
+            part = {"predicted": model.predict(rows)}
+            if proba or uncertainty is not None:
+                probabilities = model.predict_proba(rows)
+                for k, name in enumerate(names):
+                    part[f"p({name})"] = probabilities[:, k]
+            if uncertainty is not None:
+                draws = model.predict_proba_draws(rows, n_draws, random_state=seed)
+                tail = (1.0 - uncertainty) / 2.0
+                lower, upper = np.quantile(draws, [tail, 1.0 - tail], axis=0)
+                for k, name in enumerate(names):
+                    part[f"p({name}) lower"] = lower[:, k]
+                    part[f"p({name}) upper"] = upper[:, k]
+            parts.append(pd.DataFrame(part))
+            bar.update(batch.stop - batch.start)
+    return pd.concat(parts, ignore_index=True)
+
+
+@click.command()
+@click.argument("model_path", metavar="MODEL", type=click.Path(dir_okay=False))
+@click.argument("data", type=click.Path(dir_okay=False))
+@click.option("--proba", is_flag=True, help="Add p(class | x) for every class.")
+@click.option(
+    "--uncertainty",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    metavar="LEVEL",
+    help="Add equal-tailed credible intervals of p(class | x) at LEVEL (e.g. 0.9), from "
+    "draws of the parameters' posterior.",
+)
+@click.option(
+    "--draws",
+    "n_draws",
+    default=400,
+    show_default=True,
+    type=click.IntRange(2),
+    help="Posterior draws behind --uncertainty.",
+)
+@click.option("--seed", default=0, show_default=True, type=int, help="Seed of the draws.")
+@click.option(
+    "--batch-size",
+    default=100_000,
+    show_default=True,
+    type=click.IntRange(1),
+    help="Rows predicted at a time.",
+)
+@click.option("--out", type=click.Path(dir_okay=False), help="Output table (default: stdout, CSV).")
+def predict(model_path, data, proba, uncertainty, n_draws, seed, batch_size, out):
+    """Predict the class of every row of DATA with the model in MODEL.
+
+    Columns the model was not fitted on are ignored; blank feature cells are missing values,
+    integrated out exactly.
+    """
+    model, info = open_model(model_path)
+    X = features_of(read_table(data), model, info)
+    if uncertainty is not None and not hasattr(model, "predict_proba_draws"):
+        raise UserError(f"--uncertainty: a {type(model).__name__} has no posterior draws.")
+    with user_errors("predict: "), show_progress():
+        table = predictions(
+            model,
+            X,
+            proba=proba,
+            uncertainty=uncertainty,
+            n_draws=n_draws,
+            seed=seed,
+            batch_size=batch_size,
+        )
+    write_table(table, out)
