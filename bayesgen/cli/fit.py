@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from bayesgen.cli.errors import UserError, user_errors
-from bayesgen.cli.model_choice import MODELS, NUMERIC_MODELS, build_model
+from bayesgen.cli.model_choice import MODELS, NUMERIC_CLASSES, NUMERIC_MODELS, build_model
 from bayesgen.cli.tables import read_table, select_columns
 from bayesgen.progress import show_progress
 
@@ -20,8 +20,10 @@ def labels_of(column: pd.Series) -> np.ndarray:
     Whole-number floats (a numeric column that pandas widened to hold blanks) become ints, so
     that ``1.0`` and ``1`` are one class.
     """
-    values = column.to_numpy(dtype=object)
     present = column.notna().to_numpy()
+    if present.all():
+        return column.to_numpy()
+    values = column.to_numpy(dtype=object)
     if pd.api.types.is_float_dtype(column) and np.all(np.mod(column[present], 1) == 0):
         values[present] = column[present].astype(np.int64).to_numpy()
     values[~present] = None
@@ -29,8 +31,12 @@ def labels_of(column: pd.Series) -> np.ndarray:
 
 
 def check_numeric(features: pd.DataFrame, model: str) -> None:
-    """A model of real-valued features refuses non-numeric columns, naming them."""
-    if model not in NUMERIC_MODELS:
+    """A model of numeric features refuses non-numeric columns, naming them.
+
+    ``model`` is a ``--model`` name, or an estimator's class name for a model file saved from
+    Python; the categorical and mixed models take any column.
+    """
+    if model not in NUMERIC_MODELS and model not in NUMERIC_CLASSES:
         return
     bad = [
         column

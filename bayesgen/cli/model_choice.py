@@ -24,6 +24,7 @@ MODELS = {
 
 #: Models whose every feature is a real number (a non-numeric column is a mistake).
 NUMERIC_MODELS = {name for name in MODELS if name not in ("categorical-nb", "mixed-nb")}
+NUMERIC_CLASSES = {MODELS[name].__name__ for name in NUMERIC_MODELS}
 
 
 def parse_param(text: str) -> tuple[str, object]:

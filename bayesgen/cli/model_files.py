@@ -56,7 +56,5 @@ def features_of(table: pd.DataFrame, model, info: dict) -> pd.DataFrame:
             )
         return table
     features = select_columns(table, names, "the model's features")
-    model_name = metadata_of(info).get("model")
-    if model_name is not None:
-        check_numeric(features, model_name)
+    check_numeric(features, metadata_of(info).get("model", type(model).__name__))
     return features
