@@ -1,0 +1,29 @@
+"""Figures of what a fitted generative classifier knows, drawn with matplotlib.
+
+Every function takes a fitted bayesgen classifier, draws into the given Axes (a new figure
+when none is given) and returns the Axes, or an ndarray of Axes for a grid of panels:
+
+- :func:`decision_regions`: predicted-class regions of two features, class density contours;
+- :func:`credible_band`: plug-in :math:`p(y \\mid x)`, posterior mean and credible band
+  along a path;
+- :func:`reliability_diagram`: calibration of the plug-in and predictive probabilities;
+- :func:`class_images`: the class-conditional means of image-like data, as images;
+- :func:`synthetic_vs_real`: marginal histograms of real and generated rows.
+
+Not imported by ``import bayesgen`` (matplotlib stays out of the core import); use
+``from bayesgen import plot``.
+"""
+
+from bayesgen.plot._band import credible_band
+from bayesgen.plot._images import class_images
+from bayesgen.plot._marginals import synthetic_vs_real
+from bayesgen.plot._regions import decision_regions
+from bayesgen.plot._reliability import reliability_diagram
+
+__all__ = [
+    "class_images",
+    "credible_band",
+    "decision_regions",
+    "reliability_diagram",
+    "synthetic_vs_real",
+]

@@ -1,0 +1,81 @@
+"""reliability_diagram: each point is a bin's mean confidence and accuracy (checked against
+scikit-learn's calibration_curve of the top label), the legend carries each method's ECE."""
+
+import numpy as np
+import pytest
+from sklearn.calibration import calibration_curve
+
+from bayesgen import GaussianNB
+from bayesgen.metrics import expected_calibration_error
+from bayesgen.plot import reliability_diagram
+
+
+@pytest.fixture(scope="module")
+def problem():
+    """Few training rows (so plug-in and predictive differ), many test rows."""
+    rng = np.random.default_rng(0)
+    centres = np.array([[0.0, 0.0, 0.0], [1.5, 0.5, 0.0], [0.0, 1.5, 1.0]])
+
+    def draw(n_per_class):
+        X = np.vstack([rng.normal(centre, 1.0, (n_per_class, 3)) for centre in centres])
+        return X, np.repeat(np.array(["a", "b", "c"]), n_per_class)
+
+    X_train, y_train = draw(8)
+    X_test, y_test = draw(300)
+    return GaussianNB().fit(X_train, y_train), X_test, y_test
+
+
+@pytest.mark.parametrize("n_bins", [5, 10])
+def test_points_are_top_label_bin_averages(problem, n_bins, render):
+    model, X, y = problem
+    ax = reliability_diagram(model, X, y, n_bins=n_bins)
+    render(ax)
+    diagonal, *lines = ax.lines
+    np.testing.assert_array_equal(diagonal.get_xydata(), [[0, 0], [1, 1]])
+    assert len(lines) == 2
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    methods = zip(lines, ["plugin", "predictive"], ["plug-in", "predictive"], strict=True)
+    for line, method, name in methods:
+        proba = model.predict_proba(X, method=method)
+        correct = model.classes_[proba.argmax(axis=1)] == y
+        accuracy, confidence = calibration_curve(
+            correct, proba.max(axis=1), n_bins=n_bins, strategy="uniform"
+        )
+        np.testing.assert_allclose(line.get_xdata(), confidence, rtol=1e-12)
+        np.testing.assert_allclose(line.get_ydata(), accuracy, rtol=1e-12)
+        ece = expected_calibration_error(y, proba, classes=model.classes_, n_bins=n_bins)
+        assert f"{name} (ECE {ece:.3f})" in legend
+    # Eight rows per class: the two methods' probabilities differ visibly.
+    plugin, predictive = (model.predict_proba(X, method=m) for m in ["plugin", "predictive"])
+    assert np.max(np.abs(plugin - predictive)) > 0.05
+
+
+def test_one_method(problem):
+    model, X, y = problem
+    ax = reliability_diagram(model, X, y, methods="predictive")
+    assert len(ax.lines) == 2
+    assert ax.get_legend().get_texts()[1].get_text().startswith("predictive (ECE ")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"methods": ("plugin", "bayes")}, "methods must be a non-empty selection"),
+        ({"methods": ()}, "methods must be a non-empty selection"),
+        ({"n_bins": 0}, "n_bins must be an integer >= 1"),
+    ],
+)
+def test_bad_arguments_are_named(problem, kwargs, match):
+    model, X, y = problem
+    with pytest.raises(ValueError, match=match):
+        reliability_diagram(model, X, y, **kwargs)
+
+
+def test_bad_labels_and_unfitted_model(problem):
+    model, X, y = problem
+    with pytest.raises(
+        ValueError, match=r"y has labels \['z'\] that are not in the model's classes_"
+    ):
+        reliability_diagram(model, X, np.full(len(y), "z"))
+    with pytest.raises(ValueError, match="model must be a fitted classifier"):
+        reliability_diagram(GaussianNB(), X, y)
