@@ -20,6 +20,7 @@ from bayesgen.estimators import (
     MultinomialNB,
     PoissonNB,
 )
+from bayesgen.model_files import ModelFileError, load, model_file_info
 
 __version__ = "0.1.0"
 
@@ -34,8 +35,11 @@ __all__ = [
     "KernelDensityDA",
     "MixedNB",
     "MixtureDA",
+    "ModelFileError",
     "MultinomialNB",
     "PoissonNB",
     "__version__",
     "enable_compilation_cache",
+    "load",
+    "model_file_info",
 ]

@@ -31,6 +31,7 @@ from bayesgen.estimators.validation import (
 )
 from bayesgen.families import class_prior
 from bayesgen.families.estimates import pseudo_counts
+from bayesgen.model_files.saving_mixin import ModelFileMixin
 
 
 def _responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: int):
@@ -52,7 +53,12 @@ def _to_jax(tree, dtype):
 
 
 class GenerativeClassifier(
-    GenerativeUses, PosteriorUses, ClassPriorDecisions, ClassifierMixin, BaseEstimator
+    ModelFileMixin,
+    GenerativeUses,
+    PosteriorUses,
+    ClassPriorDecisions,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """Base class of the generative classifiers: fitting and prediction over one joint.
 

@@ -1,0 +1,339 @@
+"""Hostile or damaged model files raise ModelFileError naming the problem; nothing runs."""
+
+import datetime
+import io
+import json
+import pathlib
+import zipfile
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+
+import bayesgen
+from bayesgen import ModelFileError
+
+X, Y = load_iris(return_X_y=True)
+
+
+class Payload:
+    """Unpickling this creates the file ``marker``: proof that code ran."""
+
+    def __init__(self, marker: pathlib.Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (pathlib.Path.touch, (self.marker,))
+
+
+@pytest.fixture(scope="module")
+def model():
+    return bayesgen.QDA(shrinkage="ledoit-wolf").fit(X, Y)
+
+
+@pytest.fixture
+def saved(model, tmp_path):
+    path = tmp_path / "model.npz"
+    model.save(path, metadata={"target": "species"})
+    return path
+
+
+def _members(path) -> dict:
+    with zipfile.ZipFile(path) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def _write(path, members: dict, compression=zipfile.ZIP_DEFLATED):
+    with zipfile.ZipFile(path, "w", compression=compression) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return path
+
+
+def _with_header(saved, tmp_path, change) -> pathlib.Path:
+    """A copy of ``saved`` whose header went through ``change(header)`` (in place)."""
+    members = _members(saved)
+    header = json.loads(members["header.json"])
+    change(header)
+    members["header.json"] = json.dumps(header).encode()
+    return _write(tmp_path / "changed.npz", members)
+
+
+def _expect(path, *patterns, header_is_valid=False):
+    """``load`` raises ModelFileError naming the file and the patterns; so does
+    ``model_file_info`` unless the problem lies past the header it reads."""
+    readers = [bayesgen.load]
+    if header_is_valid:
+        assert bayesgen.model_file_info(path)["format"] == "bayesgen-model"
+    else:
+        readers.append(bayesgen.model_file_info)
+    for reader in readers:
+        with pytest.raises(ModelFileError) as raised:
+            reader(path)
+        message = str(raised.value)
+        assert str(path) in message
+        for pattern in patterns:
+            assert pattern in message, message
+
+
+def _state(header):
+    return header["estimator"]["state"]
+
+
+def test_a_valid_file_loads_and_its_header_reads(saved, model):
+    info = bayesgen.model_file_info(saved)
+    assert info["format"] == "bayesgen-model"
+    assert info["format_version"] == 1
+    assert info["bayesgen_version"] == bayesgen.__version__
+    assert info["class"] == "QDA"
+    assert info["fitted"] is True
+    assert info["metadata"] == {"target": "species"}
+    assert datetime.datetime.fromisoformat(info["saved_at"]).tzinfo == datetime.UTC
+    assert set(info) == {
+        "format",
+        "format_version",
+        "bayesgen_version",
+        "saved_at",
+        "class",
+        "fitted",
+        "metadata",
+    }
+    np.testing.assert_array_equal(bayesgen.load(saved).predict_proba(X), model.predict_proba(X))
+
+
+def test_a_missing_file_is_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError, match="nowhere.npz"):
+        bayesgen.load(tmp_path / "nowhere.npz")
+    with pytest.raises(FileNotFoundError):
+        bayesgen.model_file_info(tmp_path / "nowhere.npz")
+
+
+def test_not_a_zip(tmp_path):
+    path = tmp_path / "text.npz"
+    path.write_bytes(b"hello, I am not a model\n" * 10)
+    _expect(path, "not a zip archive")
+
+
+def test_a_truncated_zip(saved, tmp_path):
+    path = tmp_path / "truncated.npz"
+    path.write_bytes(saved.read_bytes()[: saved.stat().st_size // 2])
+    _expect(path, "truncated")
+
+
+def test_a_damaged_member(saved, tmp_path):
+    """A flipped byte in the stored header: the zip's CRC check catches it."""
+    path = _write(tmp_path / "stored.npz", _members(saved), compression=zipfile.ZIP_STORED)
+    data = bytearray(path.read_bytes())
+    where = data.index(b'"bayesgen-model"')
+    data[where + 1] = ord("B")
+    path.write_bytes(bytes(data))
+    _expect(path, "member 'header.json' is damaged")
+
+
+def test_no_header(saved, tmp_path):
+    members = _members(saved)
+    del members["header.json"]
+    _expect(_write(tmp_path / "headless.npz", members), "no header.json")
+
+
+def test_a_plain_npz_is_not_a_model_file(tmp_path):
+    path = tmp_path / "plain.npz"
+    np.savez(path, a=np.arange(3))
+    _expect(path, "no header.json")
+
+
+def test_header_not_json(saved, tmp_path):
+    members = _members(saved)
+    members["header.json"] = b"{not json"
+    _expect(_write(tmp_path / "bad.npz", members), "not valid JSON")
+
+
+def test_header_with_a_nan_constant(saved, tmp_path):
+    members = _members(saved)
+    members["header.json"] = members["header.json"].replace(b'"n_iter_": 1', b'"n_iter_": NaN')
+    assert b"NaN" in members["header.json"]
+    _expect(_write(tmp_path / "nan.npz", members), "not valid JSON")
+
+
+def test_wrong_format_name(saved, tmp_path):
+    path = _with_header(saved, tmp_path, lambda h: h.update(format="sklearn-pickle"))
+    _expect(path, "'sklearn-pickle'", "not a bayesgen model file")
+
+
+def test_future_format_version(saved, tmp_path):
+    path = _with_header(saved, tmp_path, lambda h: h.update(format_version=2))
+    _expect(path, "format_version 2 is newer")
+
+
+def test_format_version_not_an_integer(saved, tmp_path):
+    path = _with_header(saved, tmp_path, lambda h: h.update(format_version="1"))
+    _expect(path, "format_version '1' is not a positive integer")
+
+
+def test_unknown_header_key(saved, tmp_path):
+    path = _with_header(saved, tmp_path, lambda h: h.update(command="rm -rf /"))
+    _expect(path, "unknown keys ['command']")
+
+
+def test_unknown_class(saved, tmp_path):
+    def change(header):
+        header["class"] = header["estimator"]["class"] = "os.system"
+
+    _expect(_with_header(saved, tmp_path, change), "unknown estimator class 'os.system'")
+
+
+def test_unknown_nested_class(saved, tmp_path):
+    def change(header):
+        header["estimator"]["class"] = "subprocess.Popen"
+
+    path = _with_header(saved, tmp_path, change)
+    _expect(path, "unknown estimator class 'subprocess.Popen'", header_is_valid=True)
+
+
+def test_unknown_state_type(saved, tmp_path):
+    def change(header):
+        _state(header)["_class_stats"]["name"] = "subprocess.Popen"
+
+    _expect(_with_header(saved, tmp_path, change), "unknown state type", header_is_valid=True)
+
+
+def test_unknown_tag(saved, tmp_path):
+    def change(header):
+        _state(header)["n_iter_"] = {"$type": "pickle", "data": "gASVAAAA"}
+
+    _expect(_with_header(saved, tmp_path, change), "unknown $type 'pickle'", header_is_valid=True)
+
+
+def test_dunder_attribute(saved, tmp_path):
+    def change(header):
+        _state(header)["__class__"] = "GaussianNB"
+
+    _expect(
+        _with_header(saved, tmp_path, change), "'__class__'", "not allowed", header_is_valid=True
+    )
+
+
+def test_unknown_parameter(saved, tmp_path):
+    def change(header):
+        header["estimator"]["params"]["callback"] = "os.system"
+
+    _expect(
+        _with_header(saved, tmp_path, change), "no parameters ['callback']", header_is_valid=True
+    )
+
+
+def test_object_dtype_in_the_header(saved, tmp_path):
+    def change(header):
+        _state(header)["classes_"]["dtype"] = "|O"
+
+    _expect(
+        _with_header(saved, tmp_path, change), "dtype object is not allowed", header_is_valid=True
+    )
+
+
+def test_header_disagrees_with_the_array(saved, tmp_path):
+    def change(header):
+        _state(header)["classes_"]["shape"] = [4]
+
+    _expect(_with_header(saved, tmp_path, change), "the header says", header_is_valid=True)
+
+
+def test_object_array_holding_an_estimator(saved, tmp_path):
+    def change(header):
+        _state(header)["extra_"] = {
+            "$type": "object_array",
+            "shape": [1],
+            "items": [{"$type": "estimator", "class": "GaussianNB", "params": {}, "state": {}}],
+        }
+
+    _expect(_with_header(saved, tmp_path, change), "object array items", header_is_valid=True)
+
+
+def test_extra_member(saved, tmp_path):
+    members = _members(saved)
+    members["arrays/999.npy"] = members["arrays/0.npy"]
+    _expect(_write(tmp_path / "extra.npz", members), "unexpected members", header_is_valid=True)
+
+
+def test_missing_member(saved, tmp_path):
+    members = _members(saved)
+    del members["arrays/0.npy"]
+    _expect(_write(tmp_path / "missing.npz", members), "missing member", header_is_valid=True)
+
+
+def test_a_pickled_object_array_is_refused_and_never_unpickled(saved, tmp_path):
+    marker = tmp_path / "code-ran"
+    payload = io.BytesIO()
+    np.save(payload, np.array([Payload(marker)], dtype=object), allow_pickle=True)
+    members = _members(saved)
+    members["arrays/0.npy"] = payload.getvalue()
+    path = _write(tmp_path / "pickled.npz", members)
+
+    _expect(path, "object array", "arrays/0.npy", header_is_valid=True)
+    assert not marker.exists()
+
+    # The payload is live: NumPy with pickles allowed runs it.
+    np.load(io.BytesIO(payload.getvalue()), allow_pickle=True)
+    assert marker.exists()
+
+
+def test_a_raw_pickle_member_is_refused_and_never_unpickled(saved, tmp_path):
+    import pickle
+
+    marker = tmp_path / "code-ran"
+    members = _members(saved)
+    members["arrays/0.npy"] = pickle.dumps(Payload(marker))
+    _expect(_write(tmp_path / "pickle.npz", members), "not a .npy array", header_is_valid=True)
+    assert not marker.exists()
+    pickle.loads(members["arrays/0.npy"])
+    assert marker.exists()
+
+
+def test_another_bayesgen_version_warns(saved, tmp_path):
+    path = _with_header(saved, tmp_path, lambda h: h.update(bayesgen_version="0.0.1"))
+    with pytest.warns(UserWarning, match="written by bayesgen 0.0.1"):
+        bayesgen.load(path)
+
+
+# ---------------------------------------------------------------- saving
+
+
+def test_save_refuses_what_the_format_cannot_hold(tmp_path):
+    model = bayesgen.GaussianNB(random_state=np.random.RandomState(0)).fit(X, Y)
+    with pytest.raises(ModelFileError, match="random_state.*RandomState"):
+        model.save(tmp_path / "model.npz")
+    scored = bayesgen.RDACV(scoring=lambda est, X, y: 0.0, reg_alphas=[1], reg_gammas=[1])
+    with pytest.raises(ModelFileError, match="scoring"):
+        scored.save(tmp_path / "model.npz")
+    assert list(tmp_path.iterdir()) == []  # nothing half-written is left behind
+
+
+def test_save_refuses_a_subclass(tmp_path):
+    class MyQDA(bayesgen.QDA):
+        pass
+
+    with pytest.raises(ModelFileError, match="MyQDA"):
+        bayesgen.model_files.save_model(MyQDA(), tmp_path / "model.npz")
+
+
+@pytest.mark.parametrize(
+    "metadata", [{"x": float("nan")}, {1: "a"}, {"x": {1, 2}}, ["target"], {"x": object()}]
+)
+def test_save_refuses_metadata_json_cannot_hold(metadata, tmp_path):
+    model = bayesgen.GaussianNB().fit(X, Y)
+    with pytest.raises(ValueError, match="metadata"):
+        model.save(tmp_path / "model.npz", metadata=metadata)
+
+
+def test_save_replaces_a_file_and_writes_to_file_objects(model, tmp_path):
+    path = tmp_path / "model.npz"
+    path.write_bytes(b"old")
+    model.save(str(path), metadata={"n": 1})
+    assert bayesgen.model_file_info(path)["metadata"] == {"n": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["model.npz"]
+
+    buffer = io.BytesIO()
+    model.save(buffer)
+    buffer.seek(0)
+    loaded = bayesgen.load(buffer)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
