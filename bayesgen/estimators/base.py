@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import semi_supervised
+from bayesgen.estimators import log_space, semi_supervised
 from bayesgen.estimators.decisions import ClassPriorDecisions
 from bayesgen.estimators.log_space import log_evidence, normalise
 from bayesgen.estimators.uncertainty import PosteriorUses
@@ -271,7 +271,10 @@ class GenerativeClassifier(
         X, dtype = self._prepare(X)
         with precision(dtype):
             log_likelihood = np.asarray(self._log_likelihood(X, dtype, row_terms=row_terms))
-        return log_likelihood + self._log_class_prior(log_likelihood.dtype)
+        log_prior = self._log_class_prior(log_likelihood.dtype)
+        if not log_likelihood.flags.writeable:  # a view of a JAX buffer
+            return log_likelihood + log_prior
+        return np.add(log_likelihood, log_prior, out=log_likelihood)
 
     def _log_class_prior(self, dtype) -> np.ndarray:
         with np.errstate(divide="ignore"):  # a class with probability 0 gets -inf
@@ -297,12 +300,19 @@ class GenerativeClassifier(
             raise ValueError(f"method must be one of {PROBA_METHODS}; got {method!r}.")
         if method == "predictive":
             return self._predictive_log_proba(X)
-        return self._posterior_log_proba(X)
+        return self._plugin_posterior(X, log=True)
 
-    def _posterior_log_proba(self, X) -> np.ndarray:
+    def _plugin_posterior(self, X, *, log: bool) -> np.ndarray:
+        """``log p(k | x)`` (``log``) or ``p(k | x)`` under the point estimate."""
         joint = self._joint(X, row_terms=False)
-        log_posterior = normalise(joint, self._log_class_prior(joint.dtype))
-        n_impossible = int(np.sum(np.all(np.isneginf(joint), axis=1)))
+        n_impossible = int(np.count_nonzero(np.isneginf(log_space.row_max(joint))))
+        log_prior = self._log_class_prior(joint.dtype)
+        if not log:
+            if not joint.flags.writeable:
+                joint = joint.copy()
+            posterior = log_space.probabilities(joint, log_prior)
+        else:
+            posterior = normalise(joint, log_prior)
         if n_impossible:
             warnings.warn(
                 f"{n_impossible} row(s) of X have probability zero under every class (a point "
@@ -311,7 +321,7 @@ class GenerativeClassifier(
                 UserWarning,
                 stacklevel=3,
             )
-        return log_posterior
+        return posterior
 
     def _predictive_log_proba(self, X) -> np.ndarray:
         """``log p(k | x, D)``: the parameters integrated out of the joint.
@@ -351,6 +361,8 @@ class GenerativeClassifier(
         ndarray of shape (n_samples, n_classes)
             Rows sum to one; columns in the order of ``classes_``.
         """
+        if method == "plugin":  # one pass less than exp(predict_log_proba)
+            return self._plugin_posterior(X, log=False)
         return np.exp(self.predict_log_proba(X, method=method))
 
     def predict(self, X, *, cost=None, method="plugin") -> np.ndarray:

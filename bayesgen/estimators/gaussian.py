@@ -334,13 +334,14 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             )
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
-        incomplete = np.isnan(X).any(axis=1)
-        complete = ~incomplete
+        # Every row is scored as complete first: a missing entry makes its row's scores NaN,
+        # which finds the incomplete rows without another pass over X.
+        result = self._complete_log_likelihood(X.astype(dtype, copy=False), row_terms)
+        flagged = np.flatnonzero(np.isnan(result[:, 0]))
+        incomplete = np.zeros(X.shape[0], dtype=bool)
+        incomplete[flagged] = np.isnan(X[flagged]).any(axis=1)
         if not incomplete.any():
-            return self._complete_log_likelihood(X.astype(dtype, copy=False), row_terms)
-        result = np.empty((X.shape[0], self.means_.shape[0]), dtype=dtype)
-        if complete.any():
-            result[complete] = self._complete_log_likelihood(X[complete].astype(dtype), row_terms)
+            return result
         # Rows with missing features: the density of their observed block.
         if self.covariance_type in ("diag", "spherical"):
             variances = np.broadcast_to(

@@ -6,11 +6,16 @@ NumPy reads the caller's array in place (handing it to JAX copies it, about 0.3 
 whatever ``n``. Rows and means are shifted by the average class mean first, as there.
 
 When the row-only terms may be left out (``row_terms=False``, enough for
-:math:`p(y \mid x)`), the tied covariance needs one product per block,
-:math:`\log p(x \mid k) \doteq (x - s)^\top\Sigma^{-1}(\mu_k - s) - \tfrac12
-(\mu_k - s)^\top\Sigma^{-1}(\mu_k - s)`, and the diagonal types two, as they are linear in
-:math:`x - s` and :math:`(x - s)^2`. With the row terms, differences are squared (never the
-expanded form), which keeps :math:`\log p(x)` accurate far from every mean.
+:math:`p(y \mid x)`), the tied covariance needs one product over all rows,
+:math:`\log p(x \mid k) \doteq x^\top\Sigma^{-1}(\mu_k - s) - s^\top\Sigma^{-1}(\mu_k - s) -
+\tfrac12 (\mu_k - s)^\top\Sigma^{-1}(\mu_k - s)` (scikit-learn's linear form; no shifted
+copy of the rows), and the diagonal types two per block, as they are linear in :math:`x - s`
+and :math:`(x - s)^2`. With the row terms, differences are squared (never the expanded form),
+which keeps :math:`\log p(x)` accurate far from every mean.
+
+The result is computed class by class, as a ``(K, n)`` array, and returned transposed: a
+``(n, K)`` view whose columns are contiguous, which is the layout in which NumPy reduces and
+normalises over the few classes fastest (``estimators/log_space.py``).
 """
 
 from __future__ import annotations
@@ -62,34 +67,38 @@ def log_likelihood(
     centred_means = means - shift
     n_classes, n_features = means.shape
     constant = -0.5 * n_features * math.log(2.0 * math.pi)
+    if covariance_type == "tied" and not row_terms:
+        weights, offsets = _tied_linear(centred_means, covariances)
+        by_class = weights @ X.T  # OpenBLAS: far faster wide than tall and narrow (measured)
+        by_class += (offsets - weights @ shift + constant)[:, None].astype(dtype)
+        return by_class.T
     block = _BLOCKS[covariance_type](centred_means, covariances, row_terms)
-    out = np.empty((X.shape[0], n_classes), dtype=dtype)
+    by_class = np.empty((n_classes, X.shape[0]), dtype=dtype)
     for start in range(0, X.shape[0], BLOCK_ROWS):
         rows = slice(start, start + BLOCK_ROWS)
-        out[rows] = block(X[rows] - shift)
-    out += dtype.type(constant)
-    return out
+        by_class[:, rows] = block(X[rows] - shift)
+    by_class += dtype.type(constant)
+    return by_class.T
 
 
-def _times(Z: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``Z @ rows.T`` for few ``rows``, written as ``(rows @ Z.T).T``: OpenBLAS is several
-    times faster on a wide product than on a tall, narrow one (measured here)."""
-    return (rows @ Z.T).T
+def _tied_linear(centred_means, covariance):
+    r"""Rows :math:`\Sigma^{-1}(\mu_k - s)` and offsets of the linear tied discriminant."""
+    inverse, half_log_det = _inverse_cholesky(covariance)
+    whitened_means = centred_means @ inverse.T
+    weights = whitened_means @ inverse  # (K, d)
+    offsets = -0.5 * np.sum(np.square(whitened_means), axis=1) - half_log_det
+    return weights, offsets
 
 
 def _tied(centred_means, covariance, row_terms):
     inverse, half_log_det = _inverse_cholesky(covariance)
     whitened_means = centred_means @ inverse.T
-    if not row_terms:
-        weights = whitened_means @ inverse  # rows: Sigma^{-1} (mu_k - s), (K, d)
-        offsets = -0.5 * np.sum(np.square(whitened_means), axis=1) - half_log_det
-        return lambda Z: _times(Z, weights) + offsets
 
     def block(Z):
         whitened = Z @ inverse.T
-        out = np.empty((Z.shape[0], centred_means.shape[0]), dtype=Z.dtype)
+        out = np.empty((centred_means.shape[0], Z.shape[0]), dtype=Z.dtype)
         for k, mean in enumerate(whitened_means):
-            out[:, k] = np.sum(np.square(whitened - mean), axis=1)
+            out[k] = np.sum(np.square(whitened - mean), axis=1)
         return -0.5 * out - half_log_det
 
     return block
@@ -99,12 +108,12 @@ def _full(centred_means, covariances, row_terms):
     factors = [_inverse_cholesky(covariance) for covariance in covariances]
 
     def block(Z):
-        out = np.empty((Z.shape[0], centred_means.shape[0]), dtype=Z.dtype)
+        out = np.empty((centred_means.shape[0], Z.shape[0]), dtype=Z.dtype)
         for k, (mean, (inverse, half_log_det)) in enumerate(
             zip(centred_means, factors, strict=True)
         ):
             whitened = (Z - mean) @ inverse.T
-            out[:, k] = -0.5 * np.sum(np.square(whitened), axis=1) - half_log_det
+            out[k] = -0.5 * np.sum(np.square(whitened), axis=1) - half_log_det
         return out
 
     return block
@@ -116,13 +125,15 @@ def _diagonal(centred_means, variances, row_terms):
     if not row_terms:
         linear = centred_means * precisions
         offsets = -0.5 * np.sum(np.square(centred_means) * precisions, axis=1) + log_norm
-        return lambda Z: _times(np.square(Z), -0.5 * precisions) + _times(Z, linear) + offsets
+        return lambda Z: (
+            (-0.5 * precisions) @ np.square(Z).T + linear @ Z.T + offsets[:, None]
+        )
 
     def block(Z):
-        out = np.empty((Z.shape[0], centred_means.shape[0]), dtype=Z.dtype)
+        out = np.empty((centred_means.shape[0], Z.shape[0]), dtype=Z.dtype)
         for k in range(centred_means.shape[0]):
-            out[:, k] = np.square(Z - centred_means[k]) @ precisions[k]
-        return -0.5 * out + log_norm
+            out[k] = np.square(Z - centred_means[k]) @ precisions[k]
+        return -0.5 * out + log_norm[:, None]
 
     return block
 
