@@ -21,6 +21,7 @@ from bayesgen.estimators import (
     PoissonNB,
 )
 from bayesgen.model_files import ModelFileError, load, model_file_info
+from bayesgen.progress import show_progress
 
 __version__ = "0.1.0"
 
@@ -42,4 +43,5 @@ __all__ = [
     "enable_compilation_cache",
     "load",
     "model_file_info",
+    "show_progress",
 ]

@@ -213,7 +213,7 @@ class GenerativeClassifier(
         only, which is what lets batches be processed anywhere (``bayesgen.dask``) and
         merged afterwards.
         """
-        responsibilities = jnp.asarray(responsibilities.astype(dtype))
+        responsibilities = jnp.asarray(responsibilities.astype(dtype, copy=False))
         counts = class_prior.suff_stats(responsibilities)
         return counts, self._feature_stats(X, responsibilities, dtype)
 

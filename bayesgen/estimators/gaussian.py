@@ -211,7 +211,18 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             self._frozen_prior = None
 
     def _feature_stats(self, X, responsibilities, dtype):
-        has_missing = bool(np.isnan(X).any())
+        complete_stats = None
+        if gaussian_regularised.needs_fourth_moments(self) or getattr(
+            self, "_semi_supervised", False
+        ):
+            has_missing = bool(np.isnan(X).any())
+        else:
+            # NumPy blocks: reads X in place (handing it to JAX would copy it). A missing
+            # entry makes the statistics NaN, which finds it without another pass over X.
+            complete_stats = blocked_stats.suff_stats(
+                X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
+            )
+            has_missing = bool(np.isnan(complete_stats.means).any())
         if has_missing and gaussian_regularised.needs_fourth_moments(self):
             raise ValueError(
                 "shrinkage='ledoit-wolf' needs fourth moments of complete rows, and X contains "
@@ -240,10 +251,11 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                     f"fitted {type(self).__name__} (EM needs every row at once); use fit."
                 )
             return gaussian_em.fit_with_missing(self, X, responsibilities, dtype)
-        # NumPy blocks: reads X in place (handing it to JAX would copy it).
-        return blocked_stats.suff_stats(
-            X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
-        )
+        if complete_stats is None:
+            complete_stats = blocked_stats.suff_stats(
+                X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
+            )
+        return complete_stats
 
     def _merge_feature_stats(self, previous, new):
         if gaussian_regularised.needs_fourth_moments(self):

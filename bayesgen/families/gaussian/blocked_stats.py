@@ -6,10 +6,13 @@ around a pilot row, scatter around each class mean: two passes, never
 place, where handing it to JAX copies it, and the temporaries are a block of rows, never
 :math:`n \times K \times d`. Sums are accumulated in float64 and returned in ``X``'s dtype.
 
-Labelled rows have one-hot responsibilities (one class per row, times its weight). Then
-each row is centred once, at its own class mean, and the scatter is one product per class
-over that class's rows: :math:`n d^2` work in all, where soft responsibilities (EM) need
-every row for every class, :math:`K n d^2`. ``"tied"`` sums the per-class scatters.
+Labelled rows have one-hot responsibilities (one class per row, times its weight). They
+take one pass: each block of a few thousand rows (small enough to stay in cache) is grouped
+by class, each group is centred at its own mean and its scatter is one product, and the
+groups are merged into the running statistics exactly (Chan, Golub and LeVeque's pairwise
+update, :math:`S = S_a + S_b + \frac{n_a n_b}{n_a + n_b}\delta\delta^\top`): :math:`n d^2`
+work in all, where soft responsibilities (EM) need every row for every class,
+:math:`K n d^2`. ``"tied"`` sums the per-class scatters.
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ import numpy as np
 from bayesgen.families.gaussian.stats import GaussianStats
 
 BLOCK_ROWS = 32_768
+#: Rows per block of the one-pass labelled statistics: a block and its grouped copy stay in
+#: cache (measured fastest here among 2,048 to 32,768 for 50 features).
+ONE_HOT_BLOCK_ROWS = 4_096
 
 
 def _blocks(n_rows: int):
@@ -43,39 +49,111 @@ def suff_stats(X: np.ndarray, responsibilities: np.ndarray, covariance_type: str
     """
     dtype = X.dtype
     R = np.asarray(responsibilities, dtype=np.float64)
-    n_classes = R.shape[1]
+    labels = np.argmax(R, axis=1)
+    weights = R @ np.ones(R.shape[1])
+    if not np.array_equal(R[np.arange(R.shape[0]), labels], weights):  # not one class per row
+        counts, means, scatter = _soft_stats(X, R, covariance_type)
+    elif covariance_type in ("diag", "spherical"):
+        counts, means, scatter = _one_hot_diagonal_stats(X, R, labels)
+    else:
+        counts, means, scatter = _one_hot_stats(X, labels, weights, R.shape[1])
+    if covariance_type == "tied":
+        # Summed exactly as pooled_scatter does, so that RDA's pooled covariance from "full"
+        # statistics equals LDA's bit for bit.
+        scatter = pooled_scatter(scatter)
+    return GaussianStats(counts.astype(dtype), means.astype(dtype), scatter.astype(dtype))
+
+
+def _merge(running, block):
+    """Chan et al.'s exact merge of (counts, means, scatter) of disjoint rows, per class.
+
+    ``scatter`` is per-feature (diagonal, ``(K, d)``) or a matrix (``(K, d, d)``).
+    """
+    counts, means, scatter = running
+    block_counts, block_means, block_scatter = block
+    merged = counts + block_counts
+    safe = np.where(merged > 0, merged, 1.0)
+    delta = block_means - means
+    factor = counts * block_counts / safe
+    if scatter.ndim == 2:
+        correction = np.square(delta) * factor[:, None]
+    else:
+        correction = delta[:, :, None] * delta[:, None, :] * factor[:, None, None]
+    return (
+        merged,
+        means + delta * (block_counts / safe)[:, None],
+        scatter + block_scatter + correction,
+    )
+
+
+def _one_hot_diagonal_stats(X, R, labels):
+    """Counts, means and per-feature scatter of labelled rows in one pass.
+
+    Per block, the class means are one product with the block's one-hot rows and the
+    squared deviations another; blocks are merged with :func:`_merge`.
+    """
+    n_classes, n_features = R.shape[1], X.shape[1]
+    running = (
+        np.zeros(n_classes),
+        np.zeros((n_classes, n_features)),
+        np.zeros((n_classes, n_features)),
+    )
+    for start in range(0, X.shape[0], ONE_HOT_BLOCK_ROWS):
+        rows = slice(start, start + ONE_HOT_BLOCK_ROWS)
+        block_R = R[rows]
+        block_counts = block_R.sum(axis=0)
+        safe = np.where(block_counts > 0, block_counts, 1.0)[:, None]
+        block_means = (block_R.T @ X[rows]) / safe
+        deviations = X[rows] - block_means[labels[rows]]
+        np.square(deviations, out=deviations)
+        running = _merge(running, (block_counts, block_means, block_R.T @ deviations))
+    return running
+
+
+def _one_hot_stats(X, labels, weights, n_classes):
+    """Counts, means and full per-class scatter of labelled rows in one pass.
+
+    Blocks small enough to stay in cache are split by class; each group is centred in place
+    at its own mean and its scatter is one product.
+    """
+    n_features = X.shape[1]
+    counts = np.zeros(n_classes)
+    means = np.zeros((n_classes, n_features))
+    scatter = np.zeros((n_classes, n_features, n_features))
+    unit = bool(np.all(weights == 1.0))
+    for start in range(0, X.shape[0], ONE_HOT_BLOCK_ROWS):
+        rows = slice(start, start + ONE_HOT_BLOCK_ROWS)
+        block, block_labels = X[rows], labels[rows]
+        for k in range(n_classes):
+            members = np.flatnonzero(block_labels == k)
+            if members.size == 0:
+                continue
+            group = block[members].astype(np.float64, copy=False)  # a copy: centred in place
+            group_weights = weights[rows][members]
+            total = members.size if unit else float(np.sum(group_weights))
+            if total == 0:
+                continue  # rows of weight zero add nothing
+            mean = (group.sum(axis=0) if unit else group_weights @ group) / total
+            group -= mean
+            own = group.T @ (group if unit else group * group_weights[:, None])
+            merged = counts[k] + total
+            delta = mean - means[k]
+            scatter[k] += own + np.outer(delta, delta) * (counts[k] * total / merged)
+            means[k] += delta * (total / merged)
+            counts[k] = merged
+    return counts, means, scatter
+
+
+def _soft_stats(X, R, covariance_type):
+    """Counts, means (around a pilot row) and scatter for soft responsibilities: two passes."""
     counts = R.sum(axis=0)
     pilot = X[0].astype(np.float64)
-    sums = np.zeros((n_classes, X.shape[1]))
+    sums = np.zeros((R.shape[1], X.shape[1]))
     for rows in _blocks(X.shape[0]):
         sums += R[rows].T @ (X[rows] - pilot)
     safe = np.where(counts > 0, counts, 1.0)[:, None]
     means = np.where(counts[:, None] > 0, pilot + sums / safe, 0.0)
-    one_hot = bool(np.all(np.count_nonzero(R, axis=1) <= 1))
-    scatter = (_one_hot_scatter if one_hot else _soft_scatter)(X, R, means, covariance_type)
-    return GaussianStats(counts.astype(dtype), means.astype(dtype), scatter.astype(dtype))
-
-
-def _one_hot_scatter(X, R, means, covariance_type):
-    labels = np.argmax(R, axis=1)
-    weights = R[np.arange(R.shape[0]), labels]
-    n_classes, n_features = means.shape
-    if covariance_type in ("full", "tied"):
-        scatter = np.zeros((n_classes, n_features, n_features))
-        for k in range(n_classes):
-            members = np.flatnonzero((labels == k) & (weights > 0))
-            for start in range(0, members.size, BLOCK_ROWS):
-                chosen = members[start : start + BLOCK_ROWS]
-                centred = X[chosen] - means[k]
-                scatter[k] += (centred * weights[chosen, None]).T @ centred
-        # "tied" sums the class scatters exactly as pooled_scatter does, so that RDA's
-        # pooled covariance from "full" statistics equals LDA's bit for bit.
-        return pooled_scatter(scatter) if covariance_type == "tied" else scatter
-    scatter = np.zeros((n_classes, n_features))
-    for rows in _blocks(X.shape[0]):
-        centred = X[rows] - means[labels[rows]]
-        scatter += R[rows].T @ np.square(centred)
-    return scatter
+    return counts, means, _soft_scatter(X, R, means, covariance_type)
 
 
 def _soft_scatter(X, R, means, covariance_type):
@@ -90,7 +168,7 @@ def _soft_scatter(X, R, means, covariance_type):
                 scatter[k] += R[rows, k] @ np.square(centred)
             else:
                 scatter[k] += (centred * R[rows, k, None]).T @ centred
-    return pooled_scatter(scatter) if covariance_type == "tied" else scatter
+    return scatter
 
 
 def pooled_scatter(class_scatter) -> np.ndarray:
