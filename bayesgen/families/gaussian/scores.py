@@ -125,9 +125,7 @@ def _diagonal(centred_means, variances, row_terms):
     if not row_terms:
         linear = centred_means * precisions
         offsets = -0.5 * np.sum(np.square(centred_means) * precisions, axis=1) + log_norm
-        return lambda Z: (
-            (-0.5 * precisions) @ np.square(Z).T + linear @ Z.T + offsets[:, None]
-        )
+        return lambda Z: (-0.5 * precisions) @ np.square(Z).T + linear @ Z.T + offsets[:, None]
 
     def block(Z):
         out = np.empty((centred_means.shape[0], Z.shape[0]), dtype=Z.dtype)
