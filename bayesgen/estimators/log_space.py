@@ -67,6 +67,7 @@ def probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> np.ndarray:
         np.subtract(column, largest, out=column)
         np.exp(column, out=column)
     total = reduce(np.add, (joint[:, k] for k in range(joint.shape[1])))
+    total[impossible] = 1.0  # their zeros are replaced below
     for k in range(joint.shape[1]):
         column = joint[:, k]
         np.divide(column, total, out=column)
