@@ -305,14 +305,14 @@ class GenerativeClassifier(
     def _plugin_posterior(self, X, *, log: bool) -> np.ndarray:
         """``log p(k | x)`` (``log``) or ``p(k | x)`` under the point estimate."""
         joint = self._joint(X, row_terms=False)
-        n_impossible = int(np.count_nonzero(np.isneginf(log_space.row_max(joint))))
         log_prior = self._log_class_prior(joint.dtype)
-        if not log:
+        if log:
+            n_impossible = int(np.count_nonzero(np.isneginf(log_space.row_max(joint))))
+            posterior = normalise(joint, log_prior)
+        else:
             if not joint.flags.writeable:
                 joint = joint.copy()
-            posterior = log_space.probabilities(joint, log_prior)
-        else:
-            posterior = normalise(joint, log_prior)
+            posterior, n_impossible = log_space.probabilities(joint, log_prior)
         if n_impossible:
             warnings.warn(
                 f"{n_impossible} row(s) of X have probability zero under every class (a point "

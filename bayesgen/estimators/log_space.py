@@ -6,8 +6,6 @@ column by column (NumPy reduces a short last axis several times slower, measured
 
 from __future__ import annotations
 
-from functools import reduce
-
 import numpy as np
 
 
@@ -15,7 +13,15 @@ def row_max(joint: np.ndarray) -> np.ndarray:
     """Maximum over the last axis, kept as a length-1 axis."""
     if joint.ndim != 2:
         return np.max(joint, axis=-1, keepdims=True)
-    return reduce(np.maximum, (joint[:, k] for k in range(joint.shape[1])))[:, None]
+    return _accumulate_columns(np.maximum, joint)[:, None]
+
+
+def _accumulate_columns(operation, joint: np.ndarray) -> np.ndarray:
+    """``operation`` folded over the columns of ``joint`` into one new array, in place."""
+    result = joint[:, 0].copy()
+    for k in range(1, joint.shape[1]):
+        operation(result, joint[:, k], out=result)
+    return result
 
 
 def log_evidence(joint: np.ndarray) -> np.ndarray:
@@ -48,29 +54,30 @@ def normalise(joint: np.ndarray, log_class_prior: np.ndarray) -> np.ndarray:
     return log_posterior
 
 
-def probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> np.ndarray:
-    """``p(k | x)`` from ``log p(x, k)`` along the last axis, overwriting ``joint``.
+def probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> tuple[np.ndarray, int]:
+    """``p(k | x)`` from ``log p(x, k)`` of shape ``(n, K)``, overwriting ``joint``.
 
     The same log-sum-exp normalisation as :func:`normalise` (the largest term is shifted to
     0 before exponentiating, so nothing overflows), without taking the logarithm and
     exponentiating again: what ``predict_proba`` needs, in one pass less. A row with
-    probability zero under every class gets ``exp(log_class_prior)``.
+    probability zero under every class gets ``exp(log_class_prior)``; their number is
+    returned too.
     """
-    if joint.ndim != 2:
-        return np.exp(normalise(joint, log_class_prior))
-    largest = row_max(joint)[:, 0]
+    largest = _accumulate_columns(np.maximum, joint)
     impossible = np.isneginf(largest)
-    if impossible.any():
+    n_impossible = int(np.count_nonzero(impossible))
+    if n_impossible:
         largest[impossible] = 0.0
     for k in range(joint.shape[1]):  # column by column: see the module docstring
         column = joint[:, k]
         np.subtract(column, largest, out=column)
         np.exp(column, out=column)
-    total = reduce(np.add, (joint[:, k] for k in range(joint.shape[1])))
-    total[impossible] = 1.0  # their zeros are replaced below
+    total = _accumulate_columns(np.add, joint)
+    if n_impossible:
+        total[impossible] = 1.0  # their zeros are replaced below
     for k in range(joint.shape[1]):
         column = joint[:, k]
         np.divide(column, total, out=column)
-    if impossible.any():
+    if n_impossible:
         joint[impossible] = np.broadcast_to(np.exp(log_class_prior), joint.shape)[impossible]
-    return joint
+    return joint, n_impossible

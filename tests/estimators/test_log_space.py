@@ -17,7 +17,8 @@ def test_probabilities_equal_the_exponentiated_log_posterior(layout):
     log_prior = np.log([0.1, 0.2, 0.3, 0.4])
     log_posterior = normalise(joint.copy(), log_prior)
     with np.errstate(divide="raise", over="raise", invalid="raise"):  # impossible row too
-        result = probabilities(joint.copy(), log_prior)
+        result, n_impossible = probabilities(joint.copy(), log_prior)
+    assert n_impossible == 1
     np.testing.assert_allclose(result, np.exp(log_posterior), rtol=1e-13, atol=1e-300)
     finite = np.arange(500) != 7
     np.testing.assert_allclose(result[finite], softmax(joint[finite], axis=1), rtol=1e-13)
@@ -30,6 +31,6 @@ def test_probabilities_equal_the_exponentiated_log_posterior(layout):
 
 def test_probabilities_overwrite_the_joint():
     joint = np.log(np.array([[1.0, 3.0], [2.0, 2.0]]))
-    result = probabilities(joint, np.log([0.5, 0.5]))
-    assert result is joint
+    result, n_impossible = probabilities(joint, np.log([0.5, 0.5]))
+    assert result is joint and n_impossible == 0
     np.testing.assert_allclose(result, [[0.25, 0.75], [0.5, 0.5]], rtol=1e-15)
