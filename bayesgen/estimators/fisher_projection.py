@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 import numpy as np
 from sklearn.utils import TransformerTags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
+
+from bayesgen._precision import precision
+from bayesgen.estimators.device_arrays import is_device_array
 
 
 def _has_shared_covariance(estimator) -> bool:
@@ -61,12 +65,19 @@ class FisherProjection:
         Returns
         -------
         ndarray of shape (n_samples, n_components)
+            A ``jax.Array`` on the input's device when ``X`` is a floating ``jax.Array``.
         """
         check_is_fitted(self)
         X = self._check_X(X, reset=False)
+        kept = self.explained_variance_ratio_.shape[0]
+        if is_device_array(X):
+            with precision(X.dtype):
+                if bool(jnp.isnan(X).any()):
+                    X = jnp.asarray(self.impute(X), X.dtype)
+                xbar, scalings = (jnp.asarray(a, X.dtype) for a in (self.xbar_, self.scalings_))
+                return (X - xbar) @ scalings[:, :kept]
         if np.isnan(X).any():
             X = self.impute(X)
-        kept = self.explained_variance_ratio_.shape[0]
         return (X - self.xbar_) @ self.scalings_[:, :kept]
 
     @available_if(_has_shared_covariance)

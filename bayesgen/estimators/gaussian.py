@@ -13,6 +13,7 @@ from bayesgen import progress, stories
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators import gaussian_em, gaussian_regularised, gaussian_semi_supervised
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
+from bayesgen.estimators.device_arrays import is_device_array
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.estimators.gaussian_prior import resolve_prior
 from bayesgen.estimators.imputation import _draw_classes
@@ -197,7 +198,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
     def _check_X(self, X, *, reset):
         # NaN is a missing value: integrated out when predicting, EM when fitting.
-        return check_features(self, X, reset=reset, allow_nan=True)
+        return check_features(self, X, reset=reset, allow_nan=True, device_arrays=True)
 
     def _add_rows(self, X, responsibilities, *, reset):
         self._fresh_fit = reset
@@ -212,6 +213,16 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
     def _feature_stats(self, X, responsibilities, dtype):
         complete_stats = None
+        if is_device_array(X):
+            if self._on_device():
+                # On X's own device; a missing entry makes the statistics NaN, as below.
+                complete_stats = gaussian.suff_stats(
+                    X.astype(dtype), jnp.asarray(responsibilities, dtype), self.covariance_type
+                )
+                if not bool(jnp.isnan(complete_stats.means).any()):
+                    return complete_stats
+            X = np.asarray(X)  # the NumPy paths: missing entries, fourth moments, EM
+            complete_stats = None
         if gaussian_regularised.needs_fourth_moments(self) or getattr(
             self, "_semi_supervised", False
         ):
@@ -345,26 +356,43 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 "reg_covar > 0."
             )
 
+    def _on_device(self) -> bool:
+        """Whether a ``jax.Array`` is fitted by the JAX statistics on its own device: not
+        for Ledoit–Wolf's fourth moments, nor inside EM over unlabelled rows (NumPy paths)."""
+        return not (
+            gaussian_regularised.needs_fourth_moments(self)
+            or getattr(self, "_semi_supervised", False)
+        )
+
     def _log_likelihood(self, X, dtype, *, row_terms=True):
         # Every row is scored as complete first: a missing entry makes its row's scores NaN,
         # which finds the incomplete rows without another pass over X.
-        result = self._complete_log_likelihood(X.astype(dtype, copy=False), row_terms)
+        if is_device_array(X):
+            params = gaussian.GaussianParams(
+                jnp.asarray(self.means_, dtype), jnp.asarray(self.covariances_, dtype)
+            )
+            result = np.array(
+                gaussian.log_likelihood(params, X.astype(dtype), self.covariance_type)
+            )
+        else:
+            result = self._complete_log_likelihood(X.astype(dtype, copy=False), row_terms)
         flagged = np.flatnonzero(np.isnan(result[:, 0]))
         incomplete = np.zeros(X.shape[0], dtype=bool)
-        incomplete[flagged] = np.isnan(X[flagged]).any(axis=1)
+        incomplete[flagged] = np.isnan(np.asarray(X[flagged])).any(axis=1)
         if not incomplete.any():
             return result
-        # Rows with missing features: the density of their observed block.
+        # Rows with missing features: the density of their observed block (NumPy, on the host).
+        rows = np.asarray(X[incomplete])
         if self.covariance_type in ("diag", "spherical"):
             variances = np.broadcast_to(
                 np.reshape(self.covariances_, (self.means_.shape[0], -1)), self.means_.shape
             )
             result[incomplete] = missing.diagonal_log_likelihood(
-                self.means_.astype(dtype), variances.astype(dtype), X[incomplete]
+                self.means_.astype(dtype), variances.astype(dtype), rows
             )
         else:
             result[incomplete] = missing.log_likelihood(
-                self.means_.astype(dtype), self._full_covariances().astype(dtype), X[incomplete]
+                self.means_.astype(dtype), self._full_covariances().astype(dtype), rows
             )
         return result
 

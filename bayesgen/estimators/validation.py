@@ -14,8 +14,12 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from bayesgen.estimators.device_arrays import check_device_features, is_device_array
 
-def check_features(estimator, X, *, reset: bool, accept_sparse=False, allow_nan=False):
+
+def check_features(
+    estimator, X, *, reset: bool, accept_sparse=False, allow_nan=False, device_arrays=False
+):
     """Validate ``X`` as a finite 2-D float array (float32 kept, anything else float64).
 
     Parameters
@@ -30,16 +34,23 @@ def check_features(estimator, X, *, reset: bool, accept_sparse=False, allow_nan=
         SciPy sparse formats accepted as they are.
     allow_nan : bool, default=False
         Accept NaN as a missing value (±inf is always an error).
+    device_arrays : bool, default=False
+        Return a floating ``jax.Array`` as it is, on its device (``device_arrays.py``),
+        instead of copying it into NumPy.
 
     Returns
     -------
-    numpy.ndarray, or a sparse matrix when ``accept_sparse`` allows it
+    numpy.ndarray, a sparse matrix when ``accept_sparse`` allows it, or a ``jax.Array``
 
     Raises
     ------
     ValueError
         If ``X`` is not numeric, has the wrong number of features, or holds NaN or ±inf.
     """
+    if device_arrays and is_device_array(X):
+        return check_device_features(
+            estimator, X, reset=reset, allow_nan=allow_nan, check_finite=_check_finite
+        )
     try:
         X = validate_data(
             estimator,
