@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesgen import GaussianDA, MultinomialNB
+from bayesgen import QDA, GaussianDA, MultinomialNB
 
 pq = pytest.importorskip("pyarrow.parquet")
 pa = pytest.importorskip("pyarrow")
@@ -102,7 +102,7 @@ def test_the_recipes_of_the_docs_run_and_fit_exactly(tmp_path, monkeypatch):
     from pathlib import Path
 
     blocks = _python_blocks(Path(__file__).resolve().parents[1] / "docs" / "out-of-core.md")
-    assert len(blocks) == 4 and "bayesgen.dask" in blocks[3]  # the Dask one: tests/test_dask
+    assert len(blocks) == 5 and "bayesgen.dask" in blocks[3]  # the Dask one: tests/test_dask
     monkeypatch.chdir(tmp_path)
     namespace = {}
     exec(blocks[0], namespace)  # noqa: S102 - our own documentation
@@ -115,3 +115,11 @@ def test_the_recipes_of_the_docs_run_and_fit_exactly(tmp_path, monkeypatch):
         frame.drop(columns="label"), frame["label"].to_numpy(dtype=object)
     )
     _assert_same_model(namespace["model"], reference, frame.drop(columns="label")[:2000])
+    # The accelerator block (on the CPU device here): its model equals the NumPy fit.
+    device = {"X": X.astype(np.float32), "y": y}
+    exec(blocks[4], device)  # noqa: S102
+    np.testing.assert_allclose(
+        device["probabilities"],
+        QDA().fit(device["X"], y).predict_proba(device["X"]),
+        atol=1e-5,
+    )
