@@ -220,6 +220,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                     X.astype(dtype), jnp.asarray(responsibilities, dtype), self.covariance_type
                 )
                 if not bool(jnp.isnan(complete_stats.means).any()):
+                    if self._fresh_fit:
+                        self._fitted_with_missing = False
                     return complete_stats
             X = np.asarray(X)  # the NumPy paths: missing entries, fourth moments, EM
             complete_stats = None

@@ -118,6 +118,12 @@ def test_missing_entries_at_fit_take_the_em_path(wine):
     reference = bayesgen.LDA().fit(gappy, y)
     model = bayesgen.LDA().fit(on_device(gappy), y)
     np.testing.assert_allclose(model.covariances_, reference.covariances_, rtol=1e-9)
+    with pytest.raises(ValueError, match="missing values"):
+        model.posterior(num_samples=5)  # EM over NaN: no closed form
+    # Refitted on complete device rows, the exact posterior is available again.
+    model.fit(on_device(X), y)
+    draws = model.posterior(num_samples=5, random_state=0)
+    assert draws.posterior["means"].shape[-2:] == (3, 13)
 
 
 def test_bad_device_input_is_refused_like_numpy_input(wine):
