@@ -31,7 +31,10 @@ from bayesgen.model_files.layout import (
 )
 
 _NPY_MAGIC = b"\x93NUMPY"
-# What zipfile and zlib raise for a damaged or unusual member.
+# What zipfile and zlib raise for a damaged or unusual member: a failed CRC or bad header
+# (BadZipFile), a corrupt deflate stream (zlib.error), a cut-off member (EOFError), an
+# unsupported compression method (NotImplementedError), an encrypted member (RuntimeError),
+# and a read error of the file itself (OSError). Each is a file we refuse, not a bug of ours.
 _DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError)
 
 

@@ -130,6 +130,34 @@ def test_a_damaged_member(saved, tmp_path):
     _expect(path, "member 'header.json' is damaged")
 
 
+def _patch_zip_headers(data: bytearray, offset: int, value: int) -> None:
+    """Overwrite a 2-byte field of every local and central header (offsets from each
+    signature: the flags are at 6 and 8, the method at 8 and 10)."""
+    for signature, extra in ((b"PK\x03\x04", 0), (b"PK\x01\x02", 2)):
+        start = data.find(signature)
+        while start != -1:
+            data[start + offset + extra : start + offset + extra + 2] = value.to_bytes(2, "little")
+            start = data.find(signature, start + 4)
+
+
+def test_an_unsupported_compression_method(saved, tmp_path):
+    """zipfile raises NotImplementedError for a method it does not know (99: AES)."""
+    path = tmp_path / "aes.npz"
+    data = bytearray(saved.read_bytes())
+    _patch_zip_headers(data, 8, 99)
+    path.write_bytes(bytes(data))
+    _expect(path, "is damaged", "compression method")
+
+
+def test_an_encrypted_member(saved, tmp_path):
+    """zipfile raises RuntimeError for an encrypted member (flag bit 0)."""
+    path = tmp_path / "encrypted.npz"
+    data = bytearray(saved.read_bytes())
+    _patch_zip_headers(data, 6, 1)
+    path.write_bytes(bytes(data))
+    _expect(path, "is damaged", "encrypted")
+
+
 def test_no_header(saved, tmp_path):
     members = _members(saved)
     del members["header.json"]
