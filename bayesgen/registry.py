@@ -1,0 +1,108 @@
+"""One registry of feature families and estimator classes, filled by registration.
+
+Nothing here imports the rest of the package: a family registers itself when its class is
+defined (:class:`bayesgen.families.protocol.FeatureFamily` with a ``name``), an estimator
+when its class is defined (a public subclass of the base estimator, with an optional
+``model_name`` for the command line). Everything that needs to know "all families" or "all
+estimators" — ``MixedNB``'s column families, the command line's ``--model`` names, the
+model-file whitelist, the Dask driver, the plots — asks here, so adding a family or an
+estimator edits no list anywhere else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+_FAMILIES: dict[str, type] = {}
+_ESTIMATORS: dict[str, type] = {}
+# Imported on the first look-up, so that every registration has run by then.
+_POPULATING_PACKAGES = ("bayesgen.families", "bayesgen.estimators")
+
+
+def register_family(name: str, cls: type) -> None:
+    """Record the feature family ``cls`` under ``name``.
+
+    Raises
+    ------
+    ValueError
+        If another class already holds ``name``.
+    """
+    _register(_FAMILIES, name, cls, "feature family")
+
+
+def register_estimator(cls: type) -> None:
+    """Record the estimator class ``cls`` under its class name."""
+    _register(_ESTIMATORS, cls.__name__, cls, "estimator class")
+
+
+def _register(table: dict, name: str, cls: type, what: str) -> None:
+    held = table.get(name)
+    if held is not None and held.__qualname__ != cls.__qualname__:
+        raise ValueError(f"two {what}s are named {name!r}: {held!r} and {cls!r}")
+    table[name] = cls  # a module reloaded re-registers its own class
+
+
+_populated = False
+
+
+def _populate() -> None:
+    global _populated
+    if _populated:
+        return
+    _populated = True
+    for package_name in _POPULATING_PACKAGES:
+        package = importlib.import_module(package_name)
+        for module in pkgutil.walk_packages(package.__path__, package_name + "."):
+            importlib.import_module(module.name)
+
+
+def families() -> dict[str, type]:
+    """Every registered feature family, by name (``"gaussian"``, ``"poisson"``, ...).
+
+    Returns
+    -------
+    dict of str to type
+    """
+    _populate()
+    return dict(_FAMILIES)
+
+
+def family(name: str) -> type:
+    """The feature family registered as ``name``.
+
+    Raises
+    ------
+    ValueError
+        If no family has that name; the message lists those that do.
+    """
+    known = families()
+    if name not in known:
+        raise ValueError(f"unknown feature family {name!r}; known: {sorted(known)}.")
+    return known[name]
+
+
+def estimators() -> dict[str, type]:
+    """Every registered public estimator class, by class name.
+
+    Returns
+    -------
+    dict of str to type
+    """
+    _populate()
+    return dict(_ESTIMATORS)
+
+
+def model_names() -> dict[str, type]:
+    """The command line's ``--model`` names: each estimator that declares ``model_name``.
+
+    Returns
+    -------
+    dict of str to type
+        In the order the classes were registered.
+    """
+    return {
+        cls.model_name: cls
+        for cls in estimators().values()
+        if isinstance(vars(cls).get("model_name"), str)
+    }
