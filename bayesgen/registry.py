@@ -16,8 +16,9 @@ import pkgutil
 
 _FAMILIES: dict[str, type] = {}
 _ESTIMATORS: dict[str, type] = {}
+_STORY_PARTS: dict[str, object] = {}
 # Imported on the first look-up, so that every registration has run by then.
-_POPULATING_PACKAGES = ("bayesgen.families", "bayesgen.estimators")
+_POPULATING_PACKAGES = ("bayesgen.families", "bayesgen.stories", "bayesgen.estimators")
 
 
 def register_family(name: str, cls: type) -> None:
@@ -29,6 +30,36 @@ def register_family(name: str, cls: type) -> None:
         If another class already holds ``name``.
     """
     _register(_FAMILIES, name, cls, "feature family")
+
+
+def register_story_part(name: str):
+    """Decorator: record ``part(family, prior, n_classes) -> StoryPart`` for family ``name``.
+
+    Returns
+    -------
+    callable
+        The decorator, which returns the function unchanged.
+    """
+
+    def record(part):
+        _register(_STORY_PARTS, name, part, "story part")
+        return part
+
+    return record
+
+
+def story_part(name: str):
+    """The story-part function registered for family ``name``.
+
+    Raises
+    ------
+    ValueError
+        If the family has no registered story part.
+    """
+    _populate()
+    if name not in _STORY_PARTS:
+        raise ValueError(f"the {name!r} family has no registered story part.")
+    return _STORY_PARTS[name]
 
 
 def register_estimator(cls: type) -> None:

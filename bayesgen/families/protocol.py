@@ -25,8 +25,12 @@ The contract, in the order a fit uses it:
 ``sample_params(key, ...)`` parameter draws from the posterior
 ``predictive_log_likelihood``  the posterior predictive :math:`\log p(x \mid k, D)`
 ``conditional(...)``        fill missing entries given observed ones and a class
-``story_part(prior, K)``    the family's share of the NumPyro story
 ==========================  ==========================================================
+
+The family's share of the NumPyro story lives one layer up, in ``bayesgen/stories/``
+(stories import families, never the reverse): a story module registers a function
+``part(family, prior, n_classes) -> StoryPart`` under the family's name with
+:func:`bayesgen.registry.register_story_part`, and the estimators find it there.
 
 A family that lacks a piece says so through the capability flags below instead of being
 special-cased by its callers; the default bodies raise :class:`NoClosedForm` naming the
@@ -129,7 +133,3 @@ class FeatureFamily(abc.ABC):
         ``"sample"`` (a class drawn from the weights, then the entries given it).
         """
         raise NoClosedForm(f"the {self.name} family cannot impute missing entries")
-
-    def story_part(self, prior, n_classes: int):
-        """The family's :class:`bayesgen.stories.StoryPart`."""
-        raise NoClosedForm(f"the {self.name} family has no story")
