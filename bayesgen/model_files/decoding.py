@@ -177,8 +177,13 @@ class Decoder:
             self.fail(where, f"attribute names {bad} are not allowed")
         arguments = {k: self.decode(v, f"{where} parameter {k}", depth) for k, v in params.items()}
         estimator = cls(**arguments)
+        state = {k: self.decode(v, f"{where}.{k}", depth) for k, v in state.items()}
+        # A file written by an earlier layout names state this one keeps differently.
+        upgrade = getattr(cls, "_upgrade_saved_state", None)
+        if upgrade is not None:
+            state = upgrade(state)
         # Straight into __dict__: no property setter or __setattr__ sees the values.
-        vars(estimator).update({k: self.decode(v, f"{where}.{k}", depth) for k, v in state.items()})
+        vars(estimator).update(state)
         return estimator
 
     def _dtype(self, text: str, kinds: str, where: str) -> np.dtype:
