@@ -21,6 +21,8 @@ from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators import log_space, semi_supervised
 from bayesgen.estimators.decisions import ClassPriorDecisions
 from bayesgen.estimators.log_space import log_evidence, normalise
+from bayesgen.estimators.registration import Registered
+from bayesgen.estimators.saving import ModelFileMixin
 from bayesgen.estimators.uncertainty import PosteriorUses
 from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.estimators.validation import (
@@ -31,7 +33,6 @@ from bayesgen.estimators.validation import (
 )
 from bayesgen.families import class_prior
 from bayesgen.families.estimates import pseudo_counts
-from bayesgen.model_files.saving_mixin import ModelFileMixin
 
 
 def _responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: int):
@@ -53,6 +54,7 @@ def _to_jax(tree, dtype):
 
 
 class GenerativeClassifier(
+    Registered,
     ModelFileMixin,
     GenerativeUses,
     PosteriorUses,

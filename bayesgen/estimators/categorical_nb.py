@@ -40,6 +40,7 @@ def _merge_categories(known: np.ndarray, column: np.ndarray) -> np.ndarray:
 
 
 class CategoricalNB(CountNB):
+    model_name = "categorical-nb"
     __doc__ = (
         """Naive Bayes for categorical features: a Dirichlet–categorical story per feature.
 

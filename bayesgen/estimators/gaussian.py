@@ -104,6 +104,7 @@ _ATTRIBUTES_DOC = (
 
 
 class GaussianDA(FisherProjection, GenerativeClassifier):
+    model_name = "gaussian-da"
     __doc__ = (
         """Gaussian discriminant analysis: a Gaussian density per class.
 

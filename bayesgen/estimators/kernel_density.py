@@ -90,6 +90,7 @@ _ATTRIBUTES_DOC = """
 
 
 class KernelDensityDA(GenerativeClassifier):
+    model_name = "kde-da"
     __doc__ = (
         """Parzen-window classifier: a Gaussian kernel density estimate per class.
 

@@ -69,6 +69,7 @@ class _Columns:
 
 
 class MixedNB(NaiveBayesClassPrior):
+    model_name = "mixed-nb"
     __doc__ = (
         """Naive Bayes over mixed columns: one family per group of columns, one label per row.
 

@@ -36,6 +36,7 @@ def _check_count(value, name: str) -> int:
 
 
 class MixtureDA(GenerativeClassifier):
+    model_name = "mixture-da"
     __doc__ = (
         r"""Mixture discriminant analysis: a mixture of Gaussians as each class's density.
 

@@ -40,6 +40,7 @@ _ATTRIBUTES_DOC = """
 
 
 class BernoulliNB(CountNB):
+    model_name = "bernoulli-nb"
     __doc__ = (
         """Naive Bayes for binary features: the Beta–Bernoulli story.
 
@@ -177,6 +178,7 @@ class BernoulliNB(CountNB):
 
 
 class MultinomialNB(CountNB):
+    model_name = "multinomial-nb"
     __doc__ = (
         """Naive Bayes for counts: the Dirichlet–multinomial story.
 
@@ -363,6 +365,7 @@ class MultinomialNB(CountNB):
 
 
 class PoissonNB(CountNB):
+    model_name = "poisson-nb"
     __doc__ = (
         """Naive Bayes with Poisson counts and Gamma-distributed rates.
 
