@@ -20,7 +20,7 @@ from bayesgen.dask import _blocks, _family
 from bayesgen.dask._input import RowBlocks
 from bayesgen.dask._passes import run_pass
 from bayesgen.estimators import semi_supervised
-from bayesgen.estimators.validation import check_labels
+from bayesgen.validation import check_labels
 
 
 def em_classes(estimator, labels: np.ndarray) -> np.ndarray:

@@ -11,7 +11,7 @@ from bayesgen.dask import _blocks, _em, _family
 from bayesgen.dask._input import row_blocks
 from bayesgen.dask._passes import run_pass
 from bayesgen.estimators import semi_supervised
-from bayesgen.estimators.validation import check_labels
+from bayesgen.validation import check_labels
 
 
 def fit(estimator, X, y, sample_weight=None):

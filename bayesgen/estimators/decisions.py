@@ -26,8 +26,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import precision
-from bayesgen.estimators.log_space import log_evidence
-from bayesgen.estimators.validation import check_class_probabilities, check_positive
+from bayesgen.inference.log_space import log_evidence
+from bayesgen.validation import check_class_probabilities, check_positive
 
 
 class PriorAdaptation(NamedTuple):

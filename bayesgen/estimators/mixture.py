@@ -18,13 +18,13 @@ from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators import mixture_em
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.gaussian_prior import resolve_prior
-from bayesgen.estimators.imputation import _draw_classes
 from bayesgen.estimators.mixture_em import EMSettings, MixtureParams
 from bayesgen.estimators.semi_supervised import EM_PARAMETERS_DOC
-from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import missing
+from bayesgen.inference.imputation import _draw_classes
 from bayesgen.stories.mixture import mixture_part
+from bayesgen.validation import check_features, check_positive
 
 INIT_PARAMS = ("kmeans", "random")
 

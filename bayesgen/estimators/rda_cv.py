@@ -22,7 +22,7 @@ from bayesgen.estimators import semi_supervised
 from bayesgen.estimators.gaussian import GaussianDA
 from bayesgen.estimators.registration import Registered
 from bayesgen.estimators.saving import ModelFileMixin
-from bayesgen.estimators.validation import check_labels, check_weights
+from bayesgen.validation import check_labels, check_weights
 
 DEFAULT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
