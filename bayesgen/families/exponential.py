@@ -35,7 +35,6 @@ from bayesgen.families.estimates import (
     pseudo_counts,
     pseudo_log_density,
 )
-from bayesgen.families.linear import finite_log
 from bayesgen.families.poisson import Gamma
 from bayesgen.families.protocol import FeatureFamily
 
@@ -136,8 +135,9 @@ def log_likelihood(rates, X: np.ndarray) -> np.ndarray:
     rates = np.asarray(rates)
     present, filled = _split(X)
     finite = np.isfinite(rates)
-    log_rates, is_zero = finite_log(np.where(finite, rates, 1.0))
-    log_rates, is_zero = np.asarray(log_rates, X.dtype), np.asarray(is_zero, X.dtype)
+    # 0 * log 0 would be NaN: zero rates are kept apart as "impossible" indicators.
+    is_zero = (rates <= 0).astype(X.dtype)
+    log_rates = np.log(np.where(finite & (rates > 0), rates, 1.0)).astype(X.dtype)
     result = present @ log_rates.T - filled @ np.where(finite, rates, 0.0).T.astype(X.dtype)
     impossible = present @ is_zero.T
     if not finite.all():
