@@ -78,7 +78,8 @@ def check_values(X, name: str = "X", n_features: int | None = None) -> np.ndarra
     if np.any(np.isinf(X)):
         raise ValueError(f"{name} holds ±inf; exponential features are finite (NaN: missing).")
     if np.any(X < 0):
-        raise ValueError(f"{name} holds negative values; exponential features are >= 0.")
+        # The wording scikit-learn's checks expect of a model for non-negative data.
+        raise ValueError(f"Negative values in data passed to {name}; exponential data are >= 0.")
     return X
 
 

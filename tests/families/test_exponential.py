@@ -1,5 +1,7 @@
 """The Gamma–exponential family against SciPy and its closed forms."""
 
+import re
+
 import jax
 import numpy as np
 import pytest
@@ -140,7 +142,7 @@ def test_conditional_mean_is_the_mixture_mean_and_draws_follow_the_class():
 @pytest.mark.parametrize(
     "bad, message",
     [
-        (np.array([[1.0, -0.5, 2.0]]), "negative"),
+        (np.array([[1.0, -0.5, 2.0]]), "Negative"),
         (np.array([[1.0, np.inf, 2.0]]), "inf"),
         (np.array([[1.0, 2.0]]), "shape"),
         (np.ones(3), "shape"),
@@ -150,7 +152,7 @@ def test_conditional_mean_is_the_mixture_mean_and_draws_follow_the_class():
 def test_bad_values_are_refused_naming_the_argument(bad, message):
     with pytest.raises(ValueError, match=message) as error:
         ExponentialFamily().log_likelihood(RATES, bad)
-    assert str(error.value).startswith("X ")
+    assert re.search(r"\bX\b", str(error.value))
 
 
 def test_bad_hyperparameters_are_refused_naming_them():
