@@ -41,6 +41,32 @@ def _quantile_bins(correct, confidence, n_bins: int):
     return mean_confidence / counts, accuracy / counts, counts
 
 
+def _write_counts(ax, confidence, accuracy, counts, method: str, color) -> None:
+    """Each bin's row count beside its point; bins drawn on one spot share one label."""
+    groups: list[list[int]] = []
+    for i in range(len(counts)):
+        near = groups and (
+            abs(confidence[i] - confidence[groups[-1][0]]) < 0.01
+            and abs(accuracy[i] - accuracy[groups[-1][0]]) < 0.01
+        )
+        if near:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    offset, align = ((6, -12), "left") if method == "plugin" else ((-6, 6), "right")
+    for group in groups:
+        first = group[0]
+        ax.annotate(
+            "+".join(str(int(counts[i])) for i in group),
+            (confidence[first], accuracy[first]),
+            xytext=offset,
+            textcoords="offset points",
+            ha=align,
+            fontsize="x-small",
+            color=color,
+        )
+
+
 def reliability_diagram(
     model,
     X,
@@ -59,7 +85,8 @@ def reliability_diagram(
     at (mean confidence, fraction of rows whose most probable class is ``y``), as in
     :func:`bayesgen.metrics.calibration_bins`. A calibrated model has its points on the
     diagonal. The legend gives each method's expected calibration error; the number beside
-    each point is how many rows its bin holds (a point of 3 rows says little).
+    each point is how many rows its bin holds (a point of 3 rows says little; bins whose
+    points fall on one spot share a label, "10+11").
 
     With few rows, ``strategy="quantile"`` makes bins of about equal counts instead (edges
     at quantiles of the confidences; tied confidences merge bins), and the error in the
@@ -124,17 +151,7 @@ def reliability_diagram(
             label=f"{_NAMES[method]} (ECE {error:.3f})",
         )
         if show_counts:
-            offset = (6, -12) if method == "plugin" else (-6, 6)
-            for x, y_, n in zip(confidence, accuracy, counts, strict=True):
-                ax.annotate(
-                    f"{int(n)}",
-                    (x, y_),
-                    xytext=offset,
-                    textcoords="offset points",
-                    ha="left" if method == "plugin" else "right",
-                    fontsize="x-small",
-                    color=line.get_color(),
-                )
+            _write_counts(ax, confidence, accuracy, counts, method, line.get_color())
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
