@@ -122,7 +122,6 @@ def write_figures(models, X_train, X_test, y_train, y_test, folder: Path) -> lis
     # Wine is easy: every confidence is above 0.75, so the corner is what there is to see.
     ax.set_xlim(0.75, 1.03)
     ax.set_ylim(0.75, 1.03)
-    ax.get_legend().set_loc("lower right")
     save(ax.figure, "reliability.png")
 
     start = X_test[y_test == "class_0"].iloc[0].to_numpy()
