@@ -232,7 +232,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         else:
             # NumPy blocks: reads X in place (handing it to JAX would copy it). A missing
             # entry makes the statistics NaN, which finds it without another pass over X.
-            complete_stats = blocked_stats.suff_stats(
+            complete_stats = gaussian.suff_stats(
                 X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
             )
             has_missing = bool(np.isnan(complete_stats.means).any())
@@ -265,7 +265,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 )
             return gaussian_em.fit_with_missing(self, X, responsibilities, dtype)
         if complete_stats is None:
-            complete_stats = blocked_stats.suff_stats(
+            complete_stats = gaussian.suff_stats(
                 X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
             )
         return complete_stats

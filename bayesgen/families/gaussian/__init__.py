@@ -16,6 +16,12 @@ from bayesgen.families.gaussian.posterior import (
     posterior,
     sample_params,
 )
+from bayesgen.families.gaussian.prior import (
+    covariance_log_prior,
+    log_prior,
+    mean_log_prior,
+    resolve_prior,
+)
 from bayesgen.families.gaussian.stats import (
     COVARIANCE_TYPES,
     GaussianStats,
@@ -32,13 +38,17 @@ __all__ = [
     "NormalInverseWishart",
     "add_ridge",
     "check_covariance_type",
+    "covariance_log_prior",
     "default_dof",
     "default_scale",
     "log_likelihood",
+    "log_prior",
+    "mean_log_prior",
     "mean_exists",
     "merge",
     "point_estimate",
     "posterior",
+    "resolve_prior",
     "sample_params",
     "suff_stats",
     "total_moments",
