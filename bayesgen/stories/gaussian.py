@@ -9,6 +9,7 @@ import numpyro
 import numpyro.distributions as dist
 from jax import Array
 
+from bayesgen import registry
 from bayesgen.families.class_prior import Dirichlet
 from bayesgen.families.gaussian import NormalInverseWishart, observed_block
 from bayesgen.stories.common import StoryPart, classifier_story
@@ -100,6 +101,12 @@ def gaussian_part(prior: NormalInverseWishart, covariance_type: str, n_classes: 
         )
 
     return StoryPart(lambda: _gaussian_parameters(prior, covariance_type, n_classes), features)
+
+
+@registry.register_story_part("gaussian")
+def family_part(family, prior: NormalInverseWishart, n_classes: int) -> StoryPart:
+    """:func:`gaussian_part` for a :class:`~bayesgen.families.gaussian.GaussianFamily`."""
+    return gaussian_part(prior, family.covariance_type, n_classes)
 
 
 def gaussian_story(

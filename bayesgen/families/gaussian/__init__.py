@@ -4,6 +4,7 @@ The conjugate prior is Normal–Inverse-Wishart (Normal–Inverse-Gamma per coor
 the diagonal and spherical types); see :mod:`bayesgen.families.gaussian.posterior`.
 """
 
+from bayesgen.families.gaussian.family import GaussianFamily
 from bayesgen.families.gaussian.likelihood import log_likelihood
 from bayesgen.families.gaussian.posterior import (
     GaussianParams,
@@ -33,6 +34,7 @@ from bayesgen.families.gaussian.stats import (
 
 __all__ = [
     "COVARIANCE_TYPES",
+    "GaussianFamily",
     "GaussianParams",
     "GaussianStats",
     "NormalInverseWishart",
