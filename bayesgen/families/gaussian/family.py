@@ -61,12 +61,12 @@ class GaussianFamily(FeatureFamily):
     >>> import numpy as np
     >>> from bayesgen.families.gaussian import GaussianFamily
     >>> family = GaussianFamily("diag")
-    >>> X = np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 4.0]])
-    >>> R = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    >>> X = np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 4.0], [5.0, 7.0]], dtype=np.float32)
+    >>> R = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], dtype=np.float32)
     >>> stats = family.suff_stats(X, R)
     >>> params = family.point_estimate(family.prior(stats), stats, "mle")
     >>> family.log_likelihood(params, X).shape
-    (3, 2)
+    (4, 2)
     """
 
     name = "gaussian"
