@@ -17,7 +17,6 @@ from sklearn.utils.validation import check_is_fitted
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators import mixture_em
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
-from bayesgen.estimators.gaussian_prior import resolve_prior
 from bayesgen.estimators.mixture_em import EMSettings, MixtureParams
 from bayesgen.estimators.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.families import gaussian
@@ -293,7 +292,7 @@ class MixtureDA(GenerativeClassifier):
             eps = X.shape[1] * np.finfo(dtype).eps
             ridge = max(self.reg_covar, eps) * variances
         ridge = jnp.asarray(ridge, dtype)
-        return ridge, resolve_prior(self, stats, ridge)
+        return ridge, gaussian.GaussianFamily.of(self).prior(stats, ridge)
 
     def _feature_stats(self, X, responsibilities, dtype):
         X = np.asarray(X, dtype=dtype)
