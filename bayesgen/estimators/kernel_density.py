@@ -17,9 +17,9 @@ from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.families import kernel_density as kde
+from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian import missing
-from bayesgen.inference.imputation import _draw_classes
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.stories.kernel_density import kernel_density_part
 from bayesgen.validation import check_features, check_positive
@@ -339,7 +339,7 @@ class KernelDensityDA(GenerativeClassifier):
         params = self._params()
         has_weight = self.training_weights_.astype(np.float64).sum(axis=0) > 0
         patterns, groups = missing.missing_patterns(X)
-        classes = _draw_classes(class_weights, rng) if method == "sample" else None
+        classes = draw_classes(class_weights, rng) if method == "sample" else None
         for pattern, rows in zip(patterns, groups, strict=True):
             if not pattern.any():
                 continue

@@ -20,8 +20,8 @@ from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.mixture_em import EMSettings, MixtureParams
 from bayesgen.estimators.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.families import gaussian
+from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.gaussian import missing
-from bayesgen.inference.imputation import _draw_classes
 from bayesgen.stories.mixture import mixture_part
 from bayesgen.validation import check_features, check_positive
 
@@ -443,7 +443,7 @@ class MixtureDA(GenerativeClassifier):
         covariances = mixture_em.full_flat_covariances(params, self.covariance_type)
         filled = X.copy()
         patterns, groups = missing.missing_patterns(X)
-        chosen = _draw_classes(weights, rng) if method == "sample" else None
+        chosen = draw_classes(weights, rng) if method == "sample" else None
         for pattern, rows in zip(patterns, groups, strict=True):
             if not pattern.any():
                 continue

@@ -24,7 +24,7 @@ import numpy as np
 import scipy.sparse as sp
 from jax import Array
 
-from bayesgen.families import count_data, count_imputation, dirichlet
+from bayesgen.families import class_prior, count_data, dirichlet
 from bayesgen.families.estimates import pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
 from bayesgen.families.protocol import FeatureFamily
@@ -196,7 +196,7 @@ class CategoricalFamily(FeatureFamily):
         category has no value to return, so its probability is spread over the others).
         """
         filled = X.copy()
-        chosen = count_imputation.draw_classes(class_weights, rng) if method == "sample" else None
+        chosen = class_prior.draw_classes(class_weights, rng) if method == "sample" else None
         for j, block in enumerate(self.blocks(np.asarray(params))):
             rows = np.flatnonzero(X[:, j] < 0)
             if rows.size == 0:

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
 
 from bayesgen.families import dirichlet
@@ -106,3 +107,21 @@ def sample_params(key: Array, dirichlet: Dirichlet, num_samples: int) -> Array:
     Array of shape (num_samples, n_classes)
     """
     return jax.random.dirichlet(key, dirichlet.concentration, shape=(num_samples,))
+
+
+def draw_classes(class_weights, rng):
+    """One class index per row, drawn with the row's probabilities (one uniform per row).
+
+    Parameters
+    ----------
+    class_weights : ndarray of shape (n_samples, n_classes)
+        Rows summing to one, such as :math:`p(k \\mid x_o)`.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    cumulative = np.cumsum(class_weights, axis=1)
+    cumulative[:, -1] = 1.0
+    return (rng.random((class_weights.shape[0], 1)) > cumulative).sum(axis=1)

@@ -15,12 +15,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy import stats
 
-
-def draw_classes(class_weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One class index per row, drawn with the row's probabilities."""
-    cumulative = np.cumsum(class_weights, axis=1)
-    cumulative[:, -1] = 1.0
-    return (rng.random((class_weights.shape[0], 1)) > cumulative).sum(axis=1)
+from bayesgen.families.class_prior import draw_classes
 
 
 def poisson_mixture_mode(weights: np.ndarray, rates: np.ndarray) -> np.ndarray:

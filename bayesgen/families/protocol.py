@@ -21,7 +21,7 @@ The contract, in the order a fit uses it:
 ``point_estimate(...)``     parameters: ``"mle"``, ``"map"`` or ``"mean"``
 ``log_likelihood(p, X)``    (n_samples, n_classes) :math:`\log p(x \mid k)`, NaN
                             entries integrated out
-``log_prior(prior, p)``     :math:`\log p(\theta)` up to a constant (the EM objective)
+``log_prior(prior, p, k)``  the EM objective's prior term, whose mode is estimate ``k``
 ``sample_params(key, ...)`` parameter draws from the posterior
 ``predictive_log_likelihood``  the posterior predictive :math:`\log p(x \mid k, D)`
 ``conditional(...)``        fill missing entries given observed ones and a class
@@ -102,9 +102,23 @@ class FeatureFamily(abc.ABC):
     def point_estimate(self, prior, stats, kind: str) -> Any:
         """Parameters: the maximum-likelihood, posterior-mode or posterior-mean estimate."""
 
-    def log_prior(self, prior, params) -> float:
-        """:math:`\\log p(\\theta)` up to a constant: the prior term of the EM objective."""
+    def log_prior(self, prior, params, kind: str = "map") -> float:
+        """The prior term of the EM objective: a log density whose mode is the ``kind`` estimate.
+
+        ``"map"``: :math:`\\log p(\\theta)` up to a constant; ``"mle"``: 0; ``"mean"``: the
+        family's choice of a density whose mode is the posterior mean (for the Dirichlet,
+        Beta and Gamma families, the prior with one more pseudo-count), so that EM with
+        that estimate as its M-step never decreases the objective.
+        """
         raise NoClosedForm(f"the {self.name} family has no log prior")
+
+    def prior_for(self, n_features: int, dtype=None) -> Any:
+        """The prior of ``n_features`` features when it needs no data (the story's prior).
+
+        Families whose prior defaults are empirical (the Gaussian's) resolve it from
+        statistics with :meth:`prior` instead and do not implement this.
+        """
+        raise NoClosedForm(f"the {self.name} family's prior depends on the data")
 
     # ------------------------------------------------------------ densities
     @abc.abstractmethod

@@ -4,33 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import stats
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 METHODS = ("mean", "sample")
-
-
-def _draw_classes(class_weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One class index per row, drawn with the row's probabilities."""
-    cumulative = np.cumsum(class_weights, axis=1)
-    cumulative[:, -1] = 1.0
-    return (rng.random((class_weights.shape[0], 1)) > cumulative).sum(axis=1)
-
-
-def poisson_mixture_mode(weights: np.ndarray, rates: np.ndarray) -> np.ndarray:
-    """Most probable count under :math:`\\sum_k w_k \\mathrm{Poisson}(\\lambda_k)`, per row.
-
-    Parameters
-    ----------
-    weights, rates : ndarray of shape (n_entries, n_classes)
-    """
-    if rates.size == 0:
-        return np.zeros(rates.shape[0])
-    largest = float(np.max(rates))
-    counts = np.arange(int(np.ceil(largest + 10 * np.sqrt(largest) + 10)) + 1)
-    pmf = stats.poisson.pmf(counts, rates[..., None])
-    return np.argmax(np.einsum("ek,ekc->ec", weights, pmf), axis=1).astype(float)
 
 
 def _missing_mask(X) -> np.ndarray:

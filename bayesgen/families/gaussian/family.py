@@ -18,6 +18,7 @@ from typing import ClassVar
 import jax.numpy as jnp
 import numpy as np
 
+from bayesgen.families import class_prior
 from bayesgen.families.gaussian import missing, predictive
 from bayesgen.families.gaussian.likelihood import log_likelihood
 from bayesgen.families.gaussian.posterior import (
@@ -184,8 +185,13 @@ class GaussianFamily(FeatureFamily):
         ridge = self.ridge(stats) if ridge is None else ridge
         return add_ridge(params, ridge, self.covariance_type)
 
-    def log_prior(self, prior: NormalInverseWishart, params: GaussianParams):
-        """:math:`\\log p(\\mu, \\Sigma)`, the story's parameter density."""
+    def log_prior(self, prior: NormalInverseWishart, params: GaussianParams, kind: str = "map"):
+        """:math:`\\log p(\\mu, \\Sigma)`, the story's parameter density (0 for ``"mle"``).
+
+        ``"map"`` and ``"mean"`` both use the NIW density itself.
+        """
+        if kind == "mle":
+            return 0.0
         return log_prior(prior, params, self.covariance_type)
 
     def check_positive_definite(self, params: GaussianParams) -> None:
@@ -266,7 +272,7 @@ class GaussianFamily(FeatureFamily):
         means, covariances = np.asarray(params.means), self.full_covariances(params)
         filled = X.copy()
         patterns, groups = missing.missing_patterns(X)
-        classes = _draw_classes(class_weights, rng) if method == "sample" else None
+        classes = class_prior.draw_classes(class_weights, rng) if method == "sample" else None
         for pattern, rows in zip(patterns, groups, strict=True):
             if not pattern.any():
                 continue
@@ -283,10 +289,3 @@ class GaussianFamily(FeatureFamily):
                     values[chosen] = mean[chosen] + noise
             filled[np.ix_(rows, pattern)] = values
         return filled
-
-
-def _draw_classes(class_weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One class index per row, drawn with the row's probabilities (one uniform per row)."""
-    cumulative = np.cumsum(class_weights, axis=1)
-    cumulative[:, -1] = 1.0
-    return (rng.random((class_weights.shape[0], 1)) > cumulative).sum(axis=1)
