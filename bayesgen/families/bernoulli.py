@@ -195,6 +195,10 @@ class BernoulliFamily(FeatureFamily):
         """Posterior draws of :math:`\\theta`, shape (num_samples, n_classes, n_features)."""
         return sample_params(key, posterior, num_samples)
 
+    def mean(self, params):
+        """The feature probabilities :math:`\\theta_{kj} = E[x_j \\mid k]`."""
+        return np.asarray(params)
+
     def conditional(self, params, X, class_weights, method: str, rng):
         """Missing entries: 1 when the mixture puts more than half its mass on 1, or a draw."""
         theta = np.broadcast_to(np.asarray(params), (X.shape[0], *np.shape(params)))

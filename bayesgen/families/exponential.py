@@ -251,6 +251,11 @@ class ExponentialFamily(FeatureFamily):
         """Posterior draws of the rates, shape (num_samples, n_classes, n_features)."""
         return sample_params(key, posterior, num_samples)
 
+    def mean(self, params):
+        """The mean waiting times :math:`1 / \\lambda_{kj}` (``inf`` for a zero rate)."""
+        with np.errstate(divide="ignore"):
+            return 1.0 / np.asarray(params)
+
     def conditional(self, params, X, class_weights, method: str, rng):
         """Missing entries: the mixture mean :math:`\\sum_k w_k / \\lambda_{kj}`, or an
         exponential draw given a class drawn from the weights."""

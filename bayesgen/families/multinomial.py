@@ -203,6 +203,10 @@ class MultinomialFamily(FeatureFamily):
             pace = np.where(observed_mass > 0, totals / observed_mass, 0.0)
         return pace[:, :, None] * theta[None, :, :]
 
+    def mean(self, params):
+        """Each feature's share :math:`\\theta_{kj}` (:math:`E[x_j \\mid k]` per unit of length)."""
+        return np.asarray(params)
+
     def conditional(self, params, X, class_weights, method: str, rng):
         """Missing counts: the mode of the Poisson mixture at :meth:`imputation_rates`, or a
         Poisson draw given a drawn class."""

@@ -221,6 +221,10 @@ class PoissonFamily(FeatureFamily):
         """Posterior draws of the rates, shape (num_samples, n_classes, n_features)."""
         return sample_params(key, posterior, num_samples)
 
+    def mean(self, params):
+        """The rates :math:`\\lambda_{kj} = E[x_j \\mid k]`."""
+        return np.asarray(params)
+
     def conditional(self, params, X, class_weights, method: str, rng):
         """Missing counts: the mode of the Poisson mixture, or a draw given a drawn class."""
         rates = np.broadcast_to(np.asarray(params), (X.shape[0], *np.shape(params)))

@@ -139,6 +139,13 @@ class FeatureFamily(abc.ABC):
         """``num_samples`` parameter draws from ``posterior``, stacked on a leading axis."""
         raise NoClosedForm(f"the {self.name} family has no exact posterior draws")
 
+    def mean(self, params):
+        """:math:`E[x_j \\mid y = k]` under ``params``, shape (n_classes, n_features).
+
+        What a class looks like on average (``bayesgen.plot.class_images`` draws it).
+        """
+        raise NoClosedForm(f"the {self.name} family has no per-feature mean")
+
     def conditional(self, params, X, class_weights, method: str, rng):
         """``X`` with its NaN entries filled given the observed ones.
 

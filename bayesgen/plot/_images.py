@@ -7,6 +7,7 @@ import numbers
 import matplotlib.pyplot as plt
 import numpy as np
 
+from bayesgen.families.protocol import NoClosedForm
 from bayesgen.plot._common import check_fitted
 
 
@@ -19,7 +20,9 @@ def class_means(model) -> np.ndarray:
     - ``BernoulliNB``: the feature probabilities :math:`\theta_{kj} = E[x_j \mid k]`;
     - ``MultinomialNB``: each pixel's share :math:`\theta_{kj}` of the class's intensity
       (proportional to :math:`E[x_j \mid k]`; the figure of seed 004);
-    - ``PoissonNB``: the rates :math:`\lambda_{kj} = E[x_j \mid k]`.
+    - ``PoissonNB``: the rates :math:`\lambda_{kj} = E[x_j \mid k]`;
+    - any other family: its ``mean`` (:class:`bayesgen.families.protocol.FeatureFamily`),
+      such as ``ExponentialNB``'s mean waiting times :math:`1 / \lambda_{kj}`.
     """
     model = getattr(model, "best_estimator_", model)  # RDACV
     means = getattr(model, "means_", None)
@@ -30,11 +33,12 @@ def class_means(model) -> np.ndarray:
     if hasattr(model, "training_X_"):
         weights = np.asarray(model.training_weights_)
         return (weights.T @ model.training_X_) / weights.sum(axis=0)[:, None]
-    log_probabilities = getattr(model, "feature_log_prob_", None)
-    if isinstance(log_probabilities, np.ndarray):
-        return np.exp(log_probabilities)
-    if hasattr(model, "rates_"):
-        return np.asarray(model.rates_)
+    family = getattr(model, "_feature_family", None)
+    if family is not None and hasattr(model, "_parameters"):
+        try:
+            return np.asarray(family().mean(model._parameters()))
+        except NoClosedForm:
+            pass
     raise ValueError(
         f"model must have one mean value per feature and class to draw as an image (a "
         f"Gaussian, mixture, kernel-density, Bernoulli, multinomial or Poisson model); a "

@@ -12,6 +12,7 @@ from bayesgen import (
     QDA,
     BernoulliNB,
     CategoricalNB,
+    ExponentialNB,
     GaussianNB,
     KernelDensityDA,
     MultinomialNB,
@@ -76,6 +77,15 @@ def test_poisson_rates_and_kernel_density_means(digits):
     np.testing.assert_allclose(
         images(class_images(kernel, (4, 4))), expected.reshape(-1, 4, 4), rtol=1e-10
     )
+
+
+def test_exponential_mean_waiting_times(digits):
+    """A family the plot module never names: drawn through its protocol ``mean``."""
+    X, y = digits
+    X = X + 0.5  # positive values; with alpha, beta -> 0 the rate estimate is 1 / class average
+    model = ExponentialNB(alpha=1e-10, beta=1e-10).fit(X, y)
+    averages = np.stack([X[y == k].mean(axis=0) for k in range(10)])
+    np.testing.assert_allclose(images(class_images(model, (8, 8))), averages.reshape(10, 8, 8))
 
 
 def test_a_non_square_image_into_given_axes():
