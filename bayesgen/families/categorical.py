@@ -110,6 +110,7 @@ class CategoricalFamily(FeatureFamily):
     """
 
     name = "categorical"
+    estimator = "CategoricalNB"
 
     def __init__(self, alpha=1.0, sizes=()):
         self.alpha = alpha
