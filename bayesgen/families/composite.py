@@ -38,9 +38,9 @@ class CompositeFamily(FeatureFamily):
     >>> family = CompositeFamily(
     ...     {"gaussian": (GaussianFamily("diag"), [0]), "poisson": (PoissonFamily(), [1])}
     ... )
-    >>> X = np.array([[0.5, 1.0], [1.5, 0.0], [3.0, 4.0], [2.5, 5.0]])
-    >>> R = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
-    >>> stats = family.suff_stats(X, R, np.float64)
+    >>> X = np.array([[0.5, 1.0], [1.5, 0.0], [3.0, 4.0], [2.5, 5.0]], dtype=np.float32)
+    >>> R = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]], dtype=np.float32)
+    >>> stats = family.suff_stats(X, R, np.float32)
     >>> params = family.point_estimate(family.prior(stats), stats, "mean")
     >>> family.log_likelihood(params, X).shape
     (4, 2)
