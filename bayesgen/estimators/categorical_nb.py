@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 import numpy as np
-import pandas as pd
 from sklearn.utils.validation import validate_data
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
+from bayesgen.families import categorical
 from bayesgen.families.categorical import CategoricalFamily, CategoricalStats
 from bayesgen.validation import _check_finite, _column_name, check_positive
 
@@ -18,21 +18,6 @@ def _unhashable(value) -> bool:
     except TypeError:
         return True
     return False
-
-
-def _learn_categories(column: np.ndarray) -> np.ndarray:
-    """Distinct values, sorted when they can be, else in order of appearance."""
-    unique = pd.unique(pd.Series(column, dtype=object).dropna())
-    try:
-        return np.asarray(sorted(unique), dtype=object)
-    except TypeError:
-        return np.asarray(unique, dtype=object)
-
-
-def _merge_categories(known: np.ndarray, column: np.ndarray) -> np.ndarray:
-    new = _learn_categories(column)
-    unseen = new[pd.Index(known).get_indexer(new) < 0]
-    return _learn_categories(np.concatenate([known, unseen])) if unseen.size else known
 
 
 class CategoricalNB(CountNB):
@@ -137,30 +122,24 @@ class CategoricalNB(CountNB):
 
     def _codes(self, X) -> np.ndarray:
         """Category codes ``0..C_j``; ``C_j`` for values not seen in training, -1 if missing."""
-        codes = np.empty(X.shape, dtype=np.int64)
-        for j, known in enumerate(self.categories_):
-            column = pd.Series(X[:, j], dtype=object)
-            found = pd.Index(known).get_indexer(column)
-            codes[:, j] = np.where(column.isna(), -1, np.where(found < 0, len(known), found))
-        return codes
+        return categorical.encode(self.categories_, X)
 
     _family_X = _codes
 
     def _extend_categories(self, X, reset):
         if reset:
-            self.categories_ = [_learn_categories(X[:, j]) for j in range(X.shape[1])]
+            self.categories_ = [categorical.learn_categories(column) for column in X.T]
             return
-        old_offsets, old_categories = self._layout()[1], self.categories_
-        self.categories_ = [_merge_categories(c, X[:, j]) for j, c in enumerate(old_categories)]
-        if all(len(a) == len(b) for a, b in zip(old_categories, self.categories_, strict=True)):
-            return
-        _, new_offsets, _ = self._layout()
-        counts = np.zeros((self._stats.counts.shape[0], self._layout()[0].sum()))
-        old = np.asarray(self._stats.category_counts)
-        for j, (before, after) in enumerate(zip(old_categories, self.categories_, strict=True)):
-            where = pd.Index(after).get_indexer(before) + new_offsets[j]
-            counts[:, where] = old[:, old_offsets[j] : old_offsets[j] + len(before)]
-        self._stats = CategoricalStats(self._stats.counts, counts.astype(old.dtype))
+        before = self.categories_
+        self.categories_ = [
+            categorical.merge_categories(known, column)
+            for known, column in zip(before, X.T, strict=True)
+        ]
+        if any(len(a) != len(b) for a, b in zip(before, self.categories_, strict=True)):
+            counts = categorical.relay_category_counts(
+                self._stats.category_counts, before, self.categories_
+            )
+            self._stats = CategoricalStats(self._stats.counts, counts)
 
     # ------------------------------------------------------------------ hooks
     def _feature_stats(self, X, responsibilities, dtype):

@@ -10,15 +10,21 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from bayesgen import stories
-from bayesgen.estimators.categorical_nb import CategoricalNB
+from bayesgen import registry, stories
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
-from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
-from bayesgen.estimators.presets import GaussianNB
 from bayesgen.inference import imputation
 from bayesgen.validation import check_positive
 
-FAMILIES = ("gaussian", "bernoulli", "categorical", "poisson", "multinomial")
+
+def column_families() -> dict[str, type]:
+    """The families a column may get: every registered family that names its estimator.
+
+    Returns
+    -------
+    dict of str to type
+        Family name to family class, in registration order.
+    """
+    return {name: cls for name, cls in registry.families().items() if cls.estimator}
 
 
 def infer_family(column: pd.Series) -> str:
@@ -78,10 +84,11 @@ class MixedNB(NaiveBayesClassPrior):
         \\pi \\sim \\mathrm{Dirichlet}, \\quad y \\sim \\mathrm{Categorical}(\\pi), \\quad
         p(x \\mid y = k) = \\prod_{g} p_g(x_{(g)} \\mid y = k),
 
-    where each group :math:`g` of columns follows its own family: ``"gaussian"``
+    where each group :math:`g` of columns follows its own family: any registered feature
+    family that names its estimator (:func:`column_families`), such as ``"gaussian"``
     (independent normals per class, as :class:`GaussianNB`), ``"bernoulli"``,
-    ``"categorical"``, ``"poisson"``, or ``"multinomial"`` (all columns named so form one
-    count vector). The joint log-likelihood is the sum over the groups. The story
+    ``"categorical"``, ``"poisson"``, ``"exponential"`` or ``"multinomial"`` (all columns
+    named so form one count vector). The joint log-likelihood is the sum over the groups. The story
     (:meth:`story`) runs every family's part under the name scope ``"<family>/"``, all
     sharing the label site ``"y"``.
 
@@ -174,7 +181,7 @@ class MixedNB(NaiveBayesClassPrior):
             self.feature_families_ = self._choose_families(frame)
             self._groups = {
                 family: [i for i, f in enumerate(self.feature_families_.values()) if f == family]
-                for family in FAMILIES
+                for family in column_families()
                 if family in self.feature_families_.values()
             }
         return _Columns(frame)
@@ -196,9 +203,10 @@ class MixedNB(NaiveBayesClassPrior):
                 f"features names columns {unknown_columns} that X does not have "
                 f"(columns: {list(frame.columns)})."
             )
+        known = tuple(column_families())
         for column, family in chosen.items():
-            if family not in FAMILIES:
-                raise ValueError(f"features[{column!r}] must be one of {FAMILIES}; got {family!r}.")
+            if family not in known:
+                raise ValueError(f"features[{column!r}] must be one of {known}; got {family!r}.")
         return {
             column: chosen[column] if column in chosen else infer_family(frame[column])
             for column in frame.columns
@@ -208,14 +216,11 @@ class MixedNB(NaiveBayesClassPrior):
         return X.frame.iloc[:, self._groups[family]]
 
     def _make_estimator(self, family: str):
-        discrete = {"alpha": self.alpha, "estimate": self.estimate}
-        return {
-            "gaussian": lambda: GaussianNB(estimate=self.estimate, reg_covar=self.reg_covar),
-            "bernoulli": lambda: BernoulliNB(**discrete),
-            "categorical": lambda: CategoricalNB(**discrete),
-            "poisson": lambda: PoissonNB(**discrete),
-            "multinomial": lambda: MultinomialNB(**discrete),
-        }[family]()
+        """The family's own estimator, given those of MixedNB's hyperparameters it takes."""
+        cls = registry.estimators()[registry.family(family).estimator]
+        shared = {"alpha": self.alpha, "estimate": self.estimate, "reg_covar": self.reg_covar}
+        accepted = cls().get_params(deep=False)
+        return cls(**{name: value for name, value in shared.items() if name in accepted})
 
     # ------------------------------------------------------------------ hooks
     def _add_rows(self, X, responsibilities, *, reset):

@@ -143,6 +143,7 @@ class BernoulliFamily(FeatureFamily):
     """
 
     name = "bernoulli"
+    estimator = "BernoulliNB"
 
     def __init__(self, alpha=1.0):
         self.alpha = alpha

@@ -21,6 +21,7 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from jax import Array
 
@@ -43,6 +44,73 @@ class CategoricalStats(NamedTuple):
 
     counts: Array
     category_counts: Array
+
+
+def learn_categories(column: np.ndarray) -> np.ndarray:
+    """The distinct values of ``column`` (missing ones left out), sorted when they can be.
+
+    Values that cannot be ordered with each other keep their order of appearance.
+
+    Returns
+    -------
+    ndarray of object
+    """
+    unique = pd.unique(pd.Series(column, dtype=object).dropna())
+    try:
+        return np.asarray(sorted(unique), dtype=object)
+    except TypeError:
+        return np.asarray(unique, dtype=object)
+
+
+def merge_categories(known: np.ndarray, column: np.ndarray) -> np.ndarray:
+    """``known`` extended by the values of ``column`` it lacks (``known`` itself if none).
+
+    Returns
+    -------
+    ndarray of object
+    """
+    new = learn_categories(column)
+    unseen = new[pd.Index(known).get_indexer(new) < 0]
+    return learn_categories(np.concatenate([known, unseen])) if unseen.size else known
+
+
+def encode(categories, X: np.ndarray) -> np.ndarray:
+    """Category codes of ``X``: ``0..C_j - 1`` for the known categories of feature ``j``.
+
+    A value not among ``categories[j]`` gets ``C_j`` (the "unseen" category); a missing
+    one (NaN or None) gets -1.
+
+    Returns
+    -------
+    ndarray of int64, same shape as ``X``
+    """
+    codes = np.empty(X.shape, dtype=np.int64)
+    for j, known in enumerate(categories):
+        column = pd.Series(X[:, j], dtype=object)
+        found = pd.Index(known).get_indexer(column)
+        codes[:, j] = np.where(column.isna(), -1, np.where(found < 0, len(known), found))
+    return codes
+
+
+def relay_category_counts(counts: np.ndarray, before, after) -> np.ndarray:
+    """Side-by-side category counts laid out for the categories ``after`` ⊇ ``before``.
+
+    ``counts`` (n_classes, sum_j (len(before[j]) + 1)) has one block per feature, the
+    unseen category last; a category new in ``after`` starts at 0, and the unseen
+    column starts at 0 too (training rows never fall in it).
+
+    Returns
+    -------
+    ndarray of shape (n_classes, sum_j (len(after[j]) + 1)), dtype of ``counts``
+    """
+    counts = np.asarray(counts)
+    old_offsets = np.concatenate([[0], np.cumsum([len(c) + 1 for c in before])[:-1]])
+    new_offsets = np.concatenate([[0], np.cumsum([len(c) + 1 for c in after])[:-1]])
+    relaid = np.zeros((counts.shape[0], sum(len(c) + 1 for c in after)))
+    for j, (old, new) in enumerate(zip(before, after, strict=True)):
+        where = pd.Index(new).get_indexer(old) + new_offsets[j]
+        relaid[:, where] = counts[:, old_offsets[j] : old_offsets[j] + len(old)]
+    return relaid.astype(counts.dtype)
 
 
 def merge(a: CategoricalStats, b: CategoricalStats) -> CategoricalStats:
@@ -110,6 +178,7 @@ class CategoricalFamily(FeatureFamily):
     """
 
     name = "categorical"
+    estimator = "CategoricalNB"
 
     def __init__(self, alpha=1.0, sizes=()):
         self.alpha = alpha

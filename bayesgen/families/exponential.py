@@ -191,6 +191,7 @@ class ExponentialFamily(FeatureFamily):
     """
 
     name = "exponential"
+    estimator = "ExponentialNB"
 
     def __init__(self, alpha=1.0, beta=1.0):
         self.alpha = alpha

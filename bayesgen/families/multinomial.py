@@ -98,6 +98,7 @@ class MultinomialFamily(FeatureFamily):
     """
 
     name = "multinomial"
+    estimator = "MultinomialNB"
 
     def __init__(self, alpha=1.0):
         self.alpha = alpha

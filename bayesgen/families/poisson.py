@@ -144,6 +144,7 @@ class PoissonFamily(FeatureFamily):
     """
 
     name = "poisson"
+    estimator = "PoissonNB"
 
     def __init__(self, alpha=1.0, beta=1.0):
         self.alpha = alpha

@@ -69,11 +69,17 @@ class FeatureFamily(abc.ABC):
         True when a missing entry cannot simply be skipped in ``suff_stats`` (the
         features of a class are dependent, as for a full covariance), so a fit on rows
         with missing entries is an EM.
+    estimator : str or None
+        Class name of the registered estimator that models columns of this family alone
+        (``"PoissonNB"``), or None. ``MixedNB`` builds one per column group from its own
+        hyperparameters (those the class accepts), so a family that names its estimator
+        becomes a column family of ``MixedNB`` with no edit there.
     """
 
     name: ClassVar[str]
     has_exact_posterior: ClassVar[bool] = True
     missing_needs_em: ClassVar[bool] = False
+    estimator: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -188,3 +188,35 @@ def test_missing_values_are_handled_group_by_group():
     assert (imputed.to_numpy()[observed] == holes.to_numpy()[observed]).all()
     assert set(imputed["city"]) <= {"rome", "oslo", "lima"}
     assert set(imputed["smoker"]) <= {0, 1}  # True == 1 and False == 0
+
+
+def test_an_exponential_column_needs_no_edit_in_mixed_nb():
+    """features={col: "exponential"} uses the registered family and its ExponentialNB."""
+    from bayesgen import ExponentialNB
+
+    frame, y = _frame(200, seed=3)
+    rng = np.random.default_rng(4)
+    frame = frame[["height"]].assign(wait=rng.exponential(1.0 + y))
+    model = MixedNB(features={"wait": "exponential"}, alpha=0.5).fit(frame, y)
+    assert model.feature_families_ == {"height": "gaussian", "wait": "exponential"}
+    expected = np.log(np.bincount(y) / len(y))
+    gaussian, exponential = GaussianNB(estimate="mean"), ExponentialNB(alpha=0.5, estimate="mean")
+    for estimator, columns in ((gaussian, ["height"]), (exponential, ["wait"])):
+        fitted = estimator.fit(frame[columns], y)
+        part = fitted.predict_joint_log_proba(frame[columns])
+        expected = expected + part - np.log(fitted.class_prior_)
+    np.testing.assert_allclose(model.predict_joint_log_proba(frame), expected, rtol=1e-10)
+    assert isinstance(model.estimators_["exponential"], ExponentialNB)
+
+
+def test_column_families_are_the_registered_families_with_an_estimator():
+    """The families MixedNB offers come from the registry, each naming a registered class."""
+    from bayesgen import registry
+    from bayesgen.estimators.mixed_nb import column_families
+
+    offered = column_families()
+    assert {"gaussian", "bernoulli", "categorical", "poisson", "multinomial"} <= set(offered)
+    assert "exponential" in offered
+    for name, family in offered.items():
+        assert registry.family(name) is family
+        assert family.estimator in registry.estimators()

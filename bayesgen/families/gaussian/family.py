@@ -71,6 +71,7 @@ class GaussianFamily(FeatureFamily):
     """
 
     name = "gaussian"
+    estimator = "GaussianNB"
     missing_needs_em: ClassVar[bool] = True
 
     HYPERPARAMETERS: ClassVar[tuple[str, ...]] = (

@@ -1,0 +1,127 @@
+"""CompositeFamily: column groups whose statistics sit side by side and whose densities add."""
+
+import jax
+import numpy as np
+import pytest
+
+from bayesgen._precision import precision
+from bayesgen.families.bernoulli import BernoulliFamily
+from bayesgen.families.composite import CompositeFamily
+from bayesgen.families.exponential import ExponentialFamily
+from bayesgen.families.gaussian import GaussianFamily
+from bayesgen.families.poisson import PoissonFamily
+
+
+def _data(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    X = np.column_stack(
+        [
+            rng.normal(2.0 * y, 1.0),
+            rng.normal(-y, 2.0),
+            rng.poisson(1 + 2 * y),
+            rng.random(n) < 0.3 + 0.4 * y,
+            rng.exponential(1.0 + y),
+        ]
+    ).astype(float)
+    return X, np.eye(2)[y]
+
+
+@pytest.fixture(autouse=True)
+def _float64():
+    """Callers run a family inside the precision of their data (here float64)."""
+    with precision(np.float64):
+        yield
+
+
+GROUPS = {
+    "gaussian": (GaussianFamily("diag"), [0, 1]),
+    "poisson": (PoissonFamily(alpha=0.5), [2]),
+    "bernoulli": (BernoulliFamily(alpha=0.5), [3]),
+    "exponential": (ExponentialFamily(alpha=0.5), [4]),
+}
+
+
+def _fit(family, X, R, kind="mean"):
+    stats = family.suff_stats(X, R, np.float64)
+    prior = family.prior(stats)
+    return stats, prior, family.point_estimate(prior, stats, kind)
+
+
+def test_log_likelihood_is_the_sum_of_each_group_on_its_own_columns():
+    """log p(x | k) = sum_g log p_g(x_g | k), each p_g fitted alone on its columns."""
+    X, R = _data()
+    composite = CompositeFamily(GROUPS)
+    _, _, params = _fit(composite, X, R)
+    expected = 0.0
+    for family, columns in GROUPS.values():
+        _, _, own = _fit(family, X[:, columns], R)
+        expected = expected + np.asarray(family.log_likelihood(own, X[:, columns]))
+    np.testing.assert_allclose(composite.log_likelihood(params, X), expected, rtol=1e-12)
+
+
+def test_merged_halves_give_the_statistics_of_the_whole():
+    """merge(stats(A), stats(B)) == stats(A u B), group by group."""
+    X, R = _data()
+    composite = CompositeFamily(GROUPS)
+    whole = composite.suff_stats(X, R, np.float64)
+    merged = composite.merge(
+        composite.suff_stats(X[:50], R[:50], np.float64),
+        composite.suff_stats(X[50:], R[50:], np.float64),
+    )
+    for a, b in zip(jax.tree.leaves(whole), jax.tree.leaves(merged), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-12)
+
+
+def test_log_prior_and_predictive_add_up_over_groups():
+    """The log prior and the posterior predictive are the groups' sums."""
+    X, R = _data()
+    composite = CompositeFamily({k: GROUPS[k] for k in ("poisson", "bernoulli", "exponential")})
+    stats, prior, params = _fit(composite, X, R)
+    posterior = composite.posterior(prior, stats)
+    expected_prior, expected_predictive = 0.0, 0.0
+    for name, (family, columns) in composite.groups.items():
+        expected_prior += family.log_prior(prior[name], params[name], kind="mean")
+        expected_predictive = expected_predictive + np.asarray(
+            family.predictive_log_likelihood(posterior[name], X[:, columns])
+        )
+    assert composite.log_prior(prior, params, kind="mean") == pytest.approx(expected_prior)
+    np.testing.assert_allclose(
+        composite.predictive_log_likelihood(posterior, X), expected_predictive, rtol=1e-12
+    )
+
+
+def test_draws_come_from_each_group_with_its_own_key():
+    """sample_params draws each group from one split of the key."""
+    X, R = _data()
+    composite = CompositeFamily({k: GROUPS[k] for k in ("poisson", "exponential")})
+    stats, prior, _ = _fit(composite, X, R)
+    posterior = composite.posterior(prior, stats)
+    key = jax.random.PRNGKey(3)
+    draws = composite.sample_params(key, posterior, 5)
+    for group_key, (name, (family, _)) in zip(
+        jax.random.split(key, 2), composite.groups.items(), strict=True
+    ):
+        expected = family.sample_params(group_key, posterior[name], 5)
+        np.testing.assert_array_equal(np.asarray(draws[name]), np.asarray(expected))
+
+
+def test_conditional_fills_only_missing_entries_group_by_group():
+    """Each group fills its own NaN entries as its family would; observed entries stay."""
+    X, R = _data()
+    composite = CompositeFamily(GROUPS)
+    _, _, params = _fit(composite, X, R)
+    holes = X.copy()
+    holes[::7, 0] = np.nan
+    holes[::5, 2] = np.nan
+    holes[::3, 4] = np.nan
+    weights = np.full((len(X), 2), 0.5)
+    filled = composite.conditional(params, holes, weights, "mean", np.random.default_rng(0))
+    assert not np.isnan(filled).any()
+    observed = ~np.isnan(holes)
+    np.testing.assert_array_equal(filled[observed], holes[observed])
+    for name, (family, columns) in GROUPS.items():
+        rng = np.random.default_rng(0)
+        own = np.asarray(family.conditional(params[name], holes[:, columns], weights, "mean", rng))
+        missing = np.isnan(holes[:, columns])
+        np.testing.assert_allclose(filled[:, columns][missing], own[missing])
