@@ -9,7 +9,6 @@ each group fill its own columns.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
 
 import jax
@@ -95,18 +94,12 @@ class CompositeFamily(FeatureFamily):
         """Each group's parameters, by group name."""
         return self._each("point_estimate", prior, stats, kind=kind)
 
-    def log_prior(self, prior: dict, params: dict, kind: str | None = None) -> float:
-        """The sum of the groups' log priors (the groups' parameters are independent).
-
-        ``kind`` (the point estimate's kind) goes to the families whose ``log_prior``
-        takes it (the discrete ones).
-        """
-        total = 0.0
-        for name, (family, _) in self.groups.items():
-            takes_kind = "kind" in inspect.signature(family.log_prior).parameters
-            options = {"kind": kind} if kind is not None and takes_kind else {}
-            total = total + family.log_prior(prior[name], params[name], **options)
-        return total
+    def log_prior(self, prior: dict, params: dict, kind: str = "map") -> float:
+        """The sum of the groups' log priors (the groups' parameters are independent)."""
+        return sum(
+            float(family.log_prior(prior[name], params[name], kind=kind))
+            for name, (family, _) in self.groups.items()
+        )
 
     # ------------------------------------------------------------ densities
     def log_likelihood(self, params: dict, X, *, row_terms: bool = True):
