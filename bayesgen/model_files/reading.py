@@ -107,7 +107,9 @@ def load(file, *, max_bytes=DEFAULT_MAX_BYTES):
             raise ModelFileError(source, f"the estimator could not be rebuilt ({error})") from error
         extra = set(archive.namelist()) - {HEADER_MEMBER} - decoder.members
         if extra:
-            raise ModelFileError(source, f"unexpected members {sorted(extra)}")
+            shown = sorted(extra)[:5]
+            more = f" and {len(extra) - len(shown)} more" if len(extra) > len(shown) else ""
+            raise ModelFileError(source, f"unexpected members {shown}{more}")
     if type(estimator).__name__ != header["class"]:
         raise ModelFileError(
             source,
