@@ -52,3 +52,16 @@ def test_a_chunked_fit_of_sparse_counts(monkeypatch):
     monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 300)
     chunked = bayesgen.MultinomialNB().fit(X, y)
     np.testing.assert_allclose(chunked.feature_log_prob_, one_pass.feature_log_prob_, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: bayesgen.QDA(reg_covar=1e-3), lambda: bayesgen.MultinomialNB()]
+)
+def test_chunked_predictions_equal_one_pass_predictions(monkeypatch, make):
+    rng = np.random.default_rng(2)
+    y = np.repeat(np.arange(12), 6)
+    X = rng.poisson(3.0, size=(y.shape[0], 4)).astype(float)
+    model = make().fit(X, y)
+    one_pass = model.predict_proba(X)
+    monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 12 * 4 * 5)  # 5 rows at a time
+    np.testing.assert_allclose(model.predict_proba(X), one_pass, rtol=1e-12, atol=1e-15)

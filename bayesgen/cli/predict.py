@@ -12,6 +12,8 @@ from bayesgen.cli.outputs import check_output
 from bayesgen.cli.tables import check_output_suffix, na_values_option, read_table, write_table
 from bayesgen.progress import progress_bar, show_progress
 
+_BATCH_ENTRIES = 2**24  # (draw, row, class) values held per batch at most
+
 
 def _batches(n_rows: int, batch_size: int):
     return [slice(start, min(start + batch_size, n_rows)) for start in range(0, n_rows, batch_size)]
@@ -20,10 +22,14 @@ def _batches(n_rows: int, batch_size: int):
 def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, batch_size):
     """The output table: ``predicted``, and ``p(...)``/credible bounds when asked for.
 
-    Rows are predicted in batches of ``batch_size`` (a progress bar counts them); the draws of
-    the credible intervals use one seed for the whole table.
+    Rows are predicted in batches of ``batch_size`` (a progress bar counts them), fewer when
+    there are many classes (at most 2**24 values of p(class | x) and its draws per batch);
+    the draws of the credible intervals use one seed for the whole table.
     """
     names = [str(label) for label in model.classes_]
+    # Many classes: fewer rows per batch, so that (draws x) rows x classes stays bounded.
+    per_row = len(names) * (n_draws if uncertainty is not None else 1)
+    batch_size = max(1, min(batch_size, _BATCH_ENTRIES // per_row))
     parts = []
     with progress_bar(X.shape[0], "predicting", unit="row") as bar:
         for batch in _batches(X.shape[0], batch_size):

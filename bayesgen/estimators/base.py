@@ -294,11 +294,26 @@ class GenerativeClassifier(
         """``log p(x, k)``; without ``row_terms`` only up to a per-row constant."""
         X, dtype = self._prepare(X)
         with precision(dtype):
-            log_likelihood = np.asarray(self._log_likelihood(X, dtype, row_terms=row_terms))
+            log_likelihood = self._chunked_log_likelihood(X, dtype, row_terms)
         log_prior = self._log_class_prior(log_likelihood.dtype)
         if not log_likelihood.flags.writeable:  # a view of a JAX buffer
             return log_likelihood + log_prior
         return np.add(log_likelihood, log_prior, out=log_likelihood)
+
+    def _chunked_log_likelihood(self, X, dtype, row_terms: bool) -> np.ndarray:
+        """``_log_likelihood`` of all rows, a chunk of rows at a time when rows x classes x
+        features would exceed ``RESPONSIBILITY_ENTRIES`` (a family may hold a
+        (rows, classes, features) intermediate): predicting for many classes stays bounded."""
+        n_classes, n_features = self.classes_.shape[0], max(1, X.shape[1])
+        chunks = _row_chunks(X.shape[0], n_classes * n_features)
+        if len(chunks) == 1 or not isinstance(X, np.ndarray):
+            return np.asarray(self._log_likelihood(X, dtype, row_terms=row_terms))
+        return np.concatenate(
+            [
+                np.asarray(self._log_likelihood(X[rows], dtype, row_terms=row_terms))
+                for rows in chunks
+            ]
+        )
 
     def _log_class_prior(self, dtype) -> np.ndarray:
         with np.errstate(divide="ignore"):  # a class with probability 0 gets -inf
