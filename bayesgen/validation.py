@@ -45,7 +45,9 @@ def check_features(
     Raises
     ------
     ValueError
-        If ``X`` is not numeric, has the wrong number of features, or holds NaN or ±inf.
+        If ``X`` is not numeric, has the wrong number of features, holds NaN or ±inf, or
+        values so large that the sums of their squares overflow (named, with the row and
+        column of the first).
     """
     if device_arrays and is_device_array(X):
         return check_device_features(
@@ -98,13 +100,17 @@ def _stored_values(X) -> np.ndarray:
 
 def _check_finite(X, estimator, *, allow_nan: bool = False) -> None:
     values = _stored_values(X)
+    flat = values.ravel(order="K")
     with np.errstate(over="ignore", invalid="ignore"):
-        if np.isfinite(np.sum(values)):  # one read of X (as scikit-learn); nothing else
+        # One read of X: a finite sum of squares means no NaN, no inf, and no value so large
+        # that the statistics (sums of x and x**2) overflow.
+        if np.isfinite(np.dot(flat, flat)):
             return
     finite = np.isfinite(values)
     if allow_nan:
         finite |= np.isnan(values)
     if finite.all():
+        _check_magnitude(X, values, estimator)
         return
     row, column = _first_entry(X, ~finite)
     value = X[row, column]
@@ -115,6 +121,22 @@ def _check_finite(X, estimator, *, allow_nan: bool = False) -> None:
             "values here. Remove or impute those rows before calling it."
         )
     raise ValueError(f"X contains {value} ({where}); X must be finite.")
+
+
+def _check_magnitude(X, values: np.ndarray, estimator) -> None:
+    """Refuse values whose squares, summed over the rows, overflow the statistics."""
+    limit = np.sqrt(np.finfo(values.dtype).max / max(1, X.shape[0]))
+    with np.errstate(invalid="ignore"):
+        too_large = np.abs(values) > limit
+    if not too_large.any():
+        return
+    row, column = _first_entry(X, too_large)
+    raise ValueError(
+        f"X contains {X[row, column]:.3g} (first at row {row}, "
+        f"{_column_name(estimator, column)}): with {X.shape[0]} rows, sums of squares of "
+        f"values beyond {limit:.3g} overflow {values.dtype} statistics. Rescale that column "
+        "(e.g. to other units)."
+    )
 
 
 def check_counts(estimator, X, *, reset: bool, binary: bool = False, allow_nan: bool = True):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from contextlib import contextmanager
 
 import click
@@ -23,20 +24,36 @@ def one_line(message: str) -> str:
 
 
 @contextmanager
-def user_errors(context: str = ""):
-    """Turn the errors that bad input raises (ValueError, OSError) into a :class:`UserError`.
+def user_errors(context: str = "", *, parameters: bool = False):
+    """Turn the errors that bad input raises into a :class:`UserError`.
 
-    ``context`` prefixes the message (e.g. the file being read). Set ``BAYESGEN_TRACEBACK=1``
-    to see the traceback instead.
+    ``ValueError``, ``TypeError`` (a wrong kind of value, e.g. a ``--param`` given as a JSON
+    object), ``OSError``, ``KeyError``, ``MemoryError`` (a request too large for this machine)
+    and NumPy's ``RuntimeWarning`` (an overflow, raised as an error here so that it is named
+    once instead of printed as a warning with a source line) all become one line.
+    ``context`` prefixes the message (e.g. the file being read); with ``parameters`` a
+    ``TypeError`` adds a hint about ``--param``. Set ``BAYESGEN_TRACEBACK=1`` to see the
+    traceback instead.
     """
     try:
-        yield
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            yield
     except click.ClickException:
         raise
-    except (ValueError, OSError, KeyError) as error:
+    except (ValueError, TypeError, OSError, KeyError, MemoryError, RuntimeWarning) as error:
         if os.environ.get("BAYESGEN_TRACEBACK"):
             raise
         detail = error.args[0] if isinstance(error, KeyError) and error.args else error
+        if isinstance(error, RuntimeWarning):
+            detail = (
+                f"numerical overflow ({error}); some values are too large to compute with: "
+                "rescale the columns (e.g. to other units)"
+            )
+        elif isinstance(error, TypeError) and parameters:
+            detail = f"{error} (check the types of the --param values)"
+        elif isinstance(error, MemoryError) and not str(error):
+            detail = "out of memory; ask for less (fewer rows, a smaller --batch-size)"
         message = one_line(f"{context}{detail}" if context else str(detail))
         raise UserError(message or type(error).__name__) from error
 

@@ -10,7 +10,8 @@ import pandas as pd
 
 from bayesgen.cli.errors import UserError, user_errors
 from bayesgen.cli.model_choice import MODELS, NUMERIC_CLASSES, NUMERIC_MODELS, build_model
-from bayesgen.cli.tables import read_table, select_columns
+from bayesgen.cli.outputs import atomic_output, check_output
+from bayesgen.cli.tables import na_values_option, read_table, select_columns
 from bayesgen.progress import show_progress
 
 
@@ -31,26 +32,35 @@ def labels_of(column: pd.Series) -> np.ndarray:
 
 
 def check_numeric(features: pd.DataFrame, model: str) -> None:
-    """A model of numeric features refuses non-numeric columns, naming them.
+    """A model of numeric features refuses text in its columns, naming the column and row.
 
     ``model`` is a ``--model`` name, or an estimator's class name for a model file saved from
-    Python; the categorical and mixed models take any column.
+    Python; the categorical and mixed models take any column, but for ``mixed-nb`` a column
+    of numbers with a few stray words (under 5% of its cells) is taken for a mistake too.
     """
-    if model not in NUMERIC_MODELS and model not in NUMERIC_CLASSES:
+    numeric_model = model in NUMERIC_MODELS or model in NUMERIC_CLASSES
+    if not numeric_model and model != "mixed-nb":
         return
-    bad = [
-        column
-        for column in features.columns
-        if not (
-            pd.api.types.is_numeric_dtype(features[column])
-            or pd.api.types.is_bool_dtype(features[column])
-        )
-    ]
-    if bad:
+    for column in features.columns:
+        values = features[column]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        present = values.notna().to_numpy()
+        numbers = pd.to_numeric(values, errors="coerce").notna().to_numpy()
+        text = present & ~numbers
+        if not numeric_model and (numbers.sum() < 0.95 * present.sum() or not numbers.any()):
+            continue  # a categorical column of mixed-nb
+        row = int(np.flatnonzero(text)[0])
+        if numbers.any():
+            raise UserError(
+                f"column {column!r} holds numbers but also the text {values.iloc[row]!r} (first "
+                f"at data row {row}, counting from 0); fix the cell, or pass --na-values "
+                f"{values.iloc[row]!s} to read it as missing."
+            )
         raise UserError(
-            f"model '{model}' needs numeric features, but column(s) "
-            f"{', '.join(map(repr, bad))} are not numeric (e.g. {features[bad[0]].iloc[0]!r}); "
-            "use --model mixed-nb or categorical-nb, or leave them out with --features."
+            f"model '{model}' needs numeric features, but column(s) {column!r} are not numeric "
+            f"(e.g. {values.iloc[row]!r} at data row {row}); use --model mixed-nb or "
+            "categorical-nb, or leave them out with --features."
         )
 
 
@@ -79,13 +89,15 @@ def check_numeric(features: pd.DataFrame, model: str) -> None:
     help="Comma-separated feature columns (default: every column but the target).",
 )
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Model file to write.")
-def fit(data, target, model_name, estimate, alpha, params, features, out):
+@na_values_option
+def fit(data, target, model_name, estimate, alpha, params, features, out, na_values):
     """Fit a model to the table DATA (.csv, .tsv or .parquet) and save it to --out.
 
     Rows whose --target cell is blank are unlabelled: they are fitted by EM through their
     mixture likelihood. Blank feature cells are missing values, integrated out exactly.
     """
-    table = read_table(data)
+    check_output(out, {"DATA": data})
+    table = read_table(data, na_values=na_values)
     select_columns(table, [target], "--target")
     names = (
         [name.strip() for name in features.split(",") if name.strip()]
@@ -100,7 +112,7 @@ def fit(data, target, model_name, estimate, alpha, params, features, out):
     check_numeric(X, model_name)
     y = labels_of(table[target])
     model = build_model(model_name, estimate=estimate, alpha=alpha, params=params)
-    with user_errors("fit: "), show_progress():
+    with user_errors("fit: ", parameters=True), show_progress():
         model.fit(X, y)
     unlabelled = int(sum(label is None for label in y))
     metadata = {
@@ -111,8 +123,8 @@ def fit(data, target, model_name, estimate, alpha, params, features, out):
         "n_rows": int(table.shape[0]),
         "n_unlabelled": unlabelled,
     }
-    with user_errors(f"--out '{out}': "):
-        model.save(out, metadata=metadata)
+    with user_errors(f"--out '{out}': "), atomic_output(out) as temporary:
+        model.save(temporary, metadata=metadata)
     click.echo(
         f"Fitted {model_name} on {table.shape[0]} rows ({unlabelled} unlabelled), "
         f"{len(names)} features, classes {', '.join(map(str, model.classes_))}; "

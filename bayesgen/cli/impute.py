@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from bayesgen.cli.errors import user_errors
-from bayesgen.cli.model_files import features_of, open_model
-from bayesgen.cli.tables import read_table, write_table
+from bayesgen.cli.model_files import features_of, model_input, open_model
+from bayesgen.cli.outputs import check_output
+from bayesgen.cli.tables import check_output_suffix, na_values_option, read_table, write_table
 
 
 @click.command()
@@ -21,16 +22,19 @@ from bayesgen.cli.tables import read_table, write_table
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of --method sample.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Output table (default: stdout, CSV).")
-def impute(model_path, data, method, seed, out):
+@na_values_option
+def impute(model_path, data, method, seed, out, na_values):
     """Fill the blank feature cells of DATA given each row's observed cells.
 
     The class is integrated out. Other columns are copied unchanged.
     """
+    check_output_suffix(out)
+    check_output(out, {"MODEL": model_path, "DATA": data})
     model, info = open_model(model_path)
-    table = read_table(data)
+    table = read_table(data, na_values=na_values)
     X = features_of(table, model, info)
     with user_errors("impute: "):
-        filled = model.impute(X, method=method, random_state=seed)
+        filled = model.impute(model_input(model, X), method=method, random_state=seed)
     table = table.copy()
     table[list(X.columns)] = filled
     write_table(table, out)

@@ -54,7 +54,19 @@ def features_of(table: pd.DataFrame, model, info: dict) -> pd.DataFrame:
                 f"DATA has {table.shape[1]} columns, but the model (saved without column names) "
                 f"expects {n_features}."
             )
-        return table
-    features = select_columns(table, names, "the model's features")
+        features = table
+    else:
+        features = select_columns(table, names, "the model's features")
     check_numeric(features, metadata_of(info).get("model", type(model).__name__))
     return features
+
+
+def model_input(model, rows: pd.DataFrame):
+    """``rows`` as the model was fitted: a DataFrame if it knows column names, else an array.
+
+    A model fitted on NumPy arrays has no ``feature_names_in_``; handing it a DataFrame makes
+    scikit-learn warn "X has feature names" on every call.
+    """
+    if hasattr(model, "feature_names_in_"):
+        return rows
+    return rows.to_numpy()

@@ -7,9 +7,12 @@ import numpy as np
 import pandas as pd
 
 from bayesgen.cli.errors import UserError, user_errors
-from bayesgen.cli.model_files import features_of, open_model
-from bayesgen.cli.tables import read_table, write_table
+from bayesgen.cli.model_files import features_of, model_input, open_model
+from bayesgen.cli.outputs import check_output
+from bayesgen.cli.tables import check_output_suffix, na_values_option, read_table, write_table
 from bayesgen.progress import progress_bar, show_progress
+
+_BATCH_ENTRIES = 2**24  # (draw, row, class) values held per batch at most
 
 
 def _batches(n_rows: int, batch_size: int):
@@ -19,14 +22,18 @@ def _batches(n_rows: int, batch_size: int):
 def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, batch_size):
     """The output table: ``predicted``, and ``p(...)``/credible bounds when asked for.
 
-    Rows are predicted in batches of ``batch_size`` (a progress bar counts them); the draws of
-    the credible intervals use one seed for the whole table.
+    Rows are predicted in batches of ``batch_size`` (a progress bar counts them), fewer when
+    there are many classes (at most 2**24 values of p(class | x) and its draws per batch);
+    the draws of the credible intervals use one seed for the whole table.
     """
     names = [str(label) for label in model.classes_]
+    # Many classes: fewer rows per batch, so that (draws x) rows x classes stays bounded.
+    per_row = len(names) * (n_draws if uncertainty is not None else 1)
+    batch_size = max(1, min(batch_size, _BATCH_ENTRIES // per_row))
     parts = []
     with progress_bar(X.shape[0], "predicting", unit="row") as bar:
         for batch in _batches(X.shape[0], batch_size):
-            rows = X.iloc[batch]
+            rows = model_input(model, X.iloc[batch])
             part = {"predicted": model.predict(rows)}
             if proba or uncertainty is not None:
                 probabilities = model.predict_proba(rows)
@@ -72,14 +79,17 @@ def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, ba
     help="Rows predicted at a time.",
 )
 @click.option("--out", type=click.Path(dir_okay=False), help="Output table (default: stdout, CSV).")
-def predict(model_path, data, proba, uncertainty, n_draws, seed, batch_size, out):
+@na_values_option
+def predict(model_path, data, proba, uncertainty, n_draws, seed, batch_size, out, na_values):
     """Predict the class of every row of DATA with the model in MODEL.
 
     Columns the model was not fitted on are ignored; blank feature cells are missing values,
     integrated out exactly.
     """
+    check_output_suffix(out)
+    check_output(out, {"MODEL": model_path, "DATA": data})
     model, info = open_model(model_path)
-    X = features_of(read_table(data), model, info)
+    X = features_of(read_table(data, na_values=na_values), model, info)
     if uncertainty is not None and not hasattr(model, "predict_proba_draws"):
         raise UserError(f"--uncertainty: a {type(model).__name__} has no posterior draws.")
     with user_errors("predict: "), show_progress():

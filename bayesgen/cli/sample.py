@@ -7,7 +7,8 @@ import pandas as pd
 
 from bayesgen.cli.errors import UserError, user_errors
 from bayesgen.cli.model_files import feature_names, metadata_of, open_model
-from bayesgen.cli.tables import write_table
+from bayesgen.cli.outputs import check_output
+from bayesgen.cli.tables import check_output_suffix, write_table
 
 
 def class_named(model, text: str):
@@ -29,6 +30,8 @@ def class_named(model, text: str):
 @click.option("--out", type=click.Path(dir_okay=False), help="Output table (default: stdout, CSV).")
 def sample(model_path, n_rows, class_, seed, out):
     """Draw N synthetic rows from the model in MODEL: a class, then the features given it."""
+    check_output_suffix(out)
+    check_output(out, {"MODEL": model_path})
     model, info = open_model(model_path)
     label = None if class_ is None else class_named(model, class_)
     with user_errors("sample: "):

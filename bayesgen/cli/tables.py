@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import csv
 import sys
+from collections import Counter
 from pathlib import Path
 
+import click
 import pandas as pd
 
 from bayesgen.cli.errors import UserError, one_line
+from bayesgen.cli.outputs import atomic_output
 
 READERS = {".csv": "CSV", ".tsv": "TSV", ".parquet": "Parquet", ".pq": "Parquet"}
 
@@ -21,23 +25,54 @@ def _format(path: Path, argument: str) -> str:
     return kind
 
 
-def read_table(path: str, argument: str = "DATA") -> pd.DataFrame:
+def na_values_option(command):
+    """The ``--na-values`` option: listed strings are read as blank (missing) cells."""
+    return click.option(
+        "--na-values",
+        "na_values",
+        metavar="TEXT[,TEXT...]",
+        help="Comma-separated cell values to read as missing (e.g. 'NA,?,n/a'), besides blanks.",
+    )(command)
+
+
+def _listed(na_values: str | None) -> list[str]:
+    return [] if not na_values else [text.strip() for text in na_values.split(",")]
+
+
+def read_table(path: str, argument: str = "DATA", na_values: str | None = None) -> pd.DataFrame:
     """The table in ``path``; blank cells are NaN (missing features, unlabelled rows).
+
+    Parameters
+    ----------
+    path : str
+    argument : str, default="DATA"
+        The argument's name, for messages.
+    na_values : str, optional
+        Comma-separated cell values read as missing too (``--na-values``).
 
     Raises
     ------
     UserError
-        If the file is missing, has an unknown suffix, cannot be parsed, or has no rows.
+        If the file is missing, has an unknown suffix, cannot be parsed, has no rows, names
+        a column twice, or (Parquet) has list, struct or map columns.
     """
     path = Path(path)
     kind = _format(path, argument)
     if not path.is_file():
         raise UserError(f"{argument} '{path}' does not exist or is not a file.")
+    listed = _listed(na_values)
     try:
         if kind == "Parquet":
+            _check_parquet_schema(path, argument)
             table = pd.read_parquet(path)
+            if listed:
+                table = table.mask(table.isin(listed))
         else:
-            table = pd.read_csv(path, sep="\t" if kind == "TSV" else ",")
+            separator = "\t" if kind == "TSV" else ","
+            _check_header(path, separator, argument)
+            table = pd.read_csv(path, sep=separator, na_values=listed or None)
+    except UserError:
+        raise
     except Exception as error:  # pandas and pyarrow raise many kinds for a malformed file
         raise UserError(
             f"{argument} '{path}' could not be read as {kind}: {one_line(error)}"
@@ -45,11 +80,46 @@ def read_table(path: str, argument: str = "DATA") -> pd.DataFrame:
     if table.shape[0] == 0 or table.shape[1] == 0:
         raise UserError(f"{argument} '{path}' has no rows or no columns.")
     table.columns = [str(column) for column in table.columns]
+    _check_unique(list(table.columns), path, argument)
     return table
 
 
+def _check_header(path: Path, separator: str, argument: str) -> None:
+    # pandas renames a repeated column ("sl", "sl.1"), hiding the mistake: read the names.
+    with open(path, newline="", encoding="utf-8", errors="replace") as stream:
+        names = next(csv.reader(stream, delimiter=separator), [])
+    _check_unique([name.strip() for name in names], path, argument)
+
+
+def _check_parquet_schema(path: Path, argument: str) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pq.read_schema(path)
+    _check_unique([str(name) for name in schema.names], path, argument)
+    for field in schema:
+        if pa.types.is_nested(field.type):
+            raise UserError(
+                f"{argument} '{path}': column {field.name!r} holds {field.type} values (lists, "
+                "structs or maps); every column must hold numbers, text or booleans."
+            )
+
+
+def _check_unique(names: list[str], path: Path, argument: str) -> None:
+    repeated = [name for name, count in Counter(names).items() if count > 1]
+    if repeated:
+        raise UserError(
+            f"{argument} '{path}' names column(s) {', '.join(map(repr, repeated))} more than "
+            "once; give every column its own name."
+        )
+
+
 def write_table(table: pd.DataFrame, path: str | None, argument: str = "--out") -> None:
-    """Write ``table`` to ``path`` (format by suffix), or as CSV to stdout when ``path`` is None."""
+    """Write ``table`` to ``path`` (format by suffix), or as CSV to stdout when ``path`` is None.
+
+    A file is written atomically (:func:`bayesgen.cli.outputs.atomic_output`): interrupted,
+    it leaves an existing file of that name as it was.
+    """
     if path is None:
         table.to_csv(sys.stdout, index=False)
         return
@@ -58,12 +128,19 @@ def write_table(table: pd.DataFrame, path: str | None, argument: str = "--out") 
     if not path.parent.is_dir():
         raise UserError(f"{argument} '{path}': folder '{path.parent}' does not exist.")
     try:
-        if kind == "Parquet":
-            table.to_parquet(path, index=False)
-        else:
-            table.to_csv(path, sep="\t" if kind == "TSV" else ",", index=False)
+        with atomic_output(str(path)) as temporary:
+            if kind == "Parquet":
+                table.to_parquet(temporary, index=False)
+            else:
+                table.to_csv(temporary, sep="\t" if kind == "TSV" else ",", index=False)
     except OSError as error:
         raise UserError(f"{argument} '{path}' could not be written: {one_line(error)}") from error
+
+
+def check_output_suffix(path: str | None, argument: str = "--out") -> None:
+    """Refuse an output table whose suffix names no format, before any work."""
+    if path is not None:
+        _format(Path(path), argument)
 
 
 def select_columns(table: pd.DataFrame, columns, argument: str) -> pd.DataFrame:
@@ -74,4 +151,7 @@ def select_columns(table: pd.DataFrame, columns, argument: str) -> pd.DataFrame:
             f"unknown column(s) {', '.join(map(repr, missing))} for {argument}; the table has "
             f"{', '.join(map(repr, table.columns))}."
         )
+    repeated = [name for name, count in Counter(columns).items() if count > 1]
+    if repeated:
+        raise UserError(f"{argument} names column(s) {', '.join(map(repr, repeated))} twice.")
     return table[list(columns)]

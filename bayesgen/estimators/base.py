@@ -43,6 +43,20 @@ def _responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: i
     return responsibilities
 
 
+#: Fit adds rows in chunks when one-hot responsibilities for all rows would hold more
+#: (row, class) entries than this (256 MiB in float64); below it, one pass as always.
+RESPONSIBILITY_ENTRIES = 2**25
+
+
+def _row_chunks(n_rows: int, n_classes: int) -> list[slice]:
+    """Row slices whose (rows x classes) responsibilities stay within the budget.
+
+    Without them, 50,000 classes of one row each made a 50,000 x 50,000 matrix (18.6 GiB).
+    """
+    rows = max(1, RESPONSIBILITY_ENTRIES // max(1, n_classes))
+    return [slice(start, min(start + rows, n_rows)) for start in range(0, n_rows, rows)]
+
+
 PROBA_METHODS = ("plugin", "predictive")
 
 
@@ -128,8 +142,19 @@ class GenerativeClassifier(
         self._fitted_semi_supervised = False
         self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
         self.log_likelihood_history_ = np.empty(0)
-        self._add_rows(X, _responsibilities(class_index, weights, classes.shape[0]), reset=True)
+        self._add_labelled_rows(X, class_index, weights, classes.shape[0], reset=True)
         return self
+
+    def _add_labelled_rows(self, X, class_index, weights, n_classes: int, *, reset: bool):
+        """``_add_rows`` for labelled rows, a chunk of rows at a time when there are many
+        classes (:func:`_row_chunks`); the statistics are sums, so chunks merge exactly."""
+        chunks = _row_chunks(X.shape[0], n_classes)
+        if len(chunks) == 1:  # the usual case: all rows at once, X untouched
+            self._add_rows(X, _responsibilities(class_index, weights, n_classes), reset=reset)
+            return
+        for number, rows in enumerate(chunks):
+            responsibilities = _responsibilities(class_index[rows], weights[rows], n_classes)
+            self._add_rows(X[rows], responsibilities, reset=reset and number == 0)
 
     def _em_log_prior(self) -> float:
         """The log prior in the EM objective: the class prior's part plus the family's."""
@@ -189,8 +214,7 @@ class GenerativeClassifier(
         weights = check_weights(sample_weight, X)
         self.classes_ = all_classes
         class_index = np.searchsorted(all_classes, y)
-        responsibilities = _responsibilities(class_index, weights, all_classes.shape[0])
-        self._add_rows(X, responsibilities, reset=first_call)
+        self._add_labelled_rows(X, class_index, weights, all_classes.shape[0], reset=first_call)
         return self
 
     def _add_rows(self, X, responsibilities: np.ndarray, *, reset):
@@ -273,11 +297,26 @@ class GenerativeClassifier(
         """``log p(x, k)``; without ``row_terms`` only up to a per-row constant."""
         X, dtype = self._prepare(X)
         with precision(dtype):
-            log_likelihood = np.asarray(self._log_likelihood(X, dtype, row_terms=row_terms))
+            log_likelihood = self._chunked_log_likelihood(X, dtype, row_terms)
         log_prior = self._log_class_prior(log_likelihood.dtype)
         if not log_likelihood.flags.writeable:  # a view of a JAX buffer
             return log_likelihood + log_prior
         return np.add(log_likelihood, log_prior, out=log_likelihood)
+
+    def _chunked_log_likelihood(self, X, dtype, row_terms: bool) -> np.ndarray:
+        """``_log_likelihood`` of all rows, a chunk of rows at a time when rows x classes x
+        features would exceed ``RESPONSIBILITY_ENTRIES`` (a family may hold a
+        (rows, classes, features) intermediate): predicting for many classes stays bounded."""
+        n_classes, n_features = self.classes_.shape[0], max(1, X.shape[1])
+        chunks = _row_chunks(X.shape[0], n_classes * n_features)
+        if len(chunks) == 1 or not isinstance(X, np.ndarray):
+            return np.asarray(self._log_likelihood(X, dtype, row_terms=row_terms))
+        return np.concatenate(
+            [
+                np.asarray(self._log_likelihood(X[rows], dtype, row_terms=row_terms))
+                for rows in chunks
+            ]
+        )
 
     def _log_class_prior(self, dtype) -> np.ndarray:
         with np.errstate(divide="ignore"):  # a class with probability 0 gets -inf

@@ -20,6 +20,7 @@ from bayesgen.families import gaussian
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
 from bayesgen.validation import check_features, check_positive
+from bayesgen.wide_data import check_covariance_cost
 
 _PARAMETERS_DOC = (
     """
@@ -202,6 +203,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _add_rows(self, X, responsibilities, *, reset):
         self._fresh_fit = reset
         if reset:
+            # Wide data: refuse at once rather than run for hours (wide_data.py).
+            check_covariance_cost(self.covariance_type, len(self.classes_), X.shape[1])
             self._moments = None
             self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
             self.log_likelihood_history_ = np.empty(0)

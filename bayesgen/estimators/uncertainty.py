@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from bayesgen._precision import compute_dtype, precision
+from bayesgen._threads import serialised
 from bayesgen.estimators import semi_supervised
 from bayesgen.families import class_prior
 from bayesgen.inference import inference_data, nuts
@@ -141,6 +142,7 @@ class PosteriorUses:
                 yield joint + chunk_prior, chunk_prior
 
     # --------------------------------------------------------------- public
+    @serialised  # NumPyro's handlers (NUTS) and JAX's draws from many threads: _threads.py
     def posterior(
         self,
         num_samples=1000,
@@ -314,6 +316,7 @@ class PosteriorUses:
         dims = {"class_prior": ("class",), **dims}
         return dims, {"class": self.classes_.tolist(), **coords}
 
+    @serialised
     def predict_proba_draws(self, X, num_samples=200, *, random_state=None, posterior=None):
         """Class probabilities under posterior draws of the parameters.
 

@@ -11,7 +11,13 @@ from numpyro.infer import Predictive
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from bayesgen._memory import check_fits
 from bayesgen._precision import precision
+from bayesgen._threads import STORY_LOCK
+
+# Bytes per drawn value the story's run holds at its peak: JAX's draws, their NumPy copy
+# and the returned table, with room for a family's per-row intermediates.
+_BYTES_PER_VALUE = 32
 
 
 def random_key(random_state) -> jax.Array:
@@ -30,7 +36,12 @@ def _labels_to_draw(estimator, n_samples, y):
     labels = np.asarray(y)
     if labels.ndim == 0:
         count, _ = _labels_to_draw(estimator, n_samples, None)
+        _check_size(estimator, count)
         labels = np.repeat(labels, count)
+    if labels.ndim != 1 or labels.shape[0] == 0:
+        raise ValueError(
+            f"y must be one label or a non-empty 1-D list of labels; got shape {labels.shape}."
+        )
     unknown = np.setdiff1d(labels, estimator.classes_)
     if unknown.size:
         raise ValueError(
@@ -38,6 +49,16 @@ def _labels_to_draw(estimator, n_samples, y):
             f"{estimator.classes_.tolist()}."
         )
     return labels.shape[0], labels
+
+
+def _check_size(estimator, rows: int) -> None:
+    """Refuse, before drawing, a request whose rows would not fit in memory (MemoryError)."""
+    values = rows * (getattr(estimator, "n_features_in_", 1) + 1)
+    check_fits(
+        values * _BYTES_PER_VALUE,
+        f"sample(n_samples={rows})",
+        alternative="draw fewer rows, or draw them in several calls.",
+    )
 
 
 def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs):
@@ -62,14 +83,27 @@ def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs)
     X : ndarray or DataFrame of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,)
         Labels from ``classes_``.
+
+    Raises
+    ------
+    ValueError
+        For ``n_samples`` < 1, an empty or multi-dimensional ``y``, or unknown labels.
+    MemoryError
+        Before drawing, if the rows would not fit in the memory available, naming the size.
+
+    Notes
+    -----
+    Safe to call from many threads: the story runs under NumPyro's handlers, whose stack
+    NumPyro shares between threads, so runs hold :data:`bayesgen._threads.STORY_LOCK`.
     """
     check_is_fitted(estimator)
     rows, labels = _labels_to_draw(estimator, n_samples, y)
+    _check_size(estimator, rows)
     sites = estimator._sampling_sites()
     if estimator._story_class_prior()["fixed_class_prior"] is None:
         sites = {"class_prior": estimator.class_prior_, **sites}
     dtype = np.result_type(*[np.asarray(value).dtype for value in sites.values()])
-    with precision(dtype):
+    with STORY_LOCK, precision(dtype):  # NumPyro's handler stack is one for all threads
         story = handlers.substitute(estimator.story, data=sites)
         draws = Predictive(story, num_samples=1)(
             random_key(random_state), y=labels, n_samples=rows, **story_kwargs

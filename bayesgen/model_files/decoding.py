@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bayesgen.model_files import registry
+from bayesgen.model_files import invariants, registry
 from bayesgen.model_files.encoding import (
     ARRAY_KINDS,
     MAX_DEPTH,
@@ -20,6 +20,7 @@ from bayesgen.model_files.encoding import (
     SCALAR_KINDS,
     TAG,
     is_attribute_name,
+    is_fitted_state,
 )
 from bayesgen.model_files.errors import ModelFileError
 
@@ -182,6 +183,10 @@ class Decoder:
         upgrade = getattr(cls, "_upgrade_saved_state", None)
         if upgrade is not None:
             state = upgrade(state)
+        if is_fitted_state(state):
+            broken = invariants.problems(state)
+            if broken:
+                self.fail(where, f"the fitted {name} is inconsistent: {'; '.join(broken)}")
         # Straight into __dict__: no property setter or __setattr__ sees the values.
         vars(estimator).update(state)
         return estimator

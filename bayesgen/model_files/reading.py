@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
+import stat
 import warnings
 import zipfile
 import zlib
@@ -31,6 +33,8 @@ from bayesgen.model_files.layout import (
 )
 
 _NPY_MAGIC = b"\x93NUMPY"
+#: The default cap on a model file's decompressed size (``max_bytes`` of :func:`load`).
+DEFAULT_MAX_BYTES = 2**30
 # What zipfile and zlib raise for a damaged or unusual member: a failed CRC or bad header
 # (BadZipFile), a corrupt deflate stream (zlib.error), a cut-off member (EOFError), an
 # unsupported compression method (NotImplementedError), an encrypted member (RuntimeError),
@@ -38,7 +42,7 @@ _NPY_MAGIC = b"\x93NUMPY"
 _DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, OSError)
 
 
-def load(file):
+def load(file, *, max_bytes=DEFAULT_MAX_BYTES):
     """Read an estimator from a model file written by ``save``.
 
     The loaded estimator predicts exactly (bit for bit) as the saved one did, and one
@@ -48,6 +52,10 @@ def load(file):
     ----------
     file : str, os.PathLike or binary file object
         A file written by :meth:`GenerativeClassifier.save` (``est.save(path)``).
+    max_bytes : int, default=2**30 (1 GiB)
+        Refuse a file whose members would inflate to more than this many bytes, checked
+        from the zip's directory before anything is decompressed (a small file can claim
+        gigabytes). Real models are far smaller; raise it for a model that is not.
 
     Returns
     -------
@@ -60,8 +68,11 @@ def load(file):
         If there is no file at ``file``.
     ModelFileError
         If the file is not a bayesgen model file, is damaged, comes from a newer format
-        version, or holds anything outside the format (an unknown class, a pickled or
-        object array, a malformed header); nothing in such a file is executed.
+        version, would inflate beyond ``max_bytes``, or holds anything outside the format
+        (an unknown class, a pickled or object array, a malformed header, an array whose
+        header claims more data than the member holds, a fitted estimator breaking its own
+        invariants, see :mod:`bayesgen.model_files.invariants`); nothing in such a file is
+        executed, and reading takes time linear in the number of members.
 
     Warns
     -----
@@ -85,7 +96,7 @@ def load(file):
     import bayesgen
 
     source = describe_file(file)
-    with _archive(file, source) as archive:
+    with _archive(file, source, max_bytes) as archive:
         header = _header(archive, source)
         decoder = Decoder(source, lambda member: _array(archive, member, source))
         try:
@@ -96,7 +107,9 @@ def load(file):
             raise ModelFileError(source, f"the estimator could not be rebuilt ({error})") from error
         extra = set(archive.namelist()) - {HEADER_MEMBER} - decoder.members
         if extra:
-            raise ModelFileError(source, f"unexpected members {sorted(extra)}")
+            shown = sorted(extra)[:5]
+            more = f" and {len(extra) - len(shown)} more" if len(extra) > len(shown) else ""
+            raise ModelFileError(source, f"unexpected members {shown}{more}")
     if type(estimator).__name__ != header["class"]:
         raise ModelFileError(
             source,
@@ -134,14 +147,31 @@ def model_file_info(file) -> dict:
         As :func:`load`, for the header.
     """
     source = describe_file(file)
-    with _archive(file, source) as archive:
+    with _archive(file, source, DEFAULT_MAX_BYTES) as archive:
         header = _header(archive, source)
     return {key: header[key] for key in INFO_KEYS}
 
 
+def _check_max_bytes(max_bytes) -> int:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise ValueError(f"max_bytes must be an integer >= 1; got {max_bytes!r}.")
+    return max_bytes
+
+
+def _open(file, source: str):
+    if not isinstance(file, str | os.PathLike):
+        return file
+    path = os.fspath(file)
+    if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+        # /dev/zero, a FIFO or a folder: zipfile would read from it without end.
+        raise ModelFileError(source, "not a regular file")
+    return open(path, "rb")
+
+
 @contextmanager
-def _archive(file, source: str):
-    stream = open(os.fspath(file), "rb") if isinstance(file, str | os.PathLike) else file
+def _archive(file, source: str, max_bytes: int):
+    max_bytes = _check_max_bytes(max_bytes)
+    stream = _open(file, source)
     try:
         try:
             archive = zipfile.ZipFile(stream)
@@ -157,6 +187,13 @@ def _archive(file, source: str):
             names = archive.namelist()
             if len(names) != len(set(names)):
                 raise ModelFileError(source, "the zip archive names a member twice")
+            inflated = sum(info.file_size for info in archive.infolist())
+            if inflated > max_bytes:
+                raise ModelFileError(
+                    source,
+                    f"its members would inflate to {inflated} bytes, more than max_bytes="
+                    f"{max_bytes}; pass a larger max_bytes to load a model this large",
+                )
             yield archive
     finally:
         if stream is not file:
@@ -164,8 +201,10 @@ def _archive(file, source: str):
 
 
 def _member(archive: zipfile.ZipFile, member: str, source: str) -> bytes:
-    if member not in archive.namelist():
-        raise ModelFileError(source, f"missing member {member!r}")
+    try:
+        archive.getinfo(member)  # a dict look-up; namelist() here made reading quadratic
+    except KeyError:
+        raise ModelFileError(source, f"missing member {member!r}") from None
     try:
         return archive.read(member)
     except _DAMAGED as error:
@@ -173,8 +212,12 @@ def _member(archive: zipfile.ZipFile, member: str, source: str) -> bytes:
 
 
 def _header(archive: zipfile.ZipFile, source: str) -> dict:
-    if HEADER_MEMBER not in archive.namelist():
-        raise ModelFileError(source, f"no {HEADER_MEMBER} header member: not a bayesgen model file")
+    try:
+        archive.getinfo(HEADER_MEMBER)
+    except KeyError:
+        raise ModelFileError(
+            source, f"no {HEADER_MEMBER} header member: not a bayesgen model file"
+        ) from None
     try:
         header = json.loads(
             _member(archive, HEADER_MEMBER, source).decode("utf-8"),
@@ -231,6 +274,7 @@ def _array(archive: zipfile.ZipFile, member: str, source: str) -> np.ndarray:
     data = _member(archive, member, source)
     if not data.startswith(_NPY_MAGIC):
         raise ModelFileError(source, f"member {member!r} is not a .npy array")
+    _check_npy_size(data, member, source)
     try:
         array = np.load(io.BytesIO(data), allow_pickle=False)
     except ValueError as error:
@@ -246,3 +290,32 @@ def _array(archive: zipfile.ZipFile, member: str, source: str) -> np.ndarray:
     if array.dtype.kind not in ARRAY_KINDS or array.dtype.fields is not None:
         raise ModelFileError(source, f"member {member!r} has dtype {array.dtype}, not plain data")
     return array
+
+
+def _check_npy_size(data: bytes, member: str, source: str) -> None:
+    """Refuse a ``.npy`` member whose header claims another size than the bytes it holds.
+
+    NumPy allocates what the header claims before reading the data, so a 100-byte member
+    claiming 10**12 items would end in MemoryError.
+    """
+    stream = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(stream)
+        read_header = (
+            np.lib.format.read_array_header_1_0
+            if version == (1, 0)
+            else np.lib.format.read_array_header_2_0
+        )
+        shape, _, dtype = read_header(stream)
+    except (ValueError, OSError, EOFError, SyntaxError, TypeError) as error:
+        raise ModelFileError(source, f"member {member!r} is damaged ({error})") from error
+    if dtype.hasobject:
+        return  # refused by np.load(allow_pickle=False) with its own message
+    claimed = math.prod(shape) * dtype.itemsize
+    held = len(data) - stream.tell()
+    if claimed != held:
+        raise ModelFileError(
+            source,
+            f"member {member!r} claims shape {shape} of {dtype} ({claimed} bytes) but holds "
+            f"{held} bytes",
+        )

@@ -365,3 +365,100 @@ def test_save_replaces_a_file_and_writes_to_file_objects(model, tmp_path):
     buffer.seek(0)
     loaded = bayesgen.load(buffer)
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+# Small but hostile files (issue 19): sizes and counts checked before anything is allocated.
+
+
+def _member_of(header, attribute) -> str:
+    return _state(header)[attribute]["member"]
+
+
+def test_a_feature_count_larger_than_the_arrays_is_refused(saved, tmp_path):
+    def change(header):
+        _state(header)["n_features_in_"] = 10**30
+
+    _expect(
+        _with_header(saved, tmp_path, change),
+        f"n_features_in_ = {10**30} but the largest array",
+        header_is_valid=True,
+    )
+
+
+@pytest.mark.parametrize("value", [5, "abc", None])
+def test_classes_that_are_not_an_array_are_refused(saved, tmp_path, value):
+    def change(header):
+        _state(header)["classes_"] = value
+
+    _expect(
+        _with_header(saved, tmp_path, change),
+        "classes_ must be a non-empty 1-D array",
+        header_is_valid=True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("prior", "problem"),
+    [([np.nan, 0.5, 0.5], "finite"), ([0.2, 0.2, 0.2], "sum to 1"), ([1.0, 0.0], "shape (3,)")],
+)
+def test_a_broken_class_prior_is_refused(saved, tmp_path, prior, problem):
+    members = _members(saved)
+    header = json.loads(members["header.json"])
+    member = _member_of(header, "class_prior_")
+    _state(header)["class_prior_"]["shape"] = [len(prior)]
+    members["header.json"] = json.dumps(header).encode()
+    buffer = io.BytesIO()
+    np.save(buffer, np.asarray(prior))
+    members[member] = buffer.getvalue()
+    _expect(_write(tmp_path / "prior.npz", members), "class_prior_", problem, header_is_valid=True)
+
+
+def test_an_array_header_claiming_more_than_it_holds_is_refused(saved, tmp_path):
+    members = _members(saved)
+    header = json.loads(members["header.json"])
+    member = _member_of(header, "class_prior_")
+    _state(header)["class_prior_"]["shape"] = [10**12]
+    members["header.json"] = json.dumps(header).encode()
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buffer, {"descr": "<f8", "fortran_order": False, "shape": (10**12,)}
+    )
+    members[member] = buffer.getvalue() + b"\0" * 24
+    _expect(
+        _write(tmp_path / "claims.npz", members),
+        "claims shape (1000000000000,)",
+        "holds 24 bytes",
+        header_is_valid=True,
+    )
+
+
+def test_a_file_that_would_inflate_past_max_bytes_is_refused(saved, tmp_path):
+    with pytest.raises(ModelFileError, match="max_bytes=1000"):
+        bayesgen.load(saved, max_bytes=1000)
+    members = _members(saved)
+    members["padding.bin"] = b"\0" * 3_000_000  # deflates to a few KiB
+    path = _write(tmp_path / "bomb.npz", members)
+    assert path.stat().st_size < 100_000
+    with pytest.raises(ModelFileError, match="would inflate to 30"):
+        bayesgen.load(path, max_bytes=2_000_000)
+    with pytest.raises(ValueError, match="max_bytes must be an integer"):
+        bayesgen.load(saved, max_bytes=0)
+
+
+@pytest.mark.skipif(not pathlib.Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_a_device_is_not_read():
+    with pytest.raises(ModelFileError, match="not a regular file"):
+        bayesgen.load("/dev/zero")
+
+
+def test_many_members_are_read_in_linear_time(saved, tmp_path):
+    import time
+
+    members = _members(saved)
+    members.update({f"extra/{i}": b"" for i in range(20_000)})
+    path = _write(tmp_path / "many.npz", members)
+    start = time.perf_counter()
+    with pytest.raises(ModelFileError, match="and 19995 more"):
+        bayesgen.load(path)
+    # Quadratic look-ups took about 30 s for 20,000 members; linear ones well under one.
+    assert time.perf_counter() - start < 15

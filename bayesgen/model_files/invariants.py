@@ -1,0 +1,120 @@
+"""What every fitted estimator in a model file must satisfy before it is used.
+
+The tag grammar (:mod:`.decoding`) checks types, not meaning: a well-formed file may still say
+``classes_ = 5``, ``n_features_in_ = 10**30`` or hold a NaN class probability, and the
+estimator would then fail with a traceback, build a list of 10**30 names, or predict NaN.
+These checks run on each rebuilt estimator (nested ones included) before it is returned:
+
+- ``classes_`` is a non-empty 1-D array, ``K`` classes;
+- ``n_features_in_`` is an integer >= 1, no larger than the largest array the estimator
+  holds (every fitted model stores at least one array as wide as its features), and
+  ``feature_names_in_`` has that many names;
+- ``class_count_`` has shape ``(K,)``, finite and >= 0; ``class_prior_`` has shape ``(K,)``,
+  finite, >= 0 and sums to one;
+- the per-class, per-feature arrays (``means_``, ``feature_count_``, ``feature_log_prob_``,
+  ``rates_``) have ``K`` rows and ``n_features_in_`` columns (their last axis), and hold no
+  NaN; so does ``training_X_`` (its width).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+#: Fitted arrays whose first axis is the class and last axis the feature.
+PER_CLASS_AND_FEATURE = ("means_", "feature_count_", "feature_log_prob_", "rates_")
+#: Fitted arrays whose last axis is the feature.
+PER_FEATURE = ("training_X_",)
+
+
+def problems(state: dict) -> list[str]:
+    """What is wrong with the fitted ``state`` (an estimator's ``__dict__``); empty if nothing.
+
+    Parameters
+    ----------
+    state : dict
+        Attribute name to value, as stored in the file.
+
+    Returns
+    -------
+    list of str
+        One phrase per broken invariant, naming the attribute.
+    """
+    classes = state.get("classes_")
+    if not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.size == 0:
+        return [f"classes_ must be a non-empty 1-D array, not {_describe(classes)}"]
+    n_classes = classes.shape[0]
+    found = []
+    n_features = state.get("n_features_in_")
+    if n_features is not None:
+        found += _feature_count(state, n_features)
+    for name in ("class_count_", "class_prior_"):
+        if name in state:
+            found += _class_vector(name, state[name], n_classes, sums_to_one=name == "class_prior_")
+    width = n_features if not found and isinstance(n_features, int) else None
+    for name in PER_CLASS_AND_FEATURE + PER_FEATURE:
+        value = state.get(name)
+        if isinstance(value, np.ndarray):
+            found += _per_feature(name, value, n_classes, width, name in PER_CLASS_AND_FEATURE)
+    return found
+
+
+def _feature_count(state: dict, n_features) -> list[str]:
+    if not isinstance(n_features, numbers.Integral) or isinstance(n_features, bool):
+        return [f"n_features_in_ must be an integer, not {_describe(n_features)}"]
+    if n_features < 1:
+        return [f"n_features_in_ must be >= 1, not {n_features}"]
+    largest = max((array.size for array in _arrays(state)), default=0)
+    if n_features > largest:
+        return [
+            f"n_features_in_ = {n_features} but the largest array the estimator holds has "
+            f"{largest} values"
+        ]
+    names = state.get("feature_names_in_")
+    if names is not None and (not isinstance(names, np.ndarray) or names.shape != (n_features,)):
+        return [f"feature_names_in_ must hold n_features_in_ = {n_features} names"]
+    return []
+
+
+def _class_vector(name: str, value, n_classes: int, *, sums_to_one: bool) -> list[str]:
+    if not isinstance(value, np.ndarray) or value.shape != (n_classes,):
+        return [f"{name} must have shape ({n_classes},), one entry per class"]
+    if value.dtype.kind not in "fiu" or not np.all(np.isfinite(value)) or np.any(value < 0):
+        return [f"{name} must be finite and >= 0"]
+    tolerance = 1e-4 if value.dtype == np.float32 else 1e-8
+    if sums_to_one and abs(float(np.sum(value, dtype=np.float64)) - 1.0) > tolerance:
+        return [f"{name} must sum to 1, not {float(np.sum(value)):.6g}"]
+    return []
+
+
+def _per_feature(name, value, n_classes, n_features, per_class: bool) -> list[str]:
+    if value.ndim < (2 if per_class else 1):
+        return [f"{name} has shape {value.shape}"]
+    if per_class and value.shape[0] != n_classes:
+        return [f"{name} has {value.shape[0]} rows for {n_classes} classes"]
+    if n_features is not None and value.shape[-1] != n_features:
+        return [f"{name} has {value.shape[-1]} columns for n_features_in_ = {n_features}"]
+    if value.dtype.kind == "f" and np.isnan(value).any():
+        return [f"{name} holds NaN"]
+    return []
+
+
+def _arrays(value, depth: int = 0):
+    """The ndarrays in ``value``, looking into lists, tuples, dicts and nested estimators."""
+    if isinstance(value, np.ndarray):
+        yield value
+    elif depth < 8 and hasattr(value, "get_params"):  # RDACV's best_estimator_
+        yield from _arrays(vars(value), depth + 1)
+    elif depth < 8 and isinstance(value, list | tuple):
+        for item in value:
+            yield from _arrays(item, depth + 1)
+    elif depth < 8 and isinstance(value, dict):
+        for item in value.values():
+            yield from _arrays(item, depth + 1)
+
+
+def _describe(value) -> str:
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    return f"{type(value).__name__} {value!r:.60}"
