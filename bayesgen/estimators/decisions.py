@@ -28,6 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 from bayesgen._precision import precision
 from bayesgen.estimators.log_space import log_evidence
 from bayesgen.estimators.validation import check_class_probabilities, check_positive
+from bayesgen.inference import em
 
 
 class PriorAdaptation(NamedTuple):
@@ -145,19 +146,26 @@ class ClassPriorDecisions:
         with precision(dtype):
             log_likelihood = np.asarray(self._log_likelihood(X, dtype, row_terms=True))
         prior = self.class_prior_.astype(np.float64)
-        history, converged = [], False
-        for _ in range(max_iter):
+
+        def step(payload):
+            prior, _ = payload
             with np.errstate(divide="ignore"):
                 _, log_responsibilities = _log_mixture(log_likelihood, np.log(prior))
             updated = np.mean(np.exp(log_responsibilities), axis=0)
             with np.errstate(divide="ignore"):
                 log_evidence, _ = _log_mixture(log_likelihood, np.log(updated))
-            history.append(float(np.sum(log_evidence)))
             moved = float(np.max(np.abs(updated - prior)))
-            prior = updated
-            if moved <= tol:
-                converged = True
-                break
+            return (updated, moved), float(np.sum(log_evidence))
+
+        # Saerens et al. stop on the class probabilities, not on the objective's change.
+        state = em.run(
+            (prior, np.inf),
+            step,
+            tol=tol,
+            max_iter=max_iter,
+            converged=lambda _, payload: payload[1] <= tol,
+        )
+        (prior, moved), history, converged = state.payload, state.history, state.converged
         if not converged:
             warnings.warn(
                 f"adapt_class_prior did not converge in max_iter={max_iter} iterations (the "

@@ -22,6 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 from bayesgen import stories
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import missing
+from bayesgen.inference import em
 
 
 def _expected_stats(means, covariances, X, responsibilities, covariance_type):
@@ -84,18 +85,8 @@ def fit_with_missing(estimator, X, responsibilities, dtype):
     stats = gaussian.suff_stats(
         jnp.asarray(start, dtype), jnp.asarray(responsibilities, dtype), estimator.covariance_type
     )
-    history = []
-    converged = False
-    for _ in range(estimator.max_iter):
-        estimator._stats = jax.tree.map(np.asarray, stats)
-        estimator._update_parameters()
-        # The empirical-Bayes prior and the ridge come from the starting statistics and
-        # stay fixed, so that every iteration climbs the same objective.
-        estimator._frozen_prior = (estimator.ridge_, estimator.prior_)
-        history.append(objective(estimator, X, responsibilities))
-        if len(history) > 1 and abs(history[-1] - history[-2]) <= estimator.tol * abs(history[-1]):
-            converged = True
-            break
+
+    def e_step():
         stats = _expected_stats(
             estimator.means_,
             estimator._full_covariances(),
@@ -103,8 +94,24 @@ def fit_with_missing(estimator, X, responsibilities, dtype):
             responsibilities,
             estimator.covariance_type,
         )
-        stats = jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype), stats)
+        return jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype), stats)
+
+    def step(payload):
+        stats, frozen = payload
+        if frozen is not None:  # the E-step under the parameters of the previous step
+            stats = e_step()
+        estimator._stats = jax.tree.map(np.asarray, stats)
+        estimator._update_parameters()
+        # The empirical-Bayes prior and the ridge come from the starting statistics and
+        # stay fixed, so that every iteration climbs the same objective.
+        estimator._frozen_prior = frozen = (estimator.ridge_, estimator.prior_)
+        return (stats, frozen), objective(estimator, X, responsibilities)
+
+    state = em.run((stats, None), step, tol=estimator.tol, max_iter=estimator.max_iter)
+    stats, _ = state.payload
+    converged, history = state.converged, state.history
     if not converged:
+        stats = e_step()  # one E-step past the last objective: the next M-step's input
         warnings.warn(
             f"EM over the missing entries did not converge in max_iter={estimator.max_iter} "
             f"iterations (tol={estimator.tol}); raise max_iter or tol.",

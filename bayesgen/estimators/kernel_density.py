@@ -22,6 +22,7 @@ from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import kernel_density as kde
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian import missing
+from bayesgen.inference import em
 from bayesgen.stories.kernel_density import kernel_density_part
 
 _PARAMETERS_DOC = (
@@ -303,19 +304,19 @@ class KernelDensityDA(GenerativeClassifier):
 
     def _leave_one_out_iterations(self, X, dtype, fixed, unlabeled, unlabeled_weights):
         log_posterior, _ = self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
-        history, converged = [], False
-        for _ in range(self.max_iter):
+
+        def step(log_posterior):
             responsibilities = fixed.copy()
             responsibilities[unlabeled] = (
                 np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
             )
             self._add_rows(X, responsibilities, reset=True)
-            log_posterior, value = self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
-            history.append(value)
-            if len(history) > 1 and abs(history[-1] - history[-2]) <= self.tol * abs(history[-1]):
-                converged = True
-                break
-        return history, converged
+            return self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
+
+        state = em.run(
+            log_posterior, step, tol=self.tol, max_iter=self.max_iter, progress_ticks=True
+        )
+        return state.history, state.converged
 
     def _em_scores(self, X, dtype, fixed, unlabeled, unlabeled_weights):
         """Leave-one-out ``log p(k | x_i)`` of the training rows, and EM's objective."""

@@ -50,6 +50,7 @@ from bayesgen.families.gaussian import (
     point_estimate,
     suff_stats,
 )
+from bayesgen.inference import em
 
 
 class MixtureParams(NamedTuple):
@@ -304,22 +305,26 @@ def _complete_em(
         following, per_class = _split(component, params.weights, responsibilities)
         return following, _objective(params, per_class, settings)
 
-    def condition(state):
-        iteration, _, _, _, converged = state
-        return (iteration < max_iter) & ~converged
-
-    def body(state):
-        iteration, sub, _, history, _ = state
+    def step(payload):
+        sub, _ = payload
         following, per_class = m_and_e(sub)
-        objective = jnp.sum(per_class)
-        previous = jnp.where(iteration > 0, jnp.sum(history[iteration - 1]), jnp.nan)
-        converged = (iteration > 0) & (jnp.abs(objective - previous) <= tol * jnp.abs(objective))
-        return iteration + 1, following, sub, history.at[iteration].set(per_class), converged
+        return (following, sub), per_class
 
-    history = jnp.full((max_iter, active.shape[0]), jnp.nan, dtype=X.dtype)
-    start = (jnp.asarray(0), initial, initial, history, jnp.asarray(False))
-    n_iter, _, last, history, converged = jax.lax.while_loop(condition, body, start)
-    return suff_stats(X, last, stats_type(covariance_type)), history, n_iter, converged
+    state = em.run_jitted(
+        (initial, initial),
+        step,
+        tol=tol,
+        max_iter=max_iter,
+        objective_shape=(active.shape[0],),
+        dtype=X.dtype,
+    )
+    last = state.payload[1]
+    return (
+        suff_stats(X, last, stats_type(covariance_type)),
+        state.history,
+        state.iteration,
+        state.converged,
+    )
 
 
 def filled(X: np.ndarray) -> np.ndarray:
@@ -424,15 +429,14 @@ def _missing_em(X, responsibilities, initial, settings: EMSettings, start):
         )
     else:
         stats, _ = _expected(start, X, responsibilities, covariance_type)
-    history, converged = [], False
-    following = stats
-    for _ in range(settings.max_iter):
-        stats = following  # the statistics behind the last objective recorded
-        params = m_step(stats, *settings[:4], covariance_type=covariance_type, kind=settings.kind)
-        following, per_class = _expected(params, X, responsibilities, covariance_type)
-        history.append(np.asarray(_objective(params, per_class, settings)))
-        total = [float(np.sum(value)) for value in history[-2:]]
-        if len(total) == 2 and abs(total[1] - total[0]) <= settings.tol * abs(total[1]):
-            converged = True
-            break
-    return stats, np.asarray(history), converged
+
+    def step(payload):
+        following, _ = payload  # the statistics behind the objective recorded next
+        params = m_step(
+            following, *settings[:4], covariance_type=covariance_type, kind=settings.kind
+        )
+        expected, per_class = _expected(params, X, responsibilities, covariance_type)
+        return (expected, following), np.asarray(_objective(params, per_class, settings))
+
+    state = em.run((stats, None), step, tol=settings.tol, max_iter=settings.max_iter)
+    return state.payload[1], np.asarray(state.history), state.converged

@@ -31,6 +31,7 @@ from bayesgen import progress
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.log_space import log_evidence, normalise
 from bayesgen.estimators.validation import check_labels, check_positive
+from bayesgen.inference import em
 
 EM_ITERATION_DOC = """
     max_iter : int, default=100
@@ -192,23 +193,24 @@ def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
         # One pass per iteration: the E-step's log posteriors also give the objective of
         # the parameters they were computed under.
         log_posterior, _ = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
-        history, converged = [], False
+
+        def step(log_posterior):
+            responsibilities = fixed.copy()
+            responsibilities[unlabeled] = (
+                np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
+            )
+            estimator._add_rows(X, responsibilities, reset=True)
+            return _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
+
         with progress.progress_bar(estimator.max_iter, _EM_DESCRIPTION):
-            for iteration in range(estimator.max_iter):
-                responsibilities = fixed.copy()
-                responsibilities[unlabeled] = (
-                    np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
-                )
-                estimator._add_rows(X, responsibilities, reset=True)
-                log_posterior, value = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
-                history.append(value)
-                progress.tick(iteration, value)
-                if len(history) > 1 and abs(history[-1] - history[-2]) <= estimator.tol * abs(
-                    history[-1]
-                ):
-                    converged = True
-                    break
-        return history, converged
+            state = em.run(
+                log_posterior,
+                step,
+                tol=estimator.tol,
+                max_iter=estimator.max_iter,
+                progress_ticks=True,
+            )
+        return state.history, state.converged
     finally:
         estimator._semi_supervised = False
 
