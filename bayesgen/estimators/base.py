@@ -206,16 +206,16 @@ class GenerativeClassifier(
                 stats = self._merge_stats((self._class_stats, self._stats), stats, dtype)
             self._install_stats(*stats)
 
-    def _batch_stats(self, X, responsibilities: np.ndarray, dtype):
+    def _batch_stats(self, X, responsibilities: np.ndarray, dtype, **options):
         """The statistics of one batch of rows: (class counts, the family's statistics).
 
         Run inside ``precision(dtype)``; both are JAX pytrees. They depend on the batch
         only, which is what lets batches be processed anywhere (``bayesgen.dask``) and
-        merged afterwards.
+        merged afterwards. ``options`` go to ``_feature_stats`` (an EM step's warm start).
         """
         responsibilities = jnp.asarray(responsibilities.astype(dtype, copy=False))
         counts = class_prior.suff_stats(responsibilities)
-        return counts, self._feature_stats(X, responsibilities, dtype)
+        return counts, self._feature_stats(X, responsibilities, dtype, **options)
 
     def _merge_stats(self, previous, new, dtype):
         """The statistics of the union of two disjoint batches, each a ``_batch_stats`` pair.
@@ -228,12 +228,16 @@ class GenerativeClassifier(
             self._merge_feature_stats(_to_jax(previous[1], dtype), feature_stats),
         )
 
-    def _install_stats(self, class_stats, feature_stats):
-        """Keep the statistics and derive the parameters and class prior from them."""
+    def _install_stats(self, class_stats, feature_stats, **options):
+        """Keep the statistics and derive the parameters and class prior from them.
+
+        ``options`` go to ``_update_parameters``: what a subclass's fit passes explicitly
+        (an EM step's fixed prior or kernels); none for a plain fit.
+        """
         self._class_stats = _to_numpy(class_stats)
         self._stats = _to_numpy(feature_stats)
         self.class_count_ = self._class_stats.counts
-        self._update_parameters()
+        self._update_parameters(**options)
         self.class_prior_ = self._estimate_class_prior()
 
     def _estimate_class_prior(self) -> np.ndarray:

@@ -225,12 +225,13 @@ class KernelDensityDA(GenerativeClassifier):
             np.concatenate([np.asarray(previous.weights), new.weights]),
         )
 
-    def _update_parameters(self):
+    def _update_parameters(self, *, kernel=None):
+        """Derive the kernels from the stored rows, or keep ``kernel``: ``(bandwidth_,
+        kernel_covariances_, ridge_)`` fixed while the self-training loop runs."""
         rows = np.asarray(self._stats.rows)
         weights = np.asarray(self._stats.weights)
         dtype = rows.dtype
-        frozen = getattr(self, "_frozen_kernel", None)  # kept fixed while EM runs
-        factors, kernels, ridge = frozen if frozen is not None else self._kernels(rows, weights)
+        factors, kernels, ridge = kernel if kernel is not None else self._kernels(rows, weights)
         self.bandwidth_ = factors.astype(dtype)
         self.kernel_covariances_ = kernels.astype(dtype)
         self.ridge_ = ridge.astype(dtype)
@@ -295,14 +296,13 @@ class KernelDensityDA(GenerativeClassifier):
         spread = np.zeros(X.shape[0])
         spread[unlabeled] = unlabeled_weights
         self._add_rows(X, fixed + spread[:, None] / fixed.shape[1], reset=True)
-        self._frozen_kernel = (self.bandwidth_, self.kernel_covariances_, self.ridge_)
-        try:
-            self._add_rows(X, initial, reset=True)
-            return self._leave_one_out_iterations(X, dtype, fixed, unlabeled, unlabeled_weights)
-        finally:
-            self._frozen_kernel = None
+        kernel = (self.bandwidth_, self.kernel_covariances_, self.ridge_)
 
-    def _leave_one_out_iterations(self, X, dtype, fixed, unlabeled, unlabeled_weights):
+        def refit(responsibilities):  # the ordinary fit, under the fixed kernels
+            with precision(dtype):
+                self._install_stats(*self._batch_stats(X, responsibilities, dtype), kernel=kernel)
+
+        refit(initial)
         log_posterior, _ = self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
 
         def step(log_posterior):
@@ -310,7 +310,7 @@ class KernelDensityDA(GenerativeClassifier):
             responsibilities[unlabeled] = (
                 np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
             )
-            self._add_rows(X, responsibilities, reset=True)
+            refit(responsibilities)
             return self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
 
         state = em.run(

@@ -294,9 +294,14 @@ class MixtureDA(GenerativeClassifier):
         ridge = jnp.asarray(ridge, dtype)
         return ridge, resolve_prior(self, stats, ridge)
 
-    def _feature_stats(self, X, responsibilities, dtype):
+    def _em_m_step(self, X, responsibilities):
+        """The M-step of EM over unlabelled rows: each class's EM from the current parameters."""
+        dtype = compute_dtype(X.dtype)
+        with precision(dtype):
+            self._install_stats(*self._batch_stats(X, responsibilities, dtype, warm=True))
+
+    def _feature_stats(self, X, responsibilities, dtype, *, warm=False):
         X = np.asarray(X, dtype=dtype)
-        warm = getattr(self, "_semi_supervised", False)
         if not warm:
             self.n_components_ = self._component_counts(np.asarray(responsibilities))
             self._active = np.arange(self.n_components_.max()) < self.n_components_[:, None]

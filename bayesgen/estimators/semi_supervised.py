@@ -175,7 +175,9 @@ def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
     """One EM run from the responsibilities ``initial``: (objective history, converged).
 
     A family may run the whole loop itself (``_jitted_em``, Gaussian models without missing
-    values); otherwise each iteration is a vectorised pass driven from here.
+    values); otherwise each iteration is a vectorised pass driven from here, whose M-step is
+    the estimator's ``_em_m_step(X, R)`` where it has one (it may use the current
+    parameters), else the plain fit ``_add_rows(X, R, reset=True)``.
     """
     jitted = getattr(estimator, "_jitted_em", None)
     if jitted is not None and not np.isnan(np.asarray(X, dtype=float)).any():
@@ -188,31 +190,25 @@ def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
         # and whether that converges is beside the point once the outer EM takes over.
         warnings.simplefilter("ignore", ConvergenceWarning)
         estimator._add_rows(X, initial, reset=True)
-    estimator._semi_supervised = True
-    try:
-        # One pass per iteration: the E-step's log posteriors also give the objective of
-        # the parameters they were computed under.
-        log_posterior, _ = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
+    # One pass per iteration: the E-step's log posteriors also give the objective of the
+    # parameters they were computed under.
+    log_posterior, _ = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
+    m_step = getattr(estimator, "_em_m_step", None)
 
-        def step(log_posterior):
-            responsibilities = fixed.copy()
-            responsibilities[unlabeled] = (
-                np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
-            )
+    def step(log_posterior):
+        responsibilities = fixed.copy()
+        responsibilities[unlabeled] = np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
+        if m_step is None:
             estimator._add_rows(X, responsibilities, reset=True)
-            return _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
+        else:  # a model whose M-step inside EM differs from a plain fit (a warm start)
+            m_step(X, responsibilities)
+        return _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
 
-        with progress.progress_bar(estimator.max_iter, _EM_DESCRIPTION):
-            state = em.run(
-                log_posterior,
-                step,
-                tol=estimator.tol,
-                max_iter=estimator.max_iter,
-                progress_ticks=True,
-            )
-        return state.history, state.converged
-    finally:
-        estimator._semi_supervised = False
+    with progress.progress_bar(estimator.max_iter, _EM_DESCRIPTION):
+        state = em.run(
+            log_posterior, step, tol=estimator.tol, max_iter=estimator.max_iter, progress_ticks=True
+        )
+    return state.history, state.converged
 
 
 def _e_step(estimator, X, fixed, unlabeled, unlabeled_weights):
