@@ -17,8 +17,8 @@ from bayesgen._precision import precision
 from bayesgen.dask import _family
 from bayesgen.estimators.base import _to_jax, _to_numpy
 from bayesgen.estimators.log_space import log_evidence, normalise
-from bayesgen.estimators.semi_supervised import unlabeled_rows
 from bayesgen.estimators.validation import check_labels, check_weights
+from bayesgen.inference.semi_supervised import unlabeled_rows
 
 
 class BlockResult(NamedTuple):

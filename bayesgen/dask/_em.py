@@ -19,9 +19,8 @@ from bayesgen._precision import precision
 from bayesgen.dask import _blocks, _family
 from bayesgen.dask._input import RowBlocks
 from bayesgen.dask._passes import run_pass
-from bayesgen.estimators import semi_supervised
 from bayesgen.estimators.validation import check_labels
-from bayesgen.inference import em
+from bayesgen.inference import em, semi_supervised
 
 
 def em_classes(estimator, labels: np.ndarray) -> np.ndarray:

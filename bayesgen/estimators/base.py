@@ -18,7 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import log_space, semi_supervised
+from bayesgen.estimators import log_space
 from bayesgen.estimators.decisions import ClassPriorDecisions
 from bayesgen.estimators.log_space import log_evidence, normalise
 from bayesgen.estimators.uncertainty import PosteriorUses
@@ -31,6 +31,7 @@ from bayesgen.estimators.validation import (
 )
 from bayesgen.families import class_prior
 from bayesgen.families.estimates import pseudo_counts
+from bayesgen.inference import semi_supervised
 from bayesgen.model_files.saving_mixin import ModelFileMixin
 
 

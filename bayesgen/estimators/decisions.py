@@ -7,7 +7,8 @@ class densities :math:`p(x \mid k)` stay fixed and the proportions change from :
 to :math:`\pi'`, :math:`p'(k \mid x) \propto (\pi'_k / \pi_k)\, p(k \mid x)`; a generative
 model makes the correction by replacing :math:`\pi` and keeping :math:`p(x \mid k)`. When
 :math:`\pi'` is unknown, it is the maximum-likelihood mixture weight of the target inputs
-under the fixed class densities, found by EM (Saerens, Latinne & Decaestecker 2002).
+under the fixed class densities, found by EM (Saerens, Latinne & Decaestecker 2002;
+:mod:`bayesgen.inference.label_shift`).
 
 **Costs** (``001_8fd34bf03af75598.txt`` §1.3 and §2.2): with :math:`C_{kj}` the cost of
 predicting :math:`j` when the truth is :math:`k`, the Bayes decision minimises the
@@ -26,9 +27,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import precision
-from bayesgen.estimators.log_space import log_evidence
 from bayesgen.estimators.validation import check_class_probabilities, check_positive
-from bayesgen.inference import em
+from bayesgen.inference import label_shift
 
 
 class PriorAdaptation(NamedTuple):
@@ -69,14 +69,6 @@ def _check_max_iter(max_iter) -> int:
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
         raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}.")
     return int(max_iter)
-
-
-def _log_mixture(log_likelihood: np.ndarray, log_prior: np.ndarray):
-    """Per-row log p(x) and log responsibilities under mixture weights ``exp(log_prior)``."""
-    joint = log_likelihood + log_prior
-    evidence = log_evidence(joint)
-    with np.errstate(invalid="ignore"):
-        return evidence[:, 0], joint - evidence
 
 
 class ClassPriorDecisions:
@@ -145,25 +137,8 @@ class ClassPriorDecisions:
         X, dtype = self._prepare(X_target)
         with precision(dtype):
             log_likelihood = np.asarray(self._log_likelihood(X, dtype, row_terms=True))
-        prior = self.class_prior_.astype(np.float64)
-
-        def step(payload):
-            prior, _ = payload
-            with np.errstate(divide="ignore"):
-                _, log_responsibilities = _log_mixture(log_likelihood, np.log(prior))
-            updated = np.mean(np.exp(log_responsibilities), axis=0)
-            with np.errstate(divide="ignore"):
-                log_evidence, _ = _log_mixture(log_likelihood, np.log(updated))
-            moved = float(np.max(np.abs(updated - prior)))
-            return (updated, moved), float(np.sum(log_evidence))
-
-        # Saerens et al. stop on the class probabilities, not on the objective's change.
-        state = em.run(
-            (prior, np.inf),
-            step,
-            tol=tol,
-            max_iter=max_iter,
-            converged=lambda _, payload: payload[1] <= tol,
+        state = label_shift.class_prior_em(
+            log_likelihood, self.class_prior_.astype(np.float64), max_iter=max_iter, tol=tol
         )
         (prior, moved), history, converged = state.payload, state.history, state.converged
         if not converged:

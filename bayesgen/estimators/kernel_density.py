@@ -17,12 +17,12 @@ from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.imputation import _draw_classes
 from bayesgen.estimators.log_space import log_evidence, normalise
-from bayesgen.estimators.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import kernel_density as kde
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian import missing
 from bayesgen.inference import em
+from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.stories.kernel_density import kernel_density_part
 
 _PARAMETERS_DOC = (

@@ -15,15 +15,18 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import mixture_em
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.gaussian_prior import resolve_prior
 from bayesgen.estimators.imputation import _draw_classes
-from bayesgen.estimators.mixture_em import EMSettings, MixtureParams
-from bayesgen.estimators.semi_supervised import EM_PARAMETERS_DOC
+from bayesgen.estimators.mixture_em import log_prior
 from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import gaussian
+from bayesgen.families import mixture as mixture_family
 from bayesgen.families.gaussian import missing
+from bayesgen.families.mixture import MixtureParams
+from bayesgen.inference import mixture_em
+from bayesgen.inference.mixture_em import EMSettings
+from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.stories.mixture import mixture_part
 
 INIT_PARAMS = ("kmeans", "random")
@@ -383,7 +386,7 @@ class MixtureDA(GenerativeClassifier):
 
     def _update_parameters(self):
         dtype = self._stats.means.dtype
-        params = mixture_em.m_step(
+        params = mixture_family.m_step(
             _to_jax(self._stats, dtype),
             _to_jax(self.prior_, dtype),
             jnp.asarray(self.ridge_, dtype),
@@ -419,12 +422,12 @@ class MixtureDA(GenerativeClassifier):
         if (~incomplete).any():
             complete = X[~incomplete].astype(dtype)
             (padded,) = mixture_em.pad_rows(complete)  # one compile per band of sizes
-            values = mixture_em.class_log_likelihood(params, padded, self.covariance_type)
+            values = mixture_family.class_log_likelihood(params, padded, self.covariance_type)
             result[~incomplete] = np.asarray(values)[: complete.shape[0]]
         if not incomplete.any():
             return result
         # Rows with missing features: each component's observed-block density.
-        component = mixture_em.missing_component_log_likelihood(
+        component = mixture_family.missing_component_log_likelihood(
             params, X[incomplete].astype(dtype), self.covariance_type
         )
         with np.errstate(divide="ignore"):
@@ -439,13 +442,13 @@ class MixtureDA(GenerativeClassifier):
 
     def _impute_in_precision(self, X, class_weights, method, rng):
         params = self._params(X.dtype)
-        component = mixture_em.missing_component_log_likelihood(params, X, self.covariance_type)
+        component = mixture_family.missing_component_log_likelihood(params, X, self.covariance_type)
         with np.errstate(divide="ignore"):
             joint = component + np.log(self.weights_)
         membership = np.exp(joint - logsumexp(joint, axis=2, keepdims=True))
         weights = (class_weights[:, :, None] * membership).reshape(X.shape[0], -1)
         means = self.means_.reshape(weights.shape[1], -1)
-        covariances = mixture_em.full_flat_covariances(params, self.covariance_type)
+        covariances = mixture_family.full_flat_covariances(params, self.covariance_type)
         filled = X.copy()
         patterns, groups = missing.missing_patterns(X)
         chosen = _draw_classes(weights, rng) if method == "sample" else None
@@ -471,7 +474,7 @@ class MixtureDA(GenerativeClassifier):
             return 0.0
         dtype = self.means_.dtype
         with precision(dtype):
-            per_class = mixture_em.log_prior(
+            per_class = log_prior(
                 self._params(dtype),
                 _to_jax(self.prior_, dtype),
                 jnp.asarray(self.weight_concentration_prior, dtype),
