@@ -4,26 +4,20 @@ from __future__ import annotations
 
 import json
 
-import bayesgen
+from bayesgen import registry
 from bayesgen.cli.errors import UserError
 
-MODELS = {
-    "lda": bayesgen.LDA,
-    "qda": bayesgen.QDA,
-    "gaussian-nb": bayesgen.GaussianNB,
-    "gaussian-da": bayesgen.GaussianDA,
-    "rda": bayesgen.RDACV,
-    "mixture-da": bayesgen.MixtureDA,
-    "kde-da": bayesgen.KernelDensityDA,
-    "bernoulli-nb": bayesgen.BernoulliNB,
-    "multinomial-nb": bayesgen.MultinomialNB,
-    "categorical-nb": bayesgen.CategoricalNB,
-    "poisson-nb": bayesgen.PoissonNB,
-    "mixed-nb": bayesgen.MixedNB,
-}
+#: ``--model`` name -> estimator class: every registered class that declares ``model_name``.
+MODELS = registry.model_names()
+
+
+def _takes_text(cls) -> bool:
+    tags = cls().__sklearn_tags__().input_tags
+    return tags.categorical or tags.string
+
 
 #: Models whose every feature is a real number (a non-numeric column is a mistake).
-NUMERIC_MODELS = {name for name in MODELS if name not in ("categorical-nb", "mixed-nb")}
+NUMERIC_MODELS = {name for name, cls in MODELS.items() if not _takes_text(cls)}
 NUMERIC_CLASSES = {MODELS[name].__name__ for name in NUMERIC_MODELS}
 
 

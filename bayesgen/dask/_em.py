@@ -19,8 +19,8 @@ from bayesgen._precision import precision
 from bayesgen.dask import _blocks, _family
 from bayesgen.dask._input import RowBlocks
 from bayesgen.dask._passes import run_pass
-from bayesgen.estimators.validation import check_labels
 from bayesgen.inference import em, semi_supervised
+from bayesgen.validation import check_labels
 
 
 def em_classes(estimator, labels: np.ndarray) -> np.ndarray:

@@ -10,8 +10,8 @@ from bayesgen._precision import compute_dtype
 from bayesgen.dask import _blocks, _em, _family
 from bayesgen.dask._input import row_blocks
 from bayesgen.dask._passes import run_pass
-from bayesgen.estimators.validation import check_labels
 from bayesgen.inference import semi_supervised
+from bayesgen.validation import check_labels
 
 
 def fit(estimator, X, y, sample_weight=None):

@@ -1,25 +1,17 @@
-"""Estimators with the scikit-learn API."""
+"""Estimators with the scikit-learn API.
 
-from bayesgen.estimators.categorical_nb import CategoricalNB
-from bayesgen.estimators.gaussian import GaussianDA
-from bayesgen.estimators.kernel_density import KernelDensityDA
-from bayesgen.estimators.mixed_nb import MixedNB
-from bayesgen.estimators.mixture import MixtureDA
-from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
-from bayesgen.estimators.presets import LDA, QDA, GaussianNB
-from bayesgen.estimators.rda_cv import RDACV
+Every module of this package is imported here, so that each public class registers itself
+(:class:`bayesgen.estimators.registration.Registered`); the classes are then exported by
+name from :mod:`bayesgen.registry`, with no list to keep by hand.
+"""
 
-__all__ = [
-    "LDA",
-    "QDA",
-    "RDACV",
-    "BernoulliNB",
-    "CategoricalNB",
-    "GaussianDA",
-    "GaussianNB",
-    "KernelDensityDA",
-    "MixedNB",
-    "MixtureDA",
-    "MultinomialNB",
-    "PoissonNB",
-]
+import importlib as _importlib
+import pkgutil as _pkgutil
+
+from bayesgen import registry as _registry
+
+for _module in _pkgutil.iter_modules(__path__, __name__ + "."):
+    _importlib.import_module(_module.name)
+
+globals().update(_registry.estimators())
+__all__ = sorted(_registry.estimators())

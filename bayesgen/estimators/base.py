@@ -18,21 +18,21 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import log_space
 from bayesgen.estimators.decisions import ClassPriorDecisions
-from bayesgen.estimators.log_space import log_evidence, normalise
+from bayesgen.estimators.registration import Registered
+from bayesgen.estimators.saving import ModelFileMixin
 from bayesgen.estimators.uncertainty import PosteriorUses
 from bayesgen.estimators.uses import GenerativeUses
-from bayesgen.estimators.validation import (
+from bayesgen.families import class_prior
+from bayesgen.families.estimates import pseudo_counts
+from bayesgen.inference import log_space, semi_supervised
+from bayesgen.inference.log_space import log_evidence, normalise
+from bayesgen.validation import (
     check_class_probabilities,
     check_features,
     check_labels,
     check_weights,
 )
-from bayesgen.families import class_prior
-from bayesgen.families.estimates import pseudo_counts
-from bayesgen.inference import semi_supervised
-from bayesgen.model_files.saving_mixin import ModelFileMixin
 
 
 def _responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: int):
@@ -54,6 +54,7 @@ def _to_jax(tree, dtype):
 
 
 class GenerativeClassifier(
+    Registered,
     ModelFileMixin,
     GenerativeUses,
     PosteriorUses,

@@ -11,9 +11,9 @@ from sklearn.utils.validation import validate_data
 from bayesgen import stories
 from bayesgen.estimators import count_data
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
-from bayesgen.estimators.imputation import _draw_classes
-from bayesgen.estimators.validation import _check_finite, _column_name, check_positive
 from bayesgen.families import categorical
+from bayesgen.inference.imputation import _draw_classes
+from bayesgen.validation import _check_finite, _column_name, check_positive
 
 
 def _unhashable(value) -> bool:
@@ -40,6 +40,7 @@ def _merge_categories(known: np.ndarray, column: np.ndarray) -> np.ndarray:
 
 
 class CategoricalNB(CountNB):
+    model_name = "categorical-nb"
     __doc__ = (
         """Naive Bayes for categorical features: a Dirichlet–categorical story per feature.
 

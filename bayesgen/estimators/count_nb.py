@@ -10,10 +10,10 @@ import numpy as np
 
 from bayesgen.estimators import count_data
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax
-from bayesgen.estimators.imputation import _draw_classes, poisson_mixture_mode
 from bayesgen.estimators.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
-from bayesgen.estimators.validation import check_counts
 from bayesgen.families.estimates import check_estimate_kind, pseudo_counts
+from bayesgen.inference.imputation import _draw_classes, poisson_mixture_mode
+from bayesgen.validation import check_counts
 
 COMMON_PARAMETERS_DOC = (
     """

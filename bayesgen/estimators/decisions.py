@@ -20,33 +20,15 @@ from __future__ import annotations
 import copy
 import numbers
 import warnings
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import precision
-from bayesgen.estimators.validation import check_class_probabilities, check_positive
 from bayesgen.inference import label_shift
-
-
-class PriorAdaptation(NamedTuple):
-    """How :meth:`ClassPriorDecisions.adapt_class_prior` converged.
-
-    Attributes
-    ----------
-    n_iter : int
-        EM iterations run.
-    converged : bool
-    log_likelihood_history : ndarray of shape (n_iter,)
-        :math:`\\sum_i \\log \\sum_k \\pi_k\\, p(x_i \\mid k)` of the target inputs after
-        each iteration; it never decreases.
-    """
-
-    n_iter: int
-    converged: bool
-    log_likelihood_history: np.ndarray
+from bayesgen.inference.label_shift import PriorAdaptation
+from bayesgen.validation import check_class_probabilities, check_positive
 
 
 def check_cost(cost, n_classes: int) -> np.ndarray:

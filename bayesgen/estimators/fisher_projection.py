@@ -9,7 +9,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import precision
-from bayesgen.estimators.device_arrays import is_device_array
+from bayesgen.device_arrays import is_device_array
 
 
 def _has_shared_covariance(estimator) -> bool:

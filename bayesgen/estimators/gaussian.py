@@ -11,18 +11,18 @@ import numpy as np
 
 from bayesgen import progress, stories
 from bayesgen._precision import compute_dtype, precision
+from bayesgen.device_arrays import is_device_array
 from bayesgen.estimators import gaussian_regularised
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
-from bayesgen.estimators.device_arrays import is_device_array
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.estimators.gaussian_prior import resolve_prior
-from bayesgen.estimators.imputation import _draw_classes
-from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import class_prior, gaussian
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian import blocked_stats, missing, predictive, scores, shrinkage
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised
+from bayesgen.inference.imputation import _draw_classes
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
+from bayesgen.validation import check_features, check_positive
 
 _PARAMETERS_DOC = (
     """
@@ -112,6 +112,7 @@ _ATTRIBUTES_DOC = (
 
 
 class GaussianDA(FisherProjection, GenerativeClassifier):
+    model_name = "gaussian-da"
     __doc__ = (
         """Gaussian discriminant analysis: a Gaussian density per class.
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from bayesgen.estimators.validation import check_positive
 from bayesgen.families import gaussian
+from bayesgen.validation import check_positive
 
 
 def _scale_shape(covariance_type: str, n_features: int) -> tuple[int, ...]:

@@ -15,15 +15,15 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier
-from bayesgen.estimators.imputation import _draw_classes
-from bayesgen.estimators.log_space import log_evidence, normalise
-from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import kernel_density as kde
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian import missing
 from bayesgen.inference import em
+from bayesgen.inference.imputation import _draw_classes
+from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.stories.kernel_density import kernel_density_part
+from bayesgen.validation import check_features, check_positive
 
 _PARAMETERS_DOC = (
     """
@@ -91,6 +91,7 @@ _ATTRIBUTES_DOC = """
 
 
 class KernelDensityDA(GenerativeClassifier):
+    model_name = "kde-da"
     __doc__ = (
         """Parzen-window classifier: a Gaussian kernel density estimate per class.
 

@@ -11,12 +11,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from bayesgen import stories
-from bayesgen.estimators import imputation
 from bayesgen.estimators.categorical_nb import CategoricalNB
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
 from bayesgen.estimators.presets import GaussianNB
-from bayesgen.estimators.validation import check_positive
+from bayesgen.inference import imputation
+from bayesgen.validation import check_positive
 
 FAMILIES = ("gaussian", "bernoulli", "categorical", "poisson", "multinomial")
 
@@ -69,6 +69,7 @@ class _Columns:
 
 
 class MixedNB(NaiveBayesClassPrior):
+    model_name = "mixed-nb"
     __doc__ = (
         """Naive Bayes over mixed columns: one family per group of columns, one label per row.
 

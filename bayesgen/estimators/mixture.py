@@ -17,17 +17,16 @@ from sklearn.utils.validation import check_is_fitted
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.gaussian_prior import resolve_prior
-from bayesgen.estimators.imputation import _draw_classes
-from bayesgen.estimators.mixture_em import log_prior
-from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import gaussian
 from bayesgen.families import mixture as mixture_family
 from bayesgen.families.gaussian import missing
 from bayesgen.families.mixture import MixtureParams
 from bayesgen.inference import mixture_em
+from bayesgen.inference.imputation import _draw_classes
 from bayesgen.inference.mixture_em import EMSettings
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.stories.mixture import mixture_part
+from bayesgen.validation import check_features, check_positive
 
 INIT_PARAMS = ("kmeans", "random")
 
@@ -39,6 +38,7 @@ def _check_count(value, name: str) -> int:
 
 
 class MixtureDA(GenerativeClassifier):
+    model_name = "mixture-da"
     __doc__ = (
         r"""Mixture discriminant analysis: a mixture of Gaussians as each class's density.
 
@@ -474,7 +474,7 @@ class MixtureDA(GenerativeClassifier):
             return 0.0
         dtype = self.means_.dtype
         with precision(dtype):
-            per_class = log_prior(
+            per_class = mixture_family.log_prior(
                 self._params(dtype),
                 _to_jax(self.prior_, dtype),
                 jnp.asarray(self.weight_concentration_prior, dtype),

@@ -8,17 +8,18 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from bayesgen import stories
-from bayesgen.estimators import count_data, synthetic
+from bayesgen.estimators import count_data
 from bayesgen.estimators.count_nb import (
     COMMON_PARAMETERS_DOC,
     CountNB,
     check_concentration,
     pseudo_log_density,
 )
-from bayesgen.estimators.validation import check_features, check_positive
 from bayesgen.families import bernoulli, multinomial, poisson
 from bayesgen.families.estimates import pseudo_counts
 from bayesgen.families.linear import LinearLogLikelihood
+from bayesgen.inference import sampling
+from bayesgen.validation import check_features, check_positive
 
 
 def _log(probabilities) -> np.ndarray:
@@ -40,6 +41,7 @@ _ATTRIBUTES_DOC = """
 
 
 class BernoulliNB(CountNB):
+    model_name = "bernoulli-nb"
     __doc__ = (
         """Naive Bayes for binary features: the Beta–Bernoulli story.
 
@@ -177,6 +179,7 @@ class BernoulliNB(CountNB):
 
 
 class MultinomialNB(CountNB):
+    model_name = "multinomial-nb"
     __doc__ = (
         """Naive Bayes for counts: the Dirichlet–multinomial story.
 
@@ -303,7 +306,7 @@ class MultinomialNB(CountNB):
             lengths = int(round(float(mean_total)))
         if isinstance(rows, (int, np.integer)) and rows >= 1:
             lengths = np.broadcast_to(np.asarray(lengths), (rows,))
-        return synthetic.sample(self, n_samples, y=y, random_state=random_state, lengths=lengths)
+        return sampling.sample(self, n_samples, y=y, random_state=random_state, lengths=lengths)
 
     def _story_part(self, lengths=None):
         # Site "feature_probs": theta, shape (n_classes, n_features).
@@ -363,6 +366,7 @@ class MultinomialNB(CountNB):
 
 
 class PoissonNB(CountNB):
+    model_name = "poisson-nb"
     __doc__ = (
         """Naive Bayes with Poisson counts and Gamma-distributed rates.
 

@@ -78,6 +78,7 @@ def _preset_doc(
 
 
 class LDA(_GaussianPreset):
+    model_name = "lda"
     covariance_type = "tied"
     __doc__ = _preset_doc(
         "Linear discriminant analysis: Gaussian classes sharing one covariance.",
@@ -131,6 +132,7 @@ class LDA(_GaussianPreset):
 
 
 class QDA(_GaussianPreset):
+    model_name = "qda"
     covariance_type = "full"
     __doc__ = _preset_doc(
         "Quadratic discriminant analysis: a full covariance per class.", "full", "0.98"
@@ -138,6 +140,7 @@ class QDA(_GaussianPreset):
 
 
 class GaussianNB(_GaussianPreset):
+    model_name = "gaussian-nb"
     covariance_type = "diag"
     __doc__ = _preset_doc(
         "Gaussian naive Bayes: features independent given the class (diagonal covariances).",

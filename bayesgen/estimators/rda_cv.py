@@ -20,8 +20,9 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from bayesgen.estimators import semi_supervised
 from bayesgen.estimators.gaussian import GaussianDA
-from bayesgen.estimators.validation import check_labels, check_weights
-from bayesgen.model_files.saving_mixin import ModelFileMixin
+from bayesgen.estimators.registration import Registered
+from bayesgen.estimators.saving import ModelFileMixin
+from bayesgen.validation import check_labels, check_weights
 
 DEFAULT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -37,7 +38,8 @@ def _check_grid(values, name) -> np.ndarray:
     return grid
 
 
-class RDACV(ModelFileMixin, ClassifierMixin, BaseEstimator):
+class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
+    model_name = "rda"
     """Regularised discriminant analysis with ``reg_alpha`` and ``reg_gamma`` cross-validated.
 
     Parameters

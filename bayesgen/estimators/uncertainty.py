@@ -25,12 +25,13 @@ import numpy as np
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import inference_data, nuts, semi_supervised
-from bayesgen.estimators.log_space import log_evidence, normalise
-from bayesgen.estimators.synthetic import random_key
-from bayesgen.estimators.validation import check_labels
+from bayesgen.estimators import semi_supervised
 from bayesgen.families import class_prior
+from bayesgen.inference import inference_data, nuts
+from bayesgen.inference.log_space import log_evidence, normalise
+from bayesgen.inference.sampling import random_key
 from bayesgen.progress import progress_shown
+from bayesgen.validation import check_labels
 
 POSTERIOR_METHODS = ("exact", "nuts")
 DRAW_BLOCK = 256  # exact draws are made this many at a time

@@ -14,8 +14,8 @@ import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import stories
-from bayesgen.estimators import imputation, synthetic
 from bayesgen.families import class_prior
+from bayesgen.inference import imputation, sampling
 
 
 class GenerativeUses:
@@ -93,7 +93,7 @@ class GenerativeUses:
         ValueError
             If ``n_samples < 1`` or ``y`` holds a label not in ``classes_``.
         """
-        return synthetic.sample(self, n_samples, y=y, random_state=random_state)
+        return sampling.sample(self, n_samples, y=y, random_state=random_state)
 
     def impute(self, X, *, method="mean", y=None, random_state=None):
         """Fill the missing (NaN) entries of ``X`` from the model; observed ones are kept.

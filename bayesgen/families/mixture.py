@@ -13,7 +13,8 @@ and the sub-classes' responsibilities :math:`R_{ik}\gamma_{ikm}` feed the Gaussi
 family's statistics, whose point estimate (per class, so that ``"tied"`` shares one
 covariance among a class's components) is the M-step; the weights are the Dirichlet point
 estimate of :math:`N_{km} = \sum_i R_{ik}\gamma_{ikm}`. The EM loops over these pieces
-are in :mod:`bayesgen.inference.mixture_em`.
+are in :mod:`bayesgen.inference.mixture_em`; :func:`log_prior` is the prior term of the
+``"map"`` objective.
 """
 
 from __future__ import annotations
@@ -24,12 +25,15 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
+import numpyro.distributions as dist
 from jax import Array
+from jax.scipy.special import gammaln
 
 from bayesgen.families import dirichlet
 from bayesgen.families.gaussian import (
     GaussianParams,
     GaussianStats,
+    NormalInverseWishart,
     add_ridge,
     log_likelihood,
     missing,
@@ -185,3 +189,51 @@ def full_flat_covariances(params: MixtureParams, covariance_type: str) -> np.nda
     return np.array(
         missing.full_covariances(np.asarray(flat.covariances), flat_type, *flat.means.shape)
     ).reshape(n_components, n_features, n_features)
+
+
+@partial(jax.jit, static_argnames="covariance_type")
+def log_prior(
+    params: MixtureParams,
+    prior: NormalInverseWishart,
+    concentration,
+    active,
+    *,
+    covariance_type: str,
+) -> Array:
+    """Per class, the log density of its weights, means and covariances under the prior.
+
+    Dirichlet(``concentration``) on the active weights, and the Normal–Inverse-Wishart (or
+    Normal–Inverse-Gamma) of :mod:`bayesgen.families.gaussian.posterior` on each active
+    component (``"tied"``: one inverse-Wishart per class, a normal mean per component), as
+    in :func:`bayesgen.stories.mixture.mixture_part`. Shape (n_classes,).
+    """
+    m0, kappa0, nu0, psi0 = prior
+    weights, means, covariances = params
+    n_active = jnp.sum(active, axis=1)
+    log_weights = jnp.where(active, jnp.log(jnp.where(active, weights, 1.0)), 0.0)
+    total = (
+        gammaln(concentration * n_active)
+        - n_active * gammaln(concentration)
+        + jnp.where(concentration == 1.0, 0.0, (concentration - 1.0) * jnp.sum(log_weights, 1))
+    )
+    if covariance_type == "full":
+        per_component = dist.InverseWishart(nu0, scale_matrix=psi0).log_prob(covariances)
+        per_component += dist.MultivariateNormal(
+            m0, covariance_matrix=covariances / kappa0
+        ).log_prob(means)
+    elif covariance_type == "tied":
+        total += dist.InverseWishart(nu0, scale_matrix=psi0).log_prob(covariances)
+        per_component = dist.MultivariateNormal(
+            m0, covariance_matrix=covariances[:, None] / kappa0
+        ).log_prob(means)
+    elif covariance_type == "diag":
+        per_component = jnp.sum(
+            dist.InverseGamma(nu0 / 2, psi0 / 2).log_prob(covariances)
+            + dist.Normal(m0, jnp.sqrt(covariances / kappa0)).log_prob(means),
+            axis=-1,
+        )
+    else:
+        per_component = dist.InverseGamma(nu0 / 2, psi0 / 2).log_prob(covariances)
+        scale = jnp.sqrt(covariances / kappa0)[..., None]
+        per_component += jnp.sum(dist.Normal(m0, scale).log_prob(means), axis=-1)
+    return total + jnp.sum(jnp.where(active, per_component, 0.0), axis=1)

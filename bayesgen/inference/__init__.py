@@ -1,5 +1,8 @@
-"""Inference over a fitted family: EM (one driver), label shift, semi-supervised fitting.
+"""The inference layer: algorithms over (family, statistics, parameters).
 
-Imports point down: this layer uses ``families`` and ``stories`` and is used by
-``estimators``; it holds algorithms, never scikit-learn classes.
+Above the families and stories, below the estimators: log-space normalisation, EM (one
+driver, :mod:`bayesgen.inference.em`, for every EM: over unlabelled rows, missing entries,
+mixture components, the label-shift EM), posterior draws (exact and NUTS) and their ArviZ
+packaging, synthetic rows from the story, imputation. Nothing here is a scikit-learn
+class; the estimators call these functions.
 """

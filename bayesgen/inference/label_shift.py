@@ -15,10 +15,30 @@ their mean. Unlike the other EMs, it stops when no class probability moves by mo
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-from bayesgen.estimators.log_space import log_evidence
 from bayesgen.inference import em
+from bayesgen.inference.log_space import log_evidence
+
+
+class PriorAdaptation(NamedTuple):
+    """How the label-shift EM of ``adapt_class_prior`` converged.
+
+    Attributes
+    ----------
+    n_iter : int
+        EM iterations run.
+    converged : bool
+    log_likelihood_history : ndarray of shape (n_iter,)
+        :math:`\\sum_i \\log \\sum_k \\pi_k\\, p(x_i \\mid k)` of the target inputs after
+        each iteration; it never decreases.
+    """
+
+    n_iter: int
+    converged: bool
+    log_likelihood_history: np.ndarray
 
 
 def log_mixture(log_likelihood: np.ndarray, log_prior: np.ndarray):

@@ -36,11 +36,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import Array
 
-from bayesgen.estimators.mixture_em import log_prior
 from bayesgen.families.gaussian import NormalInverseWishart, suff_stats
 from bayesgen.families.mixture import (
     component_log_likelihood,
     full_flat_covariances,
+    log_prior,
     m_step,
     missing_component_log_likelihood,
     split,

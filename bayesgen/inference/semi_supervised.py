@@ -29,9 +29,9 @@ from sklearn.utils import check_random_state
 
 from bayesgen import progress
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators.log_space import log_evidence, normalise
-from bayesgen.estimators.validation import check_labels, check_positive
 from bayesgen.inference import em
+from bayesgen.inference.log_space import log_evidence, normalise
+from bayesgen.validation import check_labels, check_positive
 
 EM_ITERATION_DOC = """
     max_iter : int, default=100

@@ -8,14 +8,12 @@ date, class, user metadata, and the estimator as tagged JSON) and the numeric ar
 from bayesgen.model_files.errors import ModelFileError
 from bayesgen.model_files.layout import FORMAT_NAME, FORMAT_VERSION
 from bayesgen.model_files.reading import load, model_file_info
-from bayesgen.model_files.saving_mixin import ModelFileMixin
 from bayesgen.model_files.writing import save_model
 
 __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "ModelFileError",
-    "ModelFileMixin",
     "load",
     "model_file_info",
     "save_model",

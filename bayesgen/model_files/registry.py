@@ -2,36 +2,37 @@
 
 A file names an estimator class (``"GaussianDA"``) or a statistics ``NamedTuple``
 (``"GaussianStats"``) by a bare name, which is looked up in the dictionaries below and
-nowhere else: reading a file never imports a module or resolves a dotted path, so a name
-like ``"os.system"`` is simply unknown.
+nowhere else (both are filled from what the package defines: the registered estimators,
+and the NamedTuples of the families, inference and estimators packages): reading a file
+never imports a module or resolves a dotted path, so a name like ``"os.system"`` is simply
+unknown.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import pkgutil
 
-# The modules whose NamedTuples are fitted state: statistics, priors, parameters.
-_STATE_MODULES = (
-    "bayesgen.families.class_prior",
-    "bayesgen.families.bernoulli",
-    "bayesgen.families.categorical",
-    "bayesgen.families.multinomial",
-    "bayesgen.families.poisson",
-    "bayesgen.families.linear",
-    "bayesgen.families.kernel_density",
-    "bayesgen.families.gaussian.stats",
-    "bayesgen.families.gaussian.posterior",
-    "bayesgen.families.gaussian.predictive",
-    "bayesgen.families.gaussian.shrinkage",
-    "bayesgen.families.gaussian.fisher",
-    "bayesgen.estimators.decisions",
-    "bayesgen.estimators.mixture_em",
-)
+from bayesgen import registry
+
+# The packages whose NamedTuples are fitted state: statistics, priors, parameters, records.
+_STATE_PACKAGES = ("bayesgen.families", "bayesgen.inference", "bayesgen.estimators")
 
 
 def _is_named_tuple(value) -> bool:
     return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
+
+
+def _state_modules():
+    for package_name in _STATE_PACKAGES:
+        try:
+            package = importlib.import_module(package_name)
+        except ModuleNotFoundError:
+            continue
+        yield package
+        for module in pkgutil.walk_packages(package.__path__, package_name + "."):
+            yield importlib.import_module(module.name)
 
 
 @functools.cache
@@ -41,15 +42,10 @@ def estimator_classes() -> dict[str, type]:
     Returns
     -------
     dict of str to type
-        The public estimators of ``bayesgen.estimators`` (``GaussianDA``, its presets,
-        the naive-Bayes classes, ``MixedNB``, ``MixtureDA``, ``KernelDensityDA``,
-        ``RDACV``).
+        The estimators registered in :mod:`bayesgen.registry` (each public class that
+        declares a ``model_name``).
     """
-    from sklearn.base import BaseEstimator
-
-    estimators = importlib.import_module("bayesgen.estimators")
-    classes = (getattr(estimators, name) for name in estimators.__all__)
-    return {cls.__name__: cls for cls in classes if issubclass(cls, BaseEstimator)}
+    return registry.estimators()
 
 
 @functools.cache
@@ -59,14 +55,13 @@ def named_tuple_types() -> dict[str, type]:
     Returns
     -------
     dict of str to type
-        The NamedTuples defined in the families (statistics, priors, parameters) and the
-        estimators' result records (``PriorAdaptation``, ``MixtureParams``).
+        The NamedTuples defined in the families, the inference layer and the estimators
+        (statistics, priors, parameters, result records such as ``PriorAdaptation``).
     """
     types: dict[str, type] = {}
-    for module_name in _STATE_MODULES:
-        module = importlib.import_module(module_name)
+    for module in _state_modules():
         for value in vars(module).values():
-            if _is_named_tuple(value) and value.__module__ == module_name:
+            if _is_named_tuple(value) and value.__module__ == module.__name__:
                 if types.get(value.__name__, value) is not value:
                     raise RuntimeError(f"two state NamedTuples are named {value.__name__!r}")
                 types[value.__name__] = value

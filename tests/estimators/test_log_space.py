@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.special import logsumexp, softmax
 
-from bayesgen.estimators.log_space import log_evidence, normalise, probabilities
+from bayesgen.inference.log_space import log_evidence, normalise, probabilities
 
 
 @pytest.mark.parametrize("layout", ["C", "F"])

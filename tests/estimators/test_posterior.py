@@ -10,7 +10,7 @@ from sklearn.datasets import load_iris
 from sklearn.exceptions import NotFittedError
 
 import bayesgen as bg
-from bayesgen.estimators.inference_data import arviz
+from bayesgen.inference.inference_data import arviz
 
 az = arviz()
 RNG = np.random.default_rng(0)

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import bayesgen as bg
-from bayesgen.estimators.inference_data import arviz
+from bayesgen.inference.inference_data import arviz
 
 az = arviz()
 RNG = np.random.default_rng(3)

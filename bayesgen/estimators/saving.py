@@ -1,4 +1,8 @@
-"""``ModelFileMixin``: the ``save`` method every bayesgen estimator has."""
+"""``ModelFileMixin``: the ``save`` method every bayesgen estimator has.
+
+The model-file format lives one layer up (``bayesgen.model_files``, which reads and writes
+estimators); ``save`` reaches it only when called.
+"""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from bayesgen.estimators.device_arrays import check_device_features, is_device_array
+from bayesgen.device_arrays import check_device_features, is_device_array
 
 
 def check_features(
