@@ -59,6 +59,8 @@ def install(estimator, class_stats, feature_stats, dtype, *, frozen_prior=None) 
     statistics resolve (the start of EM, see :func:`starts_with_frozen_prior`); passed to
     it explicitly (None: resolve them), as its own fit of complete rows does.
     """
+    # GaussianDA's install takes the prior explicitly (None: resolve it); its other
+    # arguments default to a fit of complete rows, the only kind fitted here.
     options = {"frozen_prior": frozen_prior} if isinstance(estimator, GaussianDA) else {}
     with precision(dtype):
         estimator._install_stats(class_stats, feature_stats, **options)

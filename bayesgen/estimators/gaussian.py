@@ -220,7 +220,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
             self.log_likelihood_history_ = np.empty(0)
             if not within_em:
-                self.fitted_with_missing_ = False
+                self.fitted_with_missing_ = False  # EM over missing entries starts anew
         dtype = compute_dtype(X.dtype)
         if not reset:
             dtype = compute_dtype(dtype, self.class_count_.dtype)
@@ -241,10 +241,33 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                     moments = shrinkage.merge_fourth_moments(
                         _to_jax(self.fourth_moments_, dtype), moments
                     )
+            with_missing = getattr(self, "fitted_with_missing_", False)
             if reset and not within_em:
-                self.fitted_with_missing_ = batch.frozen_prior is not None
-            self.fourth_moments_ = None if moments is None else _to_numpy(moments)
-            self._install_stats(*stats, frozen_prior=batch.frozen_prior)
+                with_missing = batch.frozen_prior is not None
+            self._install_stats(
+                *stats,
+                frozen_prior=batch.frozen_prior,
+                fitted_with_missing=with_missing,
+                fourth_moments=moments,
+            )
+
+    def _install_stats(
+        self,
+        class_stats,
+        feature_stats,
+        *,
+        frozen_prior=None,
+        fitted_with_missing=False,
+        fourth_moments=None,
+    ):
+        """Keep the statistics and what else the fit found, and derive the parameters.
+
+        The defaults describe a fit of complete rows (what ``bayesgen.dask`` installs);
+        ``frozen_prior`` is the ``(ridge, prior)`` to fit under instead of resolving them.
+        """
+        self.fitted_with_missing_ = bool(fitted_with_missing)
+        self.fourth_moments_ = None if fourth_moments is None else _to_numpy(fourth_moments)
+        super()._install_stats(class_stats, feature_stats, frozen_prior=frozen_prior)
 
     def _em_m_step(self, X, responsibilities):
         """The M-step of EM over unlabelled rows (``bayesgen.inference.semi_supervised``)."""
@@ -549,11 +572,12 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         """Translate the state a model file of the earlier layout saved (its private flags).
 
         ``_fitted_with_missing`` is now ``fitted_with_missing_`` and ``_moments`` is
-        ``fourth_moments_``; ``_fresh_fit``, ``_frozen_prior`` and ``_new_moments`` only
-        carried state between the steps of a fit and are dropped.
+        ``fourth_moments_``; ``_frozen_prior`` and ``_new_moments`` only carried state
+        between the steps of a fit and are dropped. ``_fresh_fit`` is left as it is: this
+        class no longer reads it, but ``MixedNB`` still sets it on its groups.
         """
         state = dict(state)
-        for name in ("_fresh_fit", "_frozen_prior", "_new_moments"):
+        for name in ("_frozen_prior", "_new_moments"):
             state.pop(name, None)
         if "_fitted_with_missing" in state:
             state["fitted_with_missing_"] = bool(state.pop("_fitted_with_missing"))
