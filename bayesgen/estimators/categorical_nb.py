@@ -5,14 +5,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from sklearn.utils.validation import validate_data
 
-from bayesgen import stories
-from bayesgen.estimators import count_data
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
-from bayesgen.families import categorical
-from bayesgen.inference.imputation import _draw_classes
+from bayesgen.families.categorical import CategoricalFamily, CategoricalStats
 from bayesgen.validation import _check_finite, _column_name, check_positive
 
 
@@ -78,7 +74,6 @@ class CategoricalNB(CountNB):
     n_features_in_ : int
 """
     )
-    _family = categorical
 
     def __init__(
         self,
@@ -134,10 +129,11 @@ class CategoricalNB(CountNB):
         return X
 
     # ------------------------------------------------------------------ encoding
+    def _feature_family(self) -> CategoricalFamily:
+        return CategoricalFamily(alpha=self.alpha, sizes=[len(c) + 1 for c in self.categories_])
+
     def _layout(self):
-        sizes = np.array([len(c) + 1 for c in self.categories_])
-        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        return sizes, offsets, np.repeat(np.arange(len(sizes)), sizes)
+        return self._feature_family().layout()
 
     def _codes(self, X) -> np.ndarray:
         """Category codes ``0..C_j``; ``C_j`` for values not seen in training, -1 if missing."""
@@ -148,15 +144,7 @@ class CategoricalNB(CountNB):
             codes[:, j] = np.where(column.isna(), -1, np.where(found < 0, len(known), found))
         return codes
 
-    def _one_hot(self, X) -> sp.csr_matrix:
-        """The side-by-side one-hot encoding; a missing value has no entry in its block."""
-        sizes, offsets, _ = self._layout()
-        codes = self._codes(X)
-        rows, features = np.nonzero(codes >= 0)
-        columns = codes[rows, features] + offsets[features]
-        data = np.ones(columns.shape[0])
-        shape = (X.shape[0], int(sizes.sum()))
-        return sp.csr_matrix((data, (rows, columns)), shape=shape)
+    _family_X = _codes
 
     def _extend_categories(self, X, reset):
         if reset:
@@ -172,50 +160,27 @@ class CategoricalNB(CountNB):
         for j, (before, after) in enumerate(zip(old_categories, self.categories_, strict=True)):
             where = pd.Index(after).get_indexer(before) + new_offsets[j]
             counts[:, where] = old[:, old_offsets[j] : old_offsets[j] + len(before)]
-        self._stats = categorical.CategoricalStats(self._stats.counts, counts.astype(old.dtype))
+        self._stats = CategoricalStats(self._stats.counts, counts.astype(old.dtype))
 
     # ------------------------------------------------------------------ hooks
     def _feature_stats(self, X, responsibilities, dtype):
         # Only rows with positive weight define categories: a zero weight removes the row.
         weighted = np.asarray(jnp.sum(responsibilities, axis=1)) > 0
         self._extend_categories(X[weighted], reset=self._fresh_fit)
-        sums = count_data.class_sums(responsibilities, self._one_hot(X).astype(dtype))
-        counts = jnp.sum(responsibilities, axis=0)
-        return categorical.CategoricalStats(counts, jnp.asarray(sums, dtype))
+        return super()._feature_stats(X, responsibilities, dtype)
 
     def _add_rows(self, X, responsibilities, *, reset):
         self._fresh_fit = reset
         super()._add_rows(X, responsibilities, reset=reset)
 
-    def _store_parameters(self, stats):
-        sizes, offsets, segment_ids = self._layout()
-        theta = categorical.point_estimate(
-            jnp.asarray(self.alpha, stats.counts.dtype),
-            stats,
-            self.estimate,
-            jnp.asarray(segment_ids),
-            len(self.categories_),
-        )
-        log_theta = np.asarray(jnp.log(theta))
+    def _store_parameters(self, stats, theta):
+        family = self._feature_family()
         counts = np.asarray(stats.category_counts)
-        self.category_count_ = [
-            counts[:, o : o + s - 1] for o, s in zip(offsets, sizes, strict=True)
-        ]
-        self.feature_log_prob_ = [
-            log_theta[:, o : o + s] for o, s in zip(offsets, sizes, strict=True)
-        ]
+        self.category_count_ = [block[:, :-1] for block in family.blocks(counts)]
+        self.feature_log_prob_ = family.blocks(np.asarray(jnp.log(theta)))
 
     def _parameters(self):
         return np.exp(np.concatenate(self.feature_log_prob_, axis=1))
-
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        form = categorical.linear_form(jnp.asarray(self._parameters(), dtype=dtype))
-        return count_data.evaluate(form, self._one_hot(X).astype(dtype))
-
-    def _story_part(self):
-        # Sites "category_probs_j", shape (n_classes, C_j + 1), and "X_j" per feature j.
-        concentrations = [jnp.full(int(size), float(self.alpha)) for size in self._layout()[0]]
-        return stories.categorical_part(concentrations, self.classes_.shape[0])
 
     def _sampling_sites(self):
         # Drawing the "unseen" category would give no value to return, so synthetic rows
@@ -229,22 +194,12 @@ class CategoricalNB(CountNB):
 
     def _impute_rows(self, X, class_weights, method, rng):
         """Most probable seen category under the class mixture, or a draw given a class."""
+        codes = self._codes(X)
+        filled_codes = super()._impute_rows(codes, class_weights, method, rng)
         filled = X.astype(object)
-        missing = pd.isna(pd.DataFrame(X)).to_numpy()
-        chosen = _draw_classes(class_weights, rng) if method == "sample" else None
         for j, known in enumerate(self.categories_):
-            rows = np.flatnonzero(missing[:, j])
-            if rows.size == 0:
-                continue
-            seen = np.exp(self.feature_log_prob_[j][:, :-1])
-            seen = seen / seen.sum(axis=1, keepdims=True)  # (n_classes, C_j)
-            if method == "mean":
-                codes = np.argmax(class_weights[rows] @ seen, axis=1)
-            else:
-                cumulative = np.cumsum(seen[chosen[rows]], axis=1)
-                codes = (rng.random((rows.size, 1)) > cumulative).sum(axis=1)
-                codes = np.minimum(codes, len(known) - 1)
-            filled[rows, j] = known[codes]
+            rows = np.flatnonzero(codes[:, j] < 0)
+            filled[rows, j] = known[filled_codes[rows, j]]
         return filled
 
     def _features_from_draws(self, draws):
@@ -258,28 +213,11 @@ class CategoricalNB(CountNB):
     # ------------------------------------------------------------------ posterior
     def _blocks(self, columns: np.ndarray) -> dict:
         """Split (..., n_columns) per feature into the sites ``category_probs_j``."""
-        sizes, offsets, _ = self._layout()
-        return {
-            f"category_probs_{j}": columns[..., o : o + size]
-            for j, (o, size) in enumerate(zip(offsets, sizes, strict=True))
-        }
-
-    def _concentration(self):
-        return np.asarray(float(self.alpha))
-
-    def _concentration_posterior(self):
-        stats = self._fitted_stats()
-        return categorical.posterior(jnp.asarray(self.alpha, stats.counts.dtype), stats)
+        blocks = self._feature_family().blocks(columns)
+        return {f"category_probs_{j}": block for j, block in enumerate(blocks)}
 
     def _parameter_posterior_draws(self, key, num_samples):
-        _, _, segment_ids = self._layout()
-        draws = categorical.sample_params(
-            key,
-            self._concentration_posterior(),
-            jnp.asarray(segment_ids),
-            len(self.categories_),
-            num_samples,
-        )
+        draws = self._feature_family().sample_params(key, self._posterior(), num_samples)
         return self._blocks(np.asarray(draws))
 
     def _set_parameters(self, sites):
@@ -288,16 +226,6 @@ class CategoricalNB(CountNB):
                 np.log(np.asarray(sites[f"category_probs_{j}"]))
                 for j in range(len(self.categories_))
             ]
-
-    def _predictive_log_likelihood(self, X, dtype):
-        # Features are independent a posteriori: the predictive of a row is the categorical
-        # likelihood at the posterior-mean probabilities of each feature.
-        concentration = np.asarray(self._concentration_posterior())
-        means = {
-            site: block / block.sum(axis=-1, keepdims=True)
-            for site, block in self._blocks(concentration).items()
-        }
-        return self._with_parameters(means)._log_likelihood(X, dtype)
 
     def _parameter_dims(self, features):
         dims, coords = {}, {}

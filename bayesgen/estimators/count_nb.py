@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import copy
-import numbers
 
 import jax.numpy as jnp
 import numpy as np
 
-from bayesgen.estimators import count_data
+from bayesgen import registry
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax
 from bayesgen.estimators.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
-from bayesgen.families.estimates import check_estimate_kind, pseudo_counts
-from bayesgen.inference.imputation import _draw_classes, poisson_mixture_mode
+from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.validation import check_counts
 
 COMMON_PARAMETERS_DOC = (
@@ -32,29 +30,6 @@ COMMON_PARAMETERS_DOC = (
     + EM_ITERATION_DOC
     + EM_PARAMETERS_DOC
 )
-
-
-def check_concentration(value, name: str, n_features: int) -> np.ndarray:
-    """A positive scalar or (n_features,) array, returned as an (n_features,) array."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        array = np.asarray(float(value))
-    else:
-        array = np.asarray(value, dtype=np.float64)
-        if array.shape != (n_features,):
-            raise ValueError(
-                f"{name} must be a positive number or an array of shape ({n_features},); got "
-                f"shape {array.shape}."
-            )
-    if not np.all(np.isfinite(array)) or np.any(array <= 0):
-        raise ValueError(f"{name} must be positive and finite; got {value!r}.")
-    return np.broadcast_to(array, (n_features,))
-
-
-def pseudo_log_density(pseudo: np.ndarray, probabilities: np.ndarray) -> float:
-    """:math:`\\sum a \\log p`, with :math:`0 \\log 0 = 0` (``pseudo`` broadcasts)."""
-    pseudo = np.broadcast_to(pseudo, probabilities.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.sum(np.where(pseudo == 0, 0.0, pseudo * np.log(probabilities))))
 
 
 class NaiveBayesClassPrior(GenerativeClassifier):
@@ -81,13 +56,17 @@ class NaiveBayesClassPrior(GenerativeClassifier):
 
 
 class CountNB(NaiveBayesClassPrior):
-    """Base of the count-data naive Bayes estimators (Bernoulli, multinomial, Poisson).
+    """Base of the naive-Bayes estimators over one discrete feature family.
 
-    Subclasses set the family module (``_family``) and implement ``_prior``,
-    ``_store_parameters`` and ``_row_term``.
+    Every statistic, estimate, density, draw and imputation is the family's
+    (:class:`bayesgen.families.protocol.FeatureFamily`); a subclass supplies the family
+    built from its hyperparameters (``_feature_family``), the story's parameter site
+    (``_site``), and how the parameters are kept as fitted attributes
+    (``_store_parameters(stats, params)``, ``_parameters()``, ``_set_parameters(sites)``).
     """
 
     _binary_features = False
+    _site = "feature_probs"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -101,64 +80,54 @@ class CountNB(NaiveBayesClassPrior):
     def _check_X(self, X, *, reset):
         return check_counts(self, X, reset=reset, binary=self._binary_features)
 
+    def _family_X(self, X):
+        """``X`` as the family reads it (category codes for ``CategoricalNB``)."""
+        return X
+
     def _feature_stats(self, X, responsibilities, dtype):
-        # Missing entries are skipped: their factor leaves the likelihood, so the sums run
-        # over observed entries and each feature keeps its own count of observed rows.
-        filled, missing = count_data.split_missing(X)
-        sums = count_data.class_sums(responsibilities, filled)
-        if missing is None:
-            missing_counts = np.zeros_like(sums)
-        else:
-            missing_counts = count_data.class_sums(responsibilities, missing)
-        return self._family_stats(
-            jnp.sum(responsibilities, axis=0),
-            jnp.asarray(sums, dtype),
-            jnp.asarray(missing_counts, dtype),
-        )
+        return self._feature_family().suff_stats(self._family_X(X), responsibilities, dtype)
 
     def _merge_feature_stats(self, previous, new):
-        return self._family.merge(previous, new)
+        return self._feature_family().merge(previous, new)
 
     def _update_parameters(self):
-        stats = _to_jax(self._stats, self._stats.counts.dtype)
-        self._store_parameters(stats)
+        stats = self._fitted_stats()
+        family = self._feature_family()
+        self._store_parameters(
+            stats, family.point_estimate(family.prior(stats), stats, self.estimate)
+        )
+
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
+        params = jnp.asarray(self._parameters(), dtype=dtype)
+        family = self._feature_family()
+        return family.log_likelihood(params, self._family_X(X), row_terms=row_terms)
 
     def _impute_rows(self, X, class_weights, method, rng):
         """Most probable value under the class mixture, or a draw given a drawn class."""
-        rows, columns = np.nonzero(np.isnan(X))
-        rates = self._imputation_rates(X)[rows, :, columns]  # (n_entries, n_classes)
-        filled = X.copy()
-        if method == "mean":
-            filled[rows, columns] = self._mixture_mode(class_weights[rows], rates)
-        else:
-            chosen = _draw_classes(class_weights, rng)[rows]
-            filled[rows, columns] = self._draw(rates[np.arange(len(rows)), chosen], rng)
-        return filled
-
-    def _imputation_rates(self, X):
-        """(n_samples, n_classes, n_features) parameter of each entry's distribution."""
-        parameters = self._parameters()
-        return np.broadcast_to(parameters, (X.shape[0], *parameters.shape))
-
-    def _mixture_mode(self, weights, rates):
-        return poisson_mixture_mode(weights, rates)
-
-    def _draw(self, rates, rng):
-        return rng.poisson(rates).astype(float)
+        family = self._feature_family()
+        return family.conditional(self._parameters(), X, class_weights, method, rng)
 
     def _features_from_draws(self, draws):
         return np.rint(draws["X"]).astype(np.int64)
 
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        filled, missing = count_data.split_missing(X)
-        form = self._family.linear_form(jnp.asarray(self._parameters(), dtype=dtype))
-        row_term = self._row_term(filled) if row_terms else None
-        return count_data.evaluate(form, filled, row_term, missing)
+    def _sampling_sites(self):
+        return {self._site: self._parameters()}
+
+    def _story_part(self, **options):
+        family = self._feature_family()
+        prior = family.prior_for(self.n_features_in_)
+        return registry.story_part(family.name)(family, prior, self.classes_.shape[0], **options)
 
     # ------------------------------------------------------------------ posterior
     def _fitted_stats(self):
         """The stored statistics as JAX arrays in their own precision."""
         return _to_jax(self._stats, self._stats.counts.dtype)
+
+    def _posterior(self):
+        """The family's conjugate posterior given the stored statistics."""
+        stats = self._fitted_stats()
+        family = self._feature_family()
+        return family.posterior(family.prior(stats), stats)
 
     def _with_parameters(self, sites):
         drawn = copy.copy(self)
@@ -166,10 +135,18 @@ class CountNB(NaiveBayesClassPrior):
         return drawn
 
     def _feature_log_prior(self) -> float:
-        # Dirichlet/Beta families: sum a log(theta) with a = pseudo_counts(alpha, estimate).
-        pseudo = pseudo_counts(self._concentration(), self.estimate)
-        return pseudo_log_density(pseudo, self._parameters())
+        stats = self._fitted_stats()
+        family = self._feature_family()
+        return family.log_prior(family.prior(stats), self._parameters(), kind=self.estimate)
+
+    def _parameter_posterior_draws(self, key, num_samples):
+        draws = self._feature_family().sample_params(key, self._posterior(), num_samples)
+        return {self._site: draws}
+
+    def _predictive_log_likelihood(self, X, dtype):
+        family = self._feature_family()
+        log_likelihood = family.predictive_log_likelihood(self._posterior(), self._family_X(X))
+        return np.asarray(log_likelihood).astype(dtype)
 
     def _parameter_dims(self, features):
-        (site,) = self._sampling_sites()
-        return {site: ("class", "feature")}, {"feature": features}
+        return {self._site: ("class", "feature")}, {"feature": features}

@@ -9,18 +9,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from bayesgen import progress, stories
+from bayesgen import progress, registry
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.device_arrays import is_device_array
 from bayesgen.estimators import gaussian_regularised
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
-from bayesgen.estimators.gaussian_prior import resolve_prior
 from bayesgen.families import class_prior, gaussian
 from bayesgen.families.estimates import check_estimate_kind
-from bayesgen.families.gaussian import blocked_stats, missing, predictive, scores, shrinkage
+from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised
-from bayesgen.inference.imputation import _draw_classes
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import check_features, check_positive
 
@@ -309,7 +307,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         else:
             # NumPy blocks: reads X in place (handing it to JAX would copy it). A missing
             # entry makes the statistics NaN, which finds it without another pass over X.
-            complete_stats = blocked_stats.suff_stats(
+            complete_stats = gaussian.suff_stats(
                 X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
             )
             has_missing = bool(np.isnan(complete_stats.means).any())
@@ -340,7 +338,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             stats, frozen_prior = gaussian_em.fit_with_missing(self, X, responsibilities, dtype)
             return gaussian_em.GaussianBatch(stats, frozen_prior=frozen_prior)
         if complete_stats is None:
-            complete_stats = blocked_stats.suff_stats(
+            complete_stats = gaussian.suff_stats(
                 X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
             )
         return gaussian_em.GaussianBatch(complete_stats, fourth_moments=moments)
@@ -350,28 +348,33 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
     def _update_parameters(self, *, frozen_prior=gaussian_em.EM_PRIOR):
         covariance_type = self.covariance_type
+        family = self._feature_family()
         stats = _to_jax(self._stats, self._stats.means.dtype)
         frozen = (
             gaussian_em.em_prior(self) if frozen_prior is gaussian_em.EM_PRIOR else frozen_prior
         )
         if frozen is None:
             ridge = self._ridge(stats)
-            prior = resolve_prior(self, stats, ridge)
+            prior = family.prior(stats, ridge)
         else:  # EM keeps one prior throughout, or its objective would move under it
             ridge, prior = _to_jax(frozen, self._stats.means.dtype)
         if self.estimate == "mean" and not gaussian.mean_exists(
-            gaussian.posterior(prior, stats, covariance_type), covariance_type
+            family.posterior(prior, stats), covariance_type
         ):
             raise ValueError(
                 "estimate='mean' needs a posterior covariance mean, which does not exist for "
                 f"degrees_of_freedom_prior={self.degrees_of_freedom_prior}; raise it or use "
                 "estimate='map'."
             )
-        params = gaussian.point_estimate(prior, stats, covariance_type, self.estimate)
-        params = gaussian_regularised.regularise(
-            self, params, lambda: self._pooled_covariance(prior, stats)
+        params = family.point_estimate(
+            prior,
+            stats,
+            self.estimate,
+            ridge=ridge,
+            regularise=lambda params: gaussian_regularised.regularise(
+                self, params, lambda: self._pooled_covariance(prior, stats)
+            ),
         )
-        params = gaussian.add_ridge(params, ridge, covariance_type)
         self._check_positive_definite(params)
         if covariance_type == "tied":
             params = gaussian_regularised.discriminant_coordinates(self, params, stats.counts)
@@ -395,31 +398,10 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
     def _ridge(self, stats):
         """Per-feature ridge: ``reg_covar`` times each feature's variance over all rows."""
-        _, covariance = gaussian.total_moments(stats, self.covariance_type)
-        variances = jnp.diagonal(covariance) if covariance.ndim == 2 else covariance
-        if self.covariance_type == "spherical":
-            variances = jnp.mean(variances)
-        if self.reg_covar == 0:
-            return jnp.zeros_like(variances)
-        # A feature constant over all rows still gets a ridge, on the scale of the others.
-        fallback = jnp.max(variances)
-        variances = jnp.where(variances > 0, variances, jnp.where(fallback > 0, fallback, 1.0))
-        n_features = stats.means.shape[1]
-        relative = max(self.reg_covar, n_features * np.finfo(stats.means.dtype).eps)
-        return relative * variances
+        return self._feature_family().ridge(stats)
 
     def _check_positive_definite(self, params):
-        covariances = params.covariances
-        if self.covariance_type in ("full", "tied"):
-            valid = jnp.all(jnp.isfinite(jnp.linalg.cholesky(covariances)))
-        else:
-            valid = jnp.all(covariances > 0)
-        if not bool(valid):
-            raise ValueError(
-                "A fitted covariance is singular (a constant feature, or fewer rows than "
-                f"features in a class) and reg_covar={self.reg_covar} adds no ridge; use "
-                "reg_covar > 0."
-            )
+        self._feature_family().check_positive_definite(params)
 
     def _on_device(self) -> bool:
         """Whether a ``jax.Array`` is fitted by the JAX statistics on its own device: not
@@ -427,71 +409,43 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         return not gaussian_regularised.needs_fourth_moments(self)
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
-        # Every row is scored as complete first: a missing entry makes its row's scores NaN,
-        # which finds the incomplete rows without another pass over X.
+        # Every row is scored as complete first (NumPy blocks for NumPy input, JAX on X's
+        # device for a jax.Array); the family rescores the rows with missing entries.
         if is_device_array(X):
-            params = gaussian.GaussianParams(
-                jnp.asarray(self.means_, dtype), jnp.asarray(self.covariances_, dtype)
-            )
-            result = np.array(
-                gaussian.log_likelihood(params, X.astype(dtype), self.covariance_type)
-            )
+            params = self._fitted_params(dtype)
+            X = X.astype(dtype)
         else:
-            result = self._complete_log_likelihood(X.astype(dtype, copy=False), row_terms)
-        flagged = np.flatnonzero(np.isnan(result[:, 0]))
-        incomplete = np.zeros(X.shape[0], dtype=bool)
-        incomplete[flagged] = np.isnan(np.asarray(X[flagged])).any(axis=1)
-        if not incomplete.any():
-            return result
-        # Rows with missing features: the density of their observed block (NumPy, on the host).
-        rows = np.asarray(X[incomplete])
-        if self.covariance_type in ("diag", "spherical"):
-            variances = np.broadcast_to(
-                np.reshape(self.covariances_, (self.means_.shape[0], -1)), self.means_.shape
-            )
-            result[incomplete] = missing.diagonal_log_likelihood(
-                self.means_.astype(dtype), variances.astype(dtype), rows
-            )
-        else:
-            result[incomplete] = missing.log_likelihood(
-                self.means_.astype(dtype), self._full_covariances().astype(dtype), rows
-            )
-        return result
+            params = self._fitted_params()
+            X = X.astype(dtype, copy=False)
+        complete = gaussian.log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
+        return self._feature_family().with_missing_rows(params, X, complete)
+
+    def _fitted_params(self, dtype=None) -> gaussian.GaussianParams:
+        """The fitted parameters (as JAX arrays in ``dtype`` when one is given)."""
+        if dtype is None:
+            return gaussian.GaussianParams(self.means_, self.covariances_)
+        return gaussian.GaussianParams(
+            jnp.asarray(self.means_, dtype), jnp.asarray(self.covariances_, dtype)
+        )
+
+    def _feature_family(self) -> GaussianFamily:
+        """The Gaussian family with this estimator's hyperparameters."""
+        return GaussianFamily.of(self)
 
     def _complete_log_likelihood(self, X, row_terms):
-        """Rows without missing values, in NumPy blocks (``families/gaussian/scores.py``)."""
-        return scores.log_likelihood(
-            self.means_, self.covariances_, X, self.covariance_type, row_terms=row_terms
+        """Rows without missing values (``gaussian.log_likelihood``)."""
+        return gaussian.log_likelihood(
+            self._fitted_params(), X, self.covariance_type, row_terms=row_terms
         )
 
     def _full_covariances(self) -> np.ndarray:
-        n_classes, n_features = self.means_.shape
-        return missing.full_covariances(
-            self.covariances_, self.covariance_type, n_classes, n_features
-        )
+        return self._feature_family().full_covariances(self._fitted_params())
 
     def _impute_rows(self, X, class_weights, method, rng):
         """Fill the NaN of ``X``: the mixture of conditional means, or a conditional draw."""
-        means, covariances = self.means_, self._full_covariances()
-        filled = X.copy()
-        patterns, groups = missing.missing_patterns(X)
-        classes = _draw_classes(class_weights, rng) if method == "sample" else None
-        for pattern, rows in zip(patterns, groups, strict=True):
-            if not pattern.any():
-                continue
-            values = np.zeros((len(rows), pattern.sum()))
-            for k in range(means.shape[0]):
-                mean, covariance = missing.conditional(means, covariances, X, rows, pattern, k)
-                if method == "mean":
-                    values += class_weights[rows, k][:, None] * mean
-                    continue
-                chosen = classes[rows] == k
-                if chosen.any():
-                    lower = np.linalg.cholesky(covariance)
-                    noise = rng.standard_normal((chosen.sum(), pattern.sum())) @ lower.T
-                    values[chosen] = mean[chosen] + noise
-            filled[np.ix_(rows, pattern)] = values
-        return filled
+        return self._feature_family().conditional(
+            self._fitted_params(), X, class_weights, method, rng
+        )
 
     # ------------------------------------------------------------------ story
     def _sampling_sites(self):
@@ -500,7 +454,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _story_part(self):
         # Sites "means" and "covariances", named like the fitted attributes.
         prior = jax.tree.map(jnp.asarray, self.prior_)
-        return stories.gaussian_part(prior, self.covariance_type, self.classes_.shape[0])
+        part = registry.story_part(GaussianFamily.name)
+        return part(self._feature_family(), prior, self.classes_.shape[0])
 
     def _jitted_em(self, X, fixed, unlabeled, unlabeled_weights, initial):
         """EM over unlabelled rows in one jitted loop (``gaussian_semi_supervised``).
@@ -589,11 +544,11 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         """The conjugate posterior of the class means and covariances (no ridge)."""
         dtype = self._stats.means.dtype
         prior, stats = _to_jax(self.prior_, dtype), _to_jax(self._stats, dtype)
-        return gaussian.posterior(prior, stats, self.covariance_type)
+        return self._feature_family().posterior(prior, stats)
 
     def _parameter_posterior_draws(self, key, num_samples):
         post = self._normal_inverse_wishart()
-        params = gaussian.sample_params(key, post, self.covariance_type, num_samples)
+        params = self._feature_family().sample_params(key, post, num_samples)
         return {"means": params.means, "covariances": params.covariances}
 
     def _with_parameters(self, sites):
@@ -614,8 +569,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         return {"means": means.reshape(-1, means.shape[-1]), "covariances": covariances}
 
     def _predictive_log_likelihood(self, X, dtype):
-        student_t = predictive.predictive(self._normal_inverse_wishart(), self.covariance_type)
-        return predictive.log_likelihood(student_t, X.astype(dtype), self.covariance_type)
+        family = self._feature_family()
+        return family.predictive_log_likelihood(self._normal_inverse_wishart(), X.astype(dtype))
 
     def _parameter_dims(self, features):
         covariance_dims = {

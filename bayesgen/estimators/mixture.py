@@ -16,7 +16,6 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
-from bayesgen.estimators.gaussian_prior import resolve_prior
 from bayesgen.families import gaussian
 from bayesgen.families import mixture as mixture_family
 from bayesgen.families.gaussian import missing
@@ -295,7 +294,7 @@ class MixtureDA(GenerativeClassifier):
             eps = X.shape[1] * np.finfo(dtype).eps
             ridge = max(self.reg_covar, eps) * variances
         ridge = jnp.asarray(ridge, dtype)
-        return ridge, resolve_prior(self, stats, ridge)
+        return ridge, gaussian.GaussianFamily.of(self).prior(stats, ridge)
 
     def _em_m_step(self, X, responsibilities):
         """The M-step of EM over unlabelled rows: each class's EM from the current parameters."""

@@ -39,7 +39,6 @@ def _check_grid(values, name) -> np.ndarray:
 
 
 class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
-    model_name = "rda"
     """Regularised discriminant analysis with ``reg_alpha`` and ``reg_gamma`` cross-validated.
 
     Parameters
@@ -82,6 +81,8 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
     >>> model[-1].best_params_
     {'reg_alpha': 0.5, 'reg_gamma': 1.0}
     """
+
+    model_name = "rda"
 
     def __init__(
         self,

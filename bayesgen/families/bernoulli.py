@@ -16,15 +16,18 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
 
-from bayesgen.families import dirichlet
+from bayesgen.families import count_data, count_imputation, dirichlet
+from bayesgen.families.estimates import check_concentration, pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import (
     LinearLogLikelihood,
     add_missing_counts,
     finite_log,
     observed_counts,
 )
+from bayesgen.families.protocol import FeatureFamily
 
 
 class BernoulliStats(NamedTuple):
@@ -125,3 +128,82 @@ def linear_form(theta: Array) -> LinearLogLikelihood:
         feature_bias=log_zero,
         feature_zero_bias=never_zero.astype(dtype),
     )
+
+
+class BernoulliFamily(FeatureFamily):
+    """The Beta–Bernoulli family behind :class:`bayesgen.BernoulliNB`.
+
+    Parameters are the probabilities :math:`\\theta` of shape (n_classes, n_features);
+    ``X`` holds 0, 1 or NaN (missing), dense or SciPy sparse.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Beta prior pseudo-counts of ones and of zeros.
+    """
+
+    name = "bernoulli"
+
+    def __init__(self, alpha=1.0):
+        self.alpha = alpha
+
+    def prior_for(self, n_features: int, dtype=None) -> Beta:
+        """The prior ``Beta(alpha, alpha)`` of ``n_features`` features."""
+        alpha = jnp.asarray(check_concentration(self.alpha, "alpha", n_features), dtype)
+        return Beta(alpha, alpha)
+
+    def suff_stats(self, X, responsibilities, dtype) -> BernoulliStats:
+        """Class counts, ``R^T X`` and missing counts (NaN skipped)."""
+        return BernoulliStats(*count_data.class_statistics(X, responsibilities, dtype))
+
+    def merge(self, a, b):
+        """Statistics of the union of two disjoint batches."""
+        return merge(a, b)
+
+    def prior(self, stats) -> Beta:
+        """``Beta(alpha, alpha)`` in the statistics' precision."""
+        return self.prior_for(stats.feature_counts.shape[-1], stats.counts.dtype)
+
+    def posterior(self, prior, stats) -> Beta:
+        """The conjugate Beta posterior."""
+        return posterior(prior, stats)
+
+    def point_estimate(self, prior, stats, kind: str):
+        """:math:`\\theta` by ``"mle"``, ``"map"`` or ``"mean"``."""
+        return point_estimate(prior, stats, kind)
+
+    def log_prior(self, prior, params, kind: str = "map") -> float:
+        """:math:`\\sum a_1 \\log\\theta + a_0 \\log(1-\\theta)`, the log prior whose mode
+        the ``kind`` estimate is (:func:`bayesgen.families.estimates.pseudo_counts`)."""
+        theta = np.asarray(params)
+        ones = pseudo_counts(prior.concentration1, kind)
+        zeros = pseudo_counts(prior.concentration0, kind)
+        return pseudo_log_density(ones, theta) + pseudo_log_density(zeros, 1.0 - theta)
+
+    def log_likelihood(self, params, X, *, row_terms: bool = True):
+        """``(n_samples, n_classes)`` log-likelihood; a NaN feature's factor is dropped."""
+        filled, missing = count_data.split_missing(X)
+        return count_data.evaluate(linear_form(jnp.asarray(params)), filled, None, missing)
+
+    def predictive_log_likelihood(self, posterior, X):
+        """The Beta–Bernoulli predictive: features are independent a posteriori, so it is
+        the Bernoulli likelihood at the posterior-mean probabilities."""
+        ones, zeros = (np.asarray(c) for c in posterior)
+        return self.log_likelihood(jnp.asarray(ones / (ones + zeros)), X)
+
+    def sample_params(self, key, posterior, num_samples: int):
+        """Posterior draws of :math:`\\theta`, shape (num_samples, n_classes, n_features)."""
+        return sample_params(key, posterior, num_samples)
+
+    def conditional(self, params, X, class_weights, method: str, rng):
+        """Missing entries: 1 when the mixture puts more than half its mass on 1, or a draw."""
+        theta = np.broadcast_to(np.asarray(params), (X.shape[0], *np.shape(params)))
+        return count_imputation.fill_missing(
+            X,
+            theta,
+            class_weights,
+            method,
+            rng,
+            count_imputation.bernoulli_mixture_mode,
+            count_imputation.bernoulli_draw,
+        )

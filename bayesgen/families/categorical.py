@@ -20,10 +20,14 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
+import scipy.sparse as sp
 from jax import Array
 
-from bayesgen.families import dirichlet
+from bayesgen.families import count_data, count_imputation, dirichlet
+from bayesgen.families.estimates import pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
+from bayesgen.families.protocol import FeatureFamily
 
 
 class CategoricalStats(NamedTuple):
@@ -87,3 +91,123 @@ def linear_form(theta: Array) -> LinearLogLikelihood:
     log_theta, is_zero = finite_log(theta)
     zeros = jnp.zeros(theta.shape[0], theta.dtype)
     return LinearLogLikelihood(log_theta, zeros, is_zero.astype(theta.dtype), zeros)
+
+
+class CategoricalFamily(FeatureFamily):
+    """The Dirichlet–categorical family behind :class:`bayesgen.CategoricalNB`.
+
+    ``X`` holds category codes: ``0..C_j - 1`` for the categories seen in training,
+    ``C_j`` for any other value, -1 for a missing one (its factor is dropped). Parameters
+    are the probabilities of every block side by side, shape (n_classes, n_columns) with
+    ``n_columns = sum(sizes)``; the prior and posterior are concentrations of that layout.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Dirichlet concentration of every category.
+    sizes : sequence of int
+        ``C_j + 1`` for every feature ``j`` (its seen categories plus the unseen one).
+    """
+
+    name = "categorical"
+
+    def __init__(self, alpha=1.0, sizes=()):
+        self.alpha = alpha
+        self.sizes = sizes
+
+    def layout(self):
+        """``(sizes, offsets, segment_ids)`` of the side-by-side one-hot encoding."""
+        sizes = np.asarray(self.sizes, dtype=np.int64)
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        return sizes, offsets, np.repeat(np.arange(len(sizes)), sizes)
+
+    def one_hot(self, codes: np.ndarray) -> sp.csr_matrix:
+        """The side-by-side one-hot encoding; a missing value (-1) has no entry in its block."""
+        sizes, offsets, _ = self.layout()
+        rows, features = np.nonzero(codes >= 0)
+        columns = codes[rows, features] + offsets[features]
+        data = np.ones(columns.shape[0])
+        shape = (codes.shape[0], int(sizes.sum()))
+        return sp.csr_matrix((data, (rows, columns)), shape=shape)
+
+    def blocks(self, columns) -> list:
+        """Split (..., n_columns) into one (..., C_j + 1) array per feature."""
+        _, offsets, _ = self.layout()
+        return [columns[..., o : o + s] for o, s in zip(offsets, self.sizes, strict=True)]
+
+    def block_concentrations(self, prior) -> list:
+        """The prior concentration of each feature's Dirichlet, one array per feature."""
+        return [jnp.full(int(size), float(prior)) for size in self.sizes]
+
+    def suff_stats(self, X, responsibilities, dtype) -> CategoricalStats:
+        """Class counts and ``R^T onehot(codes)``."""
+        sums = count_data.class_sums(responsibilities, self.one_hot(X).astype(dtype))
+        counts = jnp.sum(responsibilities, axis=0)
+        return CategoricalStats(counts, jnp.asarray(sums, dtype))
+
+    def merge(self, a, b):
+        """Statistics of the union of two disjoint batches."""
+        return merge(a, b)
+
+    def prior_for(self, n_features: int | None = None, dtype=None):
+        """The scalar concentration ``alpha`` (every block shares it)."""
+        return jnp.asarray(self.alpha, dtype)
+
+    def prior(self, stats):
+        """The scalar concentration ``alpha`` in the statistics' precision."""
+        return self.prior_for(dtype=stats.counts.dtype)
+
+    def posterior(self, prior, stats):
+        """Posterior concentrations of every block, shape (n_classes, n_columns)."""
+        return posterior(prior, stats)
+
+    def point_estimate(self, prior, stats, kind: str):
+        """Per-block probabilities by ``"mle"``, ``"map"`` or ``"mean"``."""
+        _, _, segment_ids = self.layout()
+        return point_estimate(prior, stats, kind, jnp.asarray(segment_ids), len(self.sizes))
+
+    def log_prior(self, prior, params, kind: str = "map") -> float:
+        """:math:`\\sum a \\log\\theta`, the log prior whose mode the ``kind`` estimate is."""
+        return pseudo_log_density(pseudo_counts(prior, kind), np.asarray(params))
+
+    def log_likelihood(self, params, X, *, row_terms: bool = True):
+        """``(n_samples, n_classes)`` :math:`\\log p(x \\mid k)` of codes ``X``."""
+        params = jnp.asarray(params)
+        one_hot = self.one_hot(X).astype(params.dtype)
+        return count_data.evaluate(linear_form(params), one_hot)
+
+    def predictive_log_likelihood(self, posterior, X):
+        """The Dirichlet–categorical predictive: features are independent a posteriori, so
+        it is the categorical likelihood at each block's posterior-mean probabilities."""
+        concentration = np.asarray(posterior)
+        means = [block / block.sum(axis=-1, keepdims=True) for block in self.blocks(concentration)]
+        return self.log_likelihood(jnp.asarray(np.concatenate(means, axis=-1)), X)
+
+    def sample_params(self, key, posterior, num_samples: int):
+        """Posterior draws of every block, shape (num_samples, n_classes, n_columns)."""
+        _, _, segment_ids = self.layout()
+        return sample_params(key, posterior, jnp.asarray(segment_ids), len(self.sizes), num_samples)
+
+    def conditional(self, params, X, class_weights, method: str, rng):
+        """Codes with every -1 filled by a seen category.
+
+        ``"mean"``: the most probable seen category under the class mixture; ``"sample"``:
+        a class drawn from the weights, then a seen category given it (the unseen
+        category has no value to return, so its probability is spread over the others).
+        """
+        filled = X.copy()
+        chosen = count_imputation.draw_classes(class_weights, rng) if method == "sample" else None
+        for j, block in enumerate(self.blocks(np.asarray(params))):
+            rows = np.flatnonzero(X[:, j] < 0)
+            if rows.size == 0:
+                continue
+            seen = block[:, :-1]
+            seen = seen / seen.sum(axis=1, keepdims=True)  # (n_classes, C_j)
+            if method == "mean":
+                codes = np.argmax(class_weights[rows] @ seen, axis=1)
+            else:
+                cumulative = np.cumsum(seen[chosen[rows]], axis=1)
+                codes = (rng.random((rows.size, 1)) > cumulative).sum(axis=1)
+                codes = np.minimum(codes, seen.shape[1] - 1)
+            filled[rows, j] = codes
+        return filled

@@ -1,6 +1,8 @@
-"""The kinds of point estimate every family offers."""
+"""The kinds of point estimate every family offers, and the log prior each is the mode of."""
 
 from __future__ import annotations
+
+import numbers
 
 import numpy as np
 
@@ -29,3 +31,37 @@ def pseudo_counts(concentration, kind: str):
     if kind == "mle":
         return np.zeros_like(concentration)
     return concentration - 1.0 if kind == "map" else concentration
+
+
+def check_concentration(value, name: str, n_features: int) -> np.ndarray:
+    """A positive scalar or (n_features,) array, returned as an (n_features,) array.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, for a wrong shape or a value that is not positive and finite.
+    """
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        array = np.asarray(float(value))
+    else:
+        array = np.asarray(value, dtype=np.float64)
+        if array.shape != (n_features,):
+            raise ValueError(
+                f"{name} must be a positive number or an array of shape ({n_features},); got "
+                f"shape {array.shape}."
+            )
+    if not np.all(np.isfinite(array)) or np.any(array <= 0):
+        raise ValueError(f"{name} must be positive and finite; got {value!r}.")
+    return np.broadcast_to(array, (n_features,))
+
+
+def pseudo_log_density(pseudo, probabilities) -> float:
+    """:math:`\\sum a \\log p`, with :math:`0 \\log 0 = 0` (``pseudo`` broadcasts).
+
+    The log prior (up to a constant) of Dirichlet, Beta and Gamma families with
+    pseudo-counts :math:`a` from :func:`pseudo_counts`.
+    """
+    probabilities = np.asarray(probabilities)
+    pseudo = np.broadcast_to(pseudo, probabilities.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.sum(np.where(pseudo == 0, 0.0, pseudo * np.log(probabilities))))

@@ -25,7 +25,6 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-import numpyro.distributions as dist
 from jax import Array
 from jax.scipy.special import gammaln
 
@@ -35,7 +34,9 @@ from bayesgen.families.gaussian import (
     GaussianStats,
     NormalInverseWishart,
     add_ridge,
+    covariance_log_prior,
     log_likelihood,
+    mean_log_prior,
     missing,
     point_estimate,
 )
@@ -207,7 +208,6 @@ def log_prior(
     component (``"tied"``: one inverse-Wishart per class, a normal mean per component), as
     in :func:`bayesgen.stories.mixture.mixture_part`. Shape (n_classes,).
     """
-    m0, kappa0, nu0, psi0 = prior
     weights, means, covariances = params
     n_active = jnp.sum(active, axis=1)
     log_weights = jnp.where(active, jnp.log(jnp.where(active, weights, 1.0)), 0.0)
@@ -216,24 +216,12 @@ def log_prior(
         - n_active * gammaln(concentration)
         + jnp.where(concentration == 1.0, 0.0, (concentration - 1.0) * jnp.sum(log_weights, 1))
     )
-    if covariance_type == "full":
-        per_component = dist.InverseWishart(nu0, scale_matrix=psi0).log_prob(covariances)
-        per_component += dist.MultivariateNormal(
-            m0, covariance_matrix=covariances / kappa0
-        ).log_prob(means)
-    elif covariance_type == "tied":
-        total += dist.InverseWishart(nu0, scale_matrix=psi0).log_prob(covariances)
-        per_component = dist.MultivariateNormal(
-            m0, covariance_matrix=covariances[:, None] / kappa0
-        ).log_prob(means)
-    elif covariance_type == "diag":
-        per_component = jnp.sum(
-            dist.InverseGamma(nu0 / 2, psi0 / 2).log_prob(covariances)
-            + dist.Normal(m0, jnp.sqrt(covariances / kappa0)).log_prob(means),
-            axis=-1,
-        )
+    covariance_terms = covariance_log_prior(prior, covariances, covariance_type)
+    if covariance_type == "tied":  # one covariance per class, shared by its components
+        total += covariance_terms
+        per_component = mean_log_prior(prior, means, covariances[:, None], covariance_type)
     else:
-        per_component = dist.InverseGamma(nu0 / 2, psi0 / 2).log_prob(covariances)
-        scale = jnp.sqrt(covariances / kappa0)[..., None]
-        per_component += jnp.sum(dist.Normal(m0, scale).log_prob(means), axis=-1)
+        per_component = covariance_terms + mean_log_prior(
+            prior, means, covariances, covariance_type
+        )
     return total + jnp.sum(jnp.where(active, per_component, 0.0), axis=1)

@@ -15,10 +15,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 from jax import Array
+from scipy.special import gammaln
 
-from bayesgen.families import dirichlet
+from bayesgen.families import count_data, count_imputation, dirichlet
+from bayesgen.families.estimates import check_concentration, pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
+from bayesgen.families.protocol import FeatureFamily
 
 
 class MultinomialStats(NamedTuple):
@@ -68,3 +73,140 @@ def linear_form(theta: Array) -> LinearLogLikelihood:
     n_classes = theta.shape[0]
     zeros = jax.numpy.zeros(n_classes, theta.dtype)
     return LinearLogLikelihood(log_theta, zeros, is_zero.astype(theta.dtype), zeros)
+
+
+MISSING_AT_FIT = (
+    "X contains NaN: MultinomialNB cannot be fitted with missing counts (with the "
+    "observed words renormalised, the likelihood has no closed-form maximum). "
+    "predict_proba and score_samples accept NaN."
+)
+
+
+class MultinomialFamily(FeatureFamily):
+    """The Dirichlet–multinomial family behind :class:`bayesgen.MultinomialNB`.
+
+    Parameters are the word probabilities :math:`\\theta` of shape (n_classes,
+    n_features); the prior and posterior are Dirichlet concentrations (arrays). ``X``
+    holds non-negative counts, dense or SciPy sparse; NaN is refused by ``suff_stats`` and
+    integrated out everywhere else (the observed words of a row are multinomial with
+    :math:`\\theta` renormalised over them).
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Dirichlet concentration (pseudo-count of every feature).
+    """
+
+    name = "multinomial"
+
+    def __init__(self, alpha=1.0):
+        self.alpha = alpha
+
+    def prior_for(self, n_features: int, dtype=None):
+        """The Dirichlet concentration of ``n_features`` features, shape (n_features,)."""
+        return jnp.asarray(check_concentration(self.alpha, "alpha", n_features), dtype)
+
+    def suff_stats(self, X, responsibilities, dtype) -> MultinomialStats:
+        """Class counts and ``R^T X``.
+
+        Raises
+        ------
+        ValueError
+            If ``X`` has missing (NaN) entries.
+        """
+        counts, sums, missing_counts = count_data.class_statistics(X, responsibilities, dtype)
+        if bool(jnp.any(missing_counts > 0)):
+            raise ValueError(MISSING_AT_FIT)
+        return MultinomialStats(counts, sums)
+
+    def merge(self, a, b):
+        """Statistics of the union of two disjoint batches."""
+        return merge(a, b)
+
+    def prior(self, stats):
+        """The prior concentration in the statistics' precision."""
+        return self.prior_for(stats.feature_counts.shape[-1], stats.counts.dtype)
+
+    def posterior(self, prior, stats):
+        """Posterior concentrations :math:`\\alpha + C_k`."""
+        return posterior(prior, stats)
+
+    def point_estimate(self, prior, stats, kind: str):
+        """:math:`\\theta` by ``"mle"``, ``"map"`` or ``"mean"``."""
+        return point_estimate(prior, stats, kind)
+
+    def log_prior(self, prior, params, kind: str = "map") -> float:
+        """:math:`\\sum a \\log\\theta`, the log prior whose mode the ``kind`` estimate is."""
+        return pseudo_log_density(pseudo_counts(prior, kind), np.asarray(params))
+
+    def log_likelihood(self, params, X, *, row_terms: bool = True):
+        """``(n_samples, n_classes)`` :math:`\\log p(x \\mid k, L)`, NaN words integrated out.
+
+        Conditioning on the observed words, their counts follow :math:`\\theta`
+        renormalised over them: the correction :math:`-L_o \\log\\sum_{j \\in o}
+        \\theta_{kj}`. ``row_terms`` adds the multinomial coefficient.
+        """
+        filled, missing = count_data.split_missing(X)
+        row_term = count_data.multinomial_coefficients(filled) if row_terms else None
+        log_likelihood = count_data.evaluate(linear_form(jnp.asarray(params)), filled, row_term)
+        if missing is None:
+            return log_likelihood
+        observed_mass = 1.0 - count_data.row_products(missing, np.asarray(params))
+        totals = count_data.row_totals(filled)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            correction = np.where(totals > 0, -totals * np.log(observed_mass), 0.0)
+        return log_likelihood + correction
+
+    def predictive_log_likelihood(self, posterior, X):
+        """The Dirichlet–multinomial :math:`\\log p(x \\mid k, L, \\mathcal D)`, float64.
+
+        With :math:`a = \\alpha + C_k` and :math:`A = \\sum_j a_j`:
+        :math:`\\log\\frac{L!}{\\prod_j x_j!} + \\log\\Gamma(A) - \\log\\Gamma(A + L)
+        + \\sum_j [\\log\\Gamma(a_j + x_j) - \\log\\Gamma(a_j)]`. Missing words are
+        integrated out: the observed words of a row are Dirichlet–multinomial with their
+        own concentrations (the aggregation property), so :math:`A` runs over the observed
+        words and :math:`L` is their total.
+        """
+        filled, missing = count_data.split_missing(X)
+        concentration = np.asarray(posterior, dtype=np.float64)
+        total = np.broadcast_to(concentration.sum(axis=1), (X.shape[0], concentration.shape[0]))
+        if missing is not None:
+            total = total - count_data.row_products(missing, concentration)
+        lengths = count_data.row_totals(filled)[:, None]
+        return (
+            gammaln(total)
+            - gammaln(total + lengths)
+            + count_data.rising_factorial_sums(filled, concentration)
+            + count_data.multinomial_coefficients(filled)[:, None]
+        )
+
+    def sample_params(self, key, posterior, num_samples: int):
+        """Posterior draws of :math:`\\theta`, shape (num_samples, n_classes, n_features)."""
+        return sample_params(key, posterior, num_samples)
+
+    def imputation_rates(self, params, X) -> np.ndarray:
+        """Expected count of each word given the class and the observed words.
+
+        The story conditions on row totals, so a missing count has no distribution of its
+        own; it is imputed as if the document went on at the pace of its observed words:
+        :math:`L_o \\theta_{kj} / \\sum_{l \\in o} \\theta_{kl}`, a Poisson rate.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes, n_features)
+        """
+        filled, missing = count_data.split_missing(X)
+        theta = np.asarray(params)
+        observed_mass = 1.0 - count_data.row_products(missing, theta)  # (n, K)
+        totals = count_data.row_totals(filled)[:, None]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pace = np.where(observed_mass > 0, totals / observed_mass, 0.0)
+        return pace[:, :, None] * theta[None, :, :]
+
+    def conditional(self, params, X, class_weights, method: str, rng):
+        """Missing counts: the mode of the Poisson mixture at :meth:`imputation_rates`, or a
+        Poisson draw given a drawn class."""
+        if not np.isnan(X).any():
+            return X.copy()
+        rates = self.imputation_rates(params, X)
+        return count_imputation.fill_missing(X, rates, class_weights, method, rng)

@@ -23,15 +23,23 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
 
-from bayesgen.families.estimates import check_estimate_kind
+from bayesgen.families import count_data, count_imputation
+from bayesgen.families.estimates import (
+    check_concentration,
+    check_estimate_kind,
+    pseudo_counts,
+    pseudo_log_density,
+)
 from bayesgen.families.linear import (
     LinearLogLikelihood,
     add_missing_counts,
     finite_log,
     observed_counts,
 )
+from bayesgen.families.protocol import FeatureFamily
 
 
 class PoissonStats(NamedTuple):
@@ -118,3 +126,102 @@ def linear_form(rates: Array) -> LinearLogLikelihood:
         feature_bias=-rates,
         feature_zero_bias=jnp.zeros_like(rates),
     )
+
+
+class PoissonFamily(FeatureFamily):
+    """The Gamma–Poisson family behind :class:`bayesgen.PoissonNB`.
+
+    Parameters are the rates :math:`\\lambda` of shape (n_classes, n_features); ``X``
+    holds non-negative counts (non-integers accepted: ``gammaln`` replaces the
+    factorial), dense or SciPy sparse, NaN for missing.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Gamma prior shape.
+    beta : float, default=1.0
+        Gamma prior rate.
+    """
+
+    name = "poisson"
+
+    def __init__(self, alpha=1.0, beta=1.0):
+        self.alpha = alpha
+        self.beta = beta
+
+    def prior_for(self, n_features: int, dtype=None) -> Gamma:
+        """The prior ``Gamma(alpha, beta)`` of ``n_features`` features."""
+        shape = check_concentration(self.alpha, "alpha", n_features)
+        return Gamma(jnp.asarray(shape, dtype), jnp.asarray(self.beta, dtype))
+
+    def suff_stats(self, X, responsibilities, dtype) -> PoissonStats:
+        """Class counts, ``R^T X`` and missing counts (NaN skipped)."""
+        return PoissonStats(*count_data.class_statistics(X, responsibilities, dtype))
+
+    def merge(self, a, b):
+        """Statistics of the union of two disjoint batches."""
+        return merge(a, b)
+
+    def prior(self, stats) -> Gamma:
+        """``Gamma(alpha, beta)`` in the statistics' precision."""
+        return self.prior_for(stats.feature_sums.shape[-1], stats.counts.dtype)
+
+    def posterior(self, prior, stats) -> Gamma:
+        """The conjugate Gamma posterior."""
+        return posterior(prior, stats)
+
+    def point_estimate(self, prior, stats, kind: str):
+        """Rates by ``"mle"``, ``"map"`` or ``"mean"``."""
+        return point_estimate(prior, stats, kind)
+
+    def log_prior(self, prior, params, kind: str = "map") -> float:
+        """:math:`\\sum (a - 1) \\log\\lambda - b \\lambda` for ``"map"``; ``"mean"`` is the
+        mode under :math:`\\mathrm{Gamma}(a + 1, b)`; ``"mle"`` has none (0)."""
+        if kind == "mle":
+            return 0.0
+        rates = np.asarray(params)
+        shape = pseudo_counts(prior.shape, kind)
+        rate = np.asarray(prior.rate)
+        rate_term = rate * np.sum(rates) if rate.ndim == 0 else np.sum(rate * rates)
+        return pseudo_log_density(shape, rates) - float(rate_term)
+
+    def log_likelihood(self, params, X, *, row_terms: bool = True):
+        """``(n_samples, n_classes)`` log-likelihood; a NaN feature's factor is dropped.
+
+        ``row_terms`` adds :math:`-\\sum_j \\log x_j!`.
+        """
+        filled, missing = count_data.split_missing(X)
+        row_term = -count_data.log_factorial_sums(filled) if row_terms else None
+        return count_data.evaluate(linear_form(jnp.asarray(params)), filled, row_term, missing)
+
+    def predictive_log_likelihood(self, posterior, X):
+        """The negative-binomial :math:`\\log p(x \\mid k, \\mathcal D)`, float64.
+
+        With the posterior :math:`\\mathrm{Gamma}(a, b)` of a rate,
+        :math:`\\log p(x_j) = \\log\\Gamma(a + x_j) - \\log\\Gamma(a) - \\log x_j!
+        + a\\log\\frac{b}{b+1} - x_j\\log(b+1)`, summed over the observed features.
+        """
+        filled, missing = count_data.split_missing(X)
+        shape, rate = (np.asarray(p, dtype=np.float64) for p in posterior)
+        per_feature = shape * (np.log(rate) - np.log1p(rate))
+        zeros = np.zeros_like(shape)
+        form = LinearLogLikelihood(
+            weights=-np.log1p(rate),
+            bias=per_feature.sum(axis=1),
+            zero_weights=zeros,
+            zero_bias=zeros[:, 0],
+            feature_bias=per_feature,
+            feature_zero_bias=zeros,
+        )
+        row_term = -count_data.log_factorial_sums(filled)
+        log_likelihood = count_data.evaluate(form, filled, row_term, missing)
+        return log_likelihood + count_data.rising_factorial_sums(filled, shape)
+
+    def sample_params(self, key, posterior, num_samples: int):
+        """Posterior draws of the rates, shape (num_samples, n_classes, n_features)."""
+        return sample_params(key, posterior, num_samples)
+
+    def conditional(self, params, X, class_weights, method: str, rng):
+        """Missing counts: the mode of the Poisson mixture, or a draw given a drawn class."""
+        rates = np.broadcast_to(np.asarray(params), (X.shape[0], *np.shape(params)))
+        return count_imputation.fill_missing(X, rates, class_weights, method, rng)

@@ -17,10 +17,8 @@ from typing import Any, NamedTuple
 import jax
 import jax.numpy as jnp
 import numpy as np
-from numpyro.infer.util import log_density
 from sklearn.exceptions import ConvergenceWarning
 
-from bayesgen import stories
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import missing
 from bayesgen.inference import em
@@ -90,14 +88,11 @@ def _expected_stats(means, covariances, X, responsibilities, covariance_type):
 
 def _log_prior(estimator) -> float:
     """log p(means, covariances) under the fitted prior: the story's parameter part."""
-    part = stories.gaussian_part(
-        jax.tree.map(jnp.asarray, estimator.prior_),
-        estimator.covariance_type,
-        estimator.classes_.shape[0],
+    params = gaussian.GaussianParams(
+        jnp.asarray(estimator.means_), jnp.asarray(estimator.covariances_)
     )
-    params = {"means": estimator.means_, "covariances": estimator.covariances_}
-    density, _ = log_density(part.parameters, (), {}, params)
-    return float(density)
+    prior = jax.tree.map(jnp.asarray, estimator.prior_)
+    return float(gaussian.log_prior(prior, params, estimator.covariance_type))
 
 
 def objective(estimator, X, responsibilities) -> float:

@@ -17,15 +17,14 @@ from typing import NamedTuple
 import jax
 import jax.numpy as jnp
 from jax import Array
-from numpyro.infer.util import log_density
 
-from bayesgen import stories
 from bayesgen.families import dirichlet
 from bayesgen.families.gaussian import (
     GaussianParams,
     NormalInverseWishart,
     add_ridge,
     log_likelihood,
+    log_prior,
     point_estimate,
     suff_stats,
 )
@@ -76,10 +75,7 @@ def _log_prior(
     if include_class:
         pseudo = class_concentration - 1.0 if kind == "map" else class_concentration
         total = jnp.sum(jnp.where(pseudo == 0, 0.0, pseudo * jnp.log(class_probabilities)))
-    part = stories.gaussian_part(prior, covariance_type, params.means.shape[0])
-    sites = {"means": params.means, "covariances": params.covariances}
-    density, _ = log_density(part.parameters, (), {}, sites)
-    return total + density
+    return total + log_prior(prior, params, covariance_type)
 
 
 @partial(jax.jit, static_argnames=("covariance_type", "kind", "max_iter", "report"))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from bayesgen.plot._common import check_fitted, class_colors, model_rows, new_axes
 
@@ -24,12 +26,17 @@ def _check_n_draws(n_draws) -> int:
 def _chosen_classes(model, class_) -> list[int]:
     if class_ is None:
         return list(range(model.classes_.shape[0]))
-    matches = np.flatnonzero(model.classes_ == class_)
-    if matches.size != 1:
-        raise ValueError(
-            f"class_ must be one of the model's classes_ {model.classes_.tolist()}; got {class_!r}."
-        )
-    return [int(matches[0])]
+    labels = list(class_) if isinstance(class_, list | tuple | np.ndarray) else [class_]
+    chosen = []
+    for label in labels:
+        matches = np.flatnonzero(model.classes_ == label)
+        if matches.size != 1:
+            raise ValueError(
+                f"class_ must be one of the model's classes_ {model.classes_.tolist()} (or a "
+                f"list of them); got {label!r}."
+            )
+        chosen.append(int(matches[0]))
+    return chosen
 
 
 def credible_band(
@@ -42,6 +49,7 @@ def credible_band(
     t=None,
     ax=None,
     random_state=None,
+    xlabel=None,
 ):
     r"""The plug-in :math:`p(y \mid x)`, its posterior mean and credible band along a path.
 
@@ -58,9 +66,9 @@ def credible_band(
         A bayesgen classifier with an exact posterior (``predict_proba_draws``).
     X_path : array-like of shape (n_points, n_features)
         The inputs along the path; NaN entries are missing and integrated out.
-    class_ : label, optional
-        The class whose probability is drawn (one of ``model.classes_``); default every
-        class.
+    class_ : label or list of labels, optional
+        The class (or classes) whose probability is drawn, from ``model.classes_``; default
+        every class.
     level : float, default=0.9
         Posterior probability inside the band, strictly between 0 and 1.
     n_draws : int, default=200
@@ -71,12 +79,18 @@ def credible_band(
         Where to draw; a new figure when None.
     random_state : None, int or numpy.random.RandomState
         Seeds the posterior draws.
+    xlabel : str, optional
+        What the horizontal axis is: say how the path runs through input space (for
+        example "0 = a class_0 wine, 1 = a class_1 wine, straight line between").
+        Default ``"t"``, or ``"row of X_path"`` without ``t``.
 
     Returns
     -------
     matplotlib.axes.Axes
         Per chosen class, in this order: the plug-in line, the posterior-mean line
-        (``ax.lines``) and the band (a ``PolyCollection`` from ``fill_between``).
+        (``ax.lines``) and the band (a ``PolyCollection`` from ``fill_between``). The
+        legend has one entry per class (its colour) and one per kind of mark (plug-in,
+        posterior mean, band).
 
     Raises
     ------
@@ -93,7 +107,8 @@ def credible_band(
         raise ValueError(
             f"X_path must be 2-D, of shape (n_points, n_features); got shape {np.shape(X_path)}."
         )
-    xlabel = "path point" if t is None else "t"
+    if xlabel is None:
+        xlabel = "row of X_path" if t is None else "t"
     t = np.arange(n_points) if t is None else np.asarray(t, dtype=float)
     if t.shape != (n_points,):
         raise ValueError(
@@ -109,20 +124,18 @@ def credible_band(
     ax = new_axes(ax)
     colors = class_colors(model.classes_.shape[0])
     for k in chosen:
-        name = f"p(y={model.classes_[k]} | x)"
-        ax.plot(t, plugin[:, k], color=colors[k], label=f"{name}, plug-in")
-        ax.plot(t, mean[:, k], color=colors[k], linestyle="--", label=f"{name}, posterior mean")
-        ax.fill_between(
-            t,
-            lower[:, k],
-            upper[:, k],
-            color=colors[k],
-            alpha=0.25,
-            linewidth=0,
-            label=f"{level:.0%} credible band",
-        )
+        ax.plot(t, plugin[:, k], color=colors[k])
+        ax.plot(t, mean[:, k], color=colors[k], linestyle="--")
+        ax.fill_between(t, lower[:, k], upper[:, k], color=colors[k], alpha=0.25, linewidth=0)
+    # One entry per thing: a colour per class, then what each kind of mark means.
+    handles = [Patch(color=colors[k], label=f"y = {model.classes_[k]}") for k in chosen]
+    handles += [
+        Line2D([], [], color="0.2", label="plug-in p(y | x)"),
+        Line2D([], [], color="0.2", linestyle="--", label="posterior mean"),
+        Patch(color="0.2", alpha=0.25, linewidth=0, label=f"{level:.0%} credible band"),
+    ]
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("class probability")
-    ax.legend(loc="best", fontsize="small")
+    ax.legend(handles=handles, loc="best", fontsize="small")
     return ax

@@ -66,7 +66,9 @@ def synthetic_vs_real(
     -------
     ndarray of matplotlib Axes, shape (n_features_shown,)
         Axes ``f`` holds two ``BarContainer``s (``.containers``): the real histogram, then
-        the synthetic one, both with ``density=True``.
+        the synthetic one, both with ``density=True``. Every panel has the legend and the
+        feature's name as title and x label; the first column says what the y axis is; a
+        new figure gets a title naming the model.
 
     Raises
     ------
@@ -112,5 +114,19 @@ def synthetic_vs_real(
         ax.hist(real, bins=edges, density=True, alpha=0.5, color="C0", label="real")
         ax.hist(drawn, bins=edges, density=True, alpha=0.5, color="C1", label="synthetic")
         ax.set_title(names[j])
-    flat[0].legend(fontsize="small")
-    return flat[: len(chosen)]
+        ax.set_xlabel(f"{names[j]} (units of the data)")
+        # Every panel carries the legend: a panel read alone still says which bars are which.
+        ax.legend(fontsize="x-small")
+    shown = flat[: len(chosen)]
+    columns = {ax.get_subplotspec().colspan.start for ax in shown if ax.get_subplotspec()}
+    for ax in shown:
+        spec = ax.get_subplotspec()
+        if spec is None or spec.colspan.start == min(columns, default=0):
+            ax.set_ylabel("density (share of rows per unit)")
+    if axes is None:
+        shown[0].figure.suptitle(
+            f"{type(model).__name__}: real rows vs {n_samples} rows sampled from the fitted "
+            "model (all classes, labels drawn from the class prior)",
+            fontsize="medium",
+        )
+    return shown

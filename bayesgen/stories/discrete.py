@@ -9,6 +9,7 @@ import numpyro
 import numpyro.distributions as dist
 from jax import Array
 
+from bayesgen import registry
 from bayesgen.families.bernoulli import Beta
 from bayesgen.families.class_prior import Dirichlet
 from bayesgen.families.poisson import Gamma
@@ -107,6 +108,30 @@ def categorical_part(concentrations: list[Array], n_classes: int) -> StoryPart:
             )
 
     return StoryPart(parameters, features)
+
+
+@registry.register_story_part("bernoulli")
+def _bernoulli_family_part(family, prior: Beta, n_classes: int) -> StoryPart:
+    """The registered part of :class:`~bayesgen.families.bernoulli.BernoulliFamily`."""
+    return bernoulli_part(prior, n_classes)
+
+
+@registry.register_story_part("multinomial")
+def _multinomial_family_part(family, prior: Array, n_classes: int, lengths=None) -> StoryPart:
+    """The registered part of :class:`~bayesgen.families.multinomial.MultinomialFamily`."""
+    return multinomial_part(prior, n_classes, lengths)
+
+
+@registry.register_story_part("poisson")
+def _poisson_family_part(family, prior: Gamma, n_classes: int) -> StoryPart:
+    """The registered part of :class:`~bayesgen.families.poisson.PoissonFamily`."""
+    return poisson_part(prior, n_classes)
+
+
+@registry.register_story_part("categorical")
+def _categorical_family_part(family, prior, n_classes: int) -> StoryPart:
+    """The registered part of :class:`~bayesgen.families.categorical.CategoricalFamily`."""
+    return categorical_part(family.block_concentrations(prior), n_classes)
 
 
 def _n_classes(class_prior: Dirichlet) -> int:

@@ -9,8 +9,9 @@ import numpyro
 import numpyro.distributions as dist
 from jax import Array
 
+from bayesgen import registry
 from bayesgen.families.class_prior import Dirichlet
-from bayesgen.families.gaussian import NormalInverseWishart
+from bayesgen.families.gaussian import NormalInverseWishart, observed_block
 from bayesgen.stories.common import StoryPart, classifier_story
 
 
@@ -63,9 +64,9 @@ def _observe_with_missing(means, covariances, y, X, covariance_type):
     """Observe rows with NaN entries: each row's observed block has its marginal density.
 
     Diagonal types mask the missing coordinates' factors. Full and tied covariances are
-    masked to :math:`\\Sigma_{oo} \\oplus I` with the missing entries set to their mean,
-    which has the observed block's determinant and quadratic form; the factor
-    ``"X_missing"`` takes out the :math:`-\\tfrac{m}{2}\\log 2\\pi` the identity block adds.
+    masked to :math:`\\Sigma_{oo} \\oplus I`
+    (:mod:`bayesgen.families.gaussian.observed_block`); the factor ``"X_missing"`` takes
+    out the :math:`-\\tfrac{m}{2}\\log 2\\pi` the identity block adds.
     """
     present = ~jnp.isnan(X)
     filled = jnp.where(present, X, 0.0)
@@ -76,18 +77,11 @@ def _observe_with_missing(means, covariances, y, X, covariance_type):
         distribution = dist.Normal(means[y], scale).mask(present).to_event(1)
         numpyro.sample("X", distribution, obs=filled)
         return
-    mask = present.astype(filled.dtype)
     covariance = covariances[y] if covariance_type == "full" else covariances
-    masked = (
-        mask[:, :, None] * mask[:, None, :] * covariance
-        + jnp.eye(X.shape[-1]) * (1.0 - mask)[:, :, None]
-    )
-    loc = jnp.where(present, means[y], 0.0)
-    numpyro.sample(
-        "X", dist.MultivariateNormal(loc, scale_tril=jnp.linalg.cholesky(masked)), obs=filled
-    )
-    n_missing = jnp.sum(1.0 - mask, axis=-1)
-    numpyro.factor("X_missing", 0.5 * n_missing * jnp.log(2 * jnp.pi))
+    lower = observed_block.masked_cholesky(covariance, present)
+    loc = observed_block.masked_mean(means[y], present)
+    numpyro.sample("X", dist.MultivariateNormal(loc, scale_tril=lower), obs=filled)
+    numpyro.factor("X_missing", observed_block.missing_log_norm(present))
 
 
 def gaussian_part(prior: NormalInverseWishart, covariance_type: str, n_classes: int) -> StoryPart:
@@ -107,6 +101,12 @@ def gaussian_part(prior: NormalInverseWishart, covariance_type: str, n_classes: 
         )
 
     return StoryPart(lambda: _gaussian_parameters(prior, covariance_type, n_classes), features)
+
+
+@registry.register_story_part("gaussian")
+def family_part(family, prior: NormalInverseWishart, n_classes: int) -> StoryPart:
+    """:func:`gaussian_part` for a :class:`~bayesgen.families.gaussian.GaussianFamily`."""
+    return gaussian_part(prior, family.covariance_type, n_classes)
 
 
 def gaussian_story(

@@ -25,9 +25,9 @@ import jax.numpy as jnp
 import numpyro
 import numpyro.distributions as dist
 from jax import Array
-from jax.scipy.linalg import solve_triangular
 
 from bayesgen.families.class_prior import Dirichlet
+from bayesgen.families.gaussian import observed_block
 from bayesgen.families.kernel_density import KernelParams
 from bayesgen.stories.common import StoryPart, classifier_story
 
@@ -36,9 +36,8 @@ def mixture_log_density(params: KernelParams, labels: Array, X: Array) -> Array:
     r""":math:`\log \sum_i \tilde w_{i y}\, \mathcal N(x_o;\, x_{i,o}, H_{y,oo})` per row.
 
     Missing entries (NaN) are integrated out: each row's kernel covariance is masked to
-    :math:`H_{oo} \oplus I` with the missing coordinates of the row and of every centre
-    set to 0, which keeps the observed block's determinant and quadratic form; the
-    :math:`\tfrac m2 \log 2\pi` the identity block adds is taken out again. This is the
+    :math:`H_{oo} \oplus I` (:mod:`bayesgen.families.gaussian.observed_block`) with the
+    deviations from every centre set to 0 on the row's missing coordinates. This is the
     story's plain definition (memory n_rows × n_train × n_features); the estimator scores
     rows with a chunked, jitted version of the same sum.
 
@@ -55,22 +54,17 @@ def mixture_log_density(params: KernelParams, labels: Array, X: Array) -> Array:
     """
     centres, weights, covariances = params
     present = ~jnp.isnan(X)
-    mask = present.astype(centres.dtype)
     filled = jnp.where(present, X, 0.0)
+    lower = observed_block.masked_cholesky(covariances[labels], present)  # (n_rows, d, d)
+    deviations = jnp.where(present[:, None, :], filled[:, None, :] - centres[None, :, :], 0.0)
+    squared = observed_block.whitened_squares(lower, jnp.swapaxes(deviations, -1, -2))
     n_features = X.shape[-1]
-    masked = (
-        mask[:, :, None] * mask[:, None, :] * covariances[labels]
-        + jnp.eye(n_features) * (1.0 - mask)[:, :, None]
-    )
-    lower = jnp.linalg.cholesky(masked)  # (n_rows, d, d)
-    deviations = (filled[:, None, :] - centres[None, :, :]) * mask[:, None, :]
-    whitened = solve_triangular(lower, jnp.swapaxes(deviations, -1, -2), lower=True)
-    squared = jnp.sum(whitened**2, axis=-2)  # (n_rows, n_train)
-    half_log_det = jnp.sum(jnp.log(jnp.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
-    n_observed = jnp.sum(mask, axis=-1)
     log_kernels = (
-        -0.5 * squared - half_log_det[:, None] - 0.5 * n_observed[:, None] * math.log(2 * math.pi)
-    )
+        -0.5 * squared
+        - observed_block.half_log_det(lower)[:, None]
+        - 0.5 * n_features * math.log(2 * math.pi)
+        + observed_block.missing_log_norm(present)[:, None]
+    )  # (n_rows, n_train)
     log_weights = jnp.log(_normalised(weights).T[labels])  # (n_rows, n_train); -inf for 0
     return jax.nn.logsumexp(log_kernels + log_weights, axis=-1)
 

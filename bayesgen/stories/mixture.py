@@ -26,7 +26,7 @@ import numpyro.distributions as dist
 from jax import Array
 
 from bayesgen.families.class_prior import Dirichlet
-from bayesgen.families.gaussian import NormalInverseWishart
+from bayesgen.families.gaussian import NormalInverseWishart, observed_block
 from bayesgen.stories.common import StoryPart, classifier_story
 from bayesgen.stories.gaussian import _may_have_missing
 
@@ -90,13 +90,10 @@ def _components(means, covariances, covariance_type, present=None):
         return dist.Normal(means, scale).mask(present).to_event(1)
     if present is None:
         return dist.MultivariateNormal(means, scale_tril=jnp.linalg.cholesky(covariances))
-    mask = present.astype(means.dtype)
-    masked = (
-        mask[..., :, None] * mask[..., None, :] * covariances
-        + jnp.eye(means.shape[-1]) * (1.0 - mask)[..., :, None]
+    loc = observed_block.masked_mean(means, present)
+    return dist.MultivariateNormal(
+        loc, scale_tril=observed_block.masked_cholesky(covariances, present)
     )
-    loc = jnp.where(present, means, 0.0)
-    return dist.MultivariateNormal(loc, scale_tril=jnp.linalg.cholesky(masked))
 
 
 def _per_component_covariances(covariances, labels, covariance_type):
@@ -153,8 +150,7 @@ def mixture_part(
             "X", dist.MixtureSameFamily(selector, components), obs=jnp.where(present, X, 0.0)
         )
         if covariance_type in ("full", "tied"):
-            n_missing = jnp.sum(~present, axis=-1)
-            numpyro.factor("X_missing", 0.5 * n_missing * jnp.log(2 * jnp.pi))
+            numpyro.factor("X_missing", observed_block.missing_log_norm(present))
 
     return StoryPart(parameters, features)
 

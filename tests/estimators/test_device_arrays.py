@@ -14,6 +14,7 @@ from sklearn.datasets import load_wine
 import bayesgen
 from bayesgen._precision import precision
 from bayesgen.estimators import gaussian as gaussian_module
+from bayesgen.families import gaussian as gaussian_family
 
 COVARIANCE_TYPES = ["full", "tied", "diag", "spherical"]
 
@@ -37,8 +38,8 @@ def numpy_paths_fail(monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("a NumPy path ran on device input")
 
-    monkeypatch.setattr(gaussian_module.blocked_stats, "suff_stats", fail)
-    monkeypatch.setattr(gaussian_module.scores, "log_likelihood", fail)
+    monkeypatch.setattr(gaussian_family.blocked_stats, "suff_stats", fail)
+    monkeypatch.setattr(gaussian_family.scores, "log_likelihood", fail)
     seen = []
     for name in ("suff_stats", "log_likelihood"):
         original = getattr(gaussian_module.gaussian, name)

@@ -90,3 +90,25 @@ def test_bad_path_and_unfitted_model():
         credible_band(QDA(), X_path)
     with pytest.raises(ValueError, match="X_path must be 2-D"):
         credible_band(QDA().fit(X_path, np.arange(30) % 2), X_path[:, 0])
+
+
+def test_chosen_classes_and_one_legend_entry_per_thing(render):
+    rng = np.random.default_rng(2)
+    X = np.vstack([rng.normal(centre, 1.0, (20, 2)) for centre in ([0, 0], [3, 0], [0, 3])])
+    y = np.repeat(["a", "b", "c"], 20)
+    model = QDA(estimate="mean").fit(X, y)
+    t = np.linspace(0, 1, 15)
+    X_path = np.outer(1 - t, [0, 0]) + np.outer(t, [3, 0])
+    ax = credible_band(
+        model, X_path, class_=["b", "a"], t=t, n_draws=20, random_state=0, xlabel="a to b"
+    )
+    render(ax)
+    assert len(ax.lines) == 4 and len(bands(ax)) == 2
+    plugin = model.predict_proba(X_path)
+    np.testing.assert_allclose(ax.lines[0].get_ydata(), plugin[:, 1], rtol=1e-12)
+    np.testing.assert_allclose(ax.lines[2].get_ydata(), plugin[:, 0], rtol=1e-12)
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert legend == ["y = b", "y = a", "plug-in p(y | x)", "posterior mean", "90% credible band"]
+    assert ax.get_xlabel() == "a to b"
+    with pytest.raises(ValueError, match="class_ must be one of the model's classes_"):
+        credible_band(model, X_path, class_=["a", "z"])

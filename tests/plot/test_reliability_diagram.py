@@ -79,3 +79,60 @@ def test_bad_labels_and_unfitted_model(problem):
         reliability_diagram(model, X, np.full(len(y), "z"))
     with pytest.raises(ValueError, match="model must be a fitted classifier"):
         reliability_diagram(GaussianNB(), X, y)
+
+
+def test_quantile_bins_match_scikit_learn_and_carry_their_counts(problem, render):
+    """strategy="quantile": the points are calibration_curve(strategy="quantile")'s, the
+    labels beside them the rows per bin, the legend's error the row-weighted gap."""
+    model, X, y = problem
+    ax = reliability_diagram(model, X, y, n_bins=5, strategy="quantile")
+    render(ax)
+    _, *lines = ax.lines
+    labels = [text.get_text() for text in ax.texts]
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    for line, method, name in zip(
+        lines, ["plugin", "predictive"], ["plug-in", "predictive"], strict=True
+    ):
+        proba = model.predict_proba(X, method=method)
+        confidence = proba.max(axis=1)
+        correct = model.classes_[proba.argmax(axis=1)] == y
+        accuracy, mean_confidence = calibration_curve(
+            correct, confidence, n_bins=5, strategy="quantile"
+        )
+        np.testing.assert_allclose(line.get_xdata(), mean_confidence, rtol=1e-12)
+        np.testing.assert_allclose(line.get_ydata(), accuracy, rtol=1e-12)
+        edges = np.quantile(confidence, np.linspace(0, 1, 6))
+        counts = np.histogram(confidence, edges)[0]
+        assert counts.sum() == len(y) and counts.min() >= len(y) // 5 - 1
+        error = np.sum(counts * np.abs(accuracy - mean_confidence)) / len(y)
+        assert f"{name} (ECE {error:.3f})" in legend
+    # 900 rows in 5 bins per method, no two points on one spot: ten labels of 180.
+    assert sorted(labels) == ["180"] * 10
+
+
+def test_counts_label_every_uniform_bin(problem):
+    model, X, y = problem
+    ax = reliability_diagram(model, X, y, n_bins=10, methods="plugin")
+    proba = model.predict_proba(X)
+    counts = np.histogram(proba.max(axis=1), np.linspace(0, 1, 11))[0]
+    shown = [int(n) for text in ax.texts for n in text.get_text().split("+")]
+    assert sorted(shown) == sorted(counts[counts > 0].tolist())
+    assert not reliability_diagram(model, X, y, show_counts=False).texts
+
+
+def test_tied_confidences_merge_quantile_bins():
+    from bayesgen.plot._reliability import _quantile_bins
+
+    confidence = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 0.6, 0.7, 0.9])
+    correct = np.array([1, 1, 1, 1, 0, 0, 1, 1], dtype=float)
+    mean_confidence, accuracy, counts = _quantile_bins(correct, confidence, 4)
+    # Quantile edges 0.6, 0.85, 1, 1, 1: the three top bins are one, and no bin is empty.
+    np.testing.assert_array_equal(counts, [2, 6])
+    np.testing.assert_allclose(mean_confidence, [0.65, (0.9 + 5) / 6])
+    np.testing.assert_allclose(accuracy, [0.5, 5 / 6])
+
+
+def test_unknown_strategy_is_named(problem):
+    model, X, y = problem
+    with pytest.raises(ValueError, match="strategy must be one of"):
+        reliability_diagram(model, X, y, strategy="equal")

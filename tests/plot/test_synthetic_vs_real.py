@@ -94,3 +94,16 @@ def test_bad_data_and_unfitted_model(fitted):
         synthetic_vs_real(model, X[:, :2])
     with pytest.raises(ValueError, match="model must be a fitted classifier"):
         synthetic_vs_real(LDA(), X)
+
+
+def test_every_panel_says_what_it_shows(fitted):
+    model, X = fitted
+    axes = synthetic_vs_real(model, X, ncols=2, random_state=0)
+    for ax in axes:
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == ["real", "synthetic"]
+        assert ax.get_xlabel().startswith(ax.get_title())
+    # The first column names the y axis; the title names the model and the sample size.
+    assert [bool(ax.get_ylabel()) for ax in axes] == [True, False, True]
+    assert axes[0].get_ylabel().startswith("density")
+    title = axes[0].figure.get_suptitle()
+    assert title.startswith("LDA: real rows vs 100 rows sampled")

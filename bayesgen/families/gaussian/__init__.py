@@ -4,6 +4,7 @@ The conjugate prior is Normal–Inverse-Wishart (Normal–Inverse-Gamma per coor
 the diagonal and spherical types); see :mod:`bayesgen.families.gaussian.posterior`.
 """
 
+from bayesgen.families.gaussian.family import GaussianFamily
 from bayesgen.families.gaussian.likelihood import log_likelihood
 from bayesgen.families.gaussian.posterior import (
     GaussianParams,
@@ -16,6 +17,12 @@ from bayesgen.families.gaussian.posterior import (
     posterior,
     sample_params,
 )
+from bayesgen.families.gaussian.prior import (
+    covariance_log_prior,
+    log_prior,
+    mean_log_prior,
+    resolve_prior,
+)
 from bayesgen.families.gaussian.stats import (
     COVARIANCE_TYPES,
     GaussianStats,
@@ -27,18 +34,23 @@ from bayesgen.families.gaussian.stats import (
 
 __all__ = [
     "COVARIANCE_TYPES",
+    "GaussianFamily",
     "GaussianParams",
     "GaussianStats",
     "NormalInverseWishart",
     "add_ridge",
     "check_covariance_type",
+    "covariance_log_prior",
     "default_dof",
     "default_scale",
     "log_likelihood",
+    "log_prior",
+    "mean_log_prior",
     "mean_exists",
     "merge",
     "point_estimate",
     "posterior",
+    "resolve_prior",
     "sample_params",
     "suff_stats",
     "total_moments",

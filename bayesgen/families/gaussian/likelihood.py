@@ -4,6 +4,10 @@ All four covariance types are evaluated through Cholesky factors and triangular 
 (never an explicit inverse), with differences x - mu taken before any squaring, one class
 at a time so that the temporaries stay (n, d). Inputs and means are first shifted by the
 average class mean, which keeps the whitening of offset data accurate.
+
+:func:`log_likelihood` owns the quantity and has two kernels: NumPy blocks for a NumPy
+array (:mod:`~bayesgen.families.gaussian.scores`, which read it in place) and the jitted
+JAX kernel here for a ``jax.Array`` or traced values inside ``jit``.
 """
 
 from __future__ import annotations
@@ -13,9 +17,11 @@ from functools import partial
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
 from jax.scipy.linalg import solve_triangular
 
+from bayesgen.families.gaussian import scores
 from bayesgen.families.gaussian.posterior import GaussianParams
 
 
@@ -71,21 +77,40 @@ def _spherical(means: Array, variances: Array, X: Array) -> Array:
 _KERNELS = {"full": _full, "tied": _tied, "diag": _diag, "spherical": _spherical}
 
 
-@partial(jax.jit, static_argnames="covariance_type")
-def log_likelihood(params: GaussianParams, X: Array, covariance_type: str) -> Array:
-    """Log-density of each row under each class.
+def log_likelihood(
+    params: GaussianParams, X, covariance_type: str, *, row_terms: bool = True
+) -> Array | np.ndarray:
+    """Log-density of each complete row under each class.
+
+    A NumPy ``X`` (with concrete parameters) goes through the NumPy blocks and gives a NumPy
+    array in ``X``'s dtype; anything else (a ``jax.Array``, values traced by ``jit``) through
+    the jitted JAX kernel. Both compute the same densities.
 
     Parameters
     ----------
     params : GaussianParams
-    X : Array of shape (n_samples, n_features)
+    X : array of shape (n_samples, n_features)
+        Complete rows (a NaN entry makes its row NaN).
     covariance_type : {"full", "tied", "diag", "spherical"}
+    row_terms : bool, default=True
+        ``False`` lets the NumPy kernel leave out terms that are the same for every class of
+        a row (enough for :math:`p(y \\mid x)`); the JAX kernel always includes them.
 
     Returns
     -------
-    Array of shape (n_samples, n_classes)
+    array of shape (n_samples, n_classes)
         :math:`\\log \\mathcal N(x_i \\mid \\mu_k, \\Sigma_k)`, normalising constant included.
     """
+    leaves = jax.tree.leaves(params)
+    if isinstance(X, np.ndarray) and not any(isinstance(a, jax.core.Tracer) for a in leaves):
+        means, covariances = (np.asarray(leaf) for leaf in params)
+        return scores.log_likelihood(means, covariances, X, covariance_type, row_terms=row_terms)
+    return jax_log_likelihood(params, X, covariance_type)
+
+
+@partial(jax.jit, static_argnames="covariance_type")
+def jax_log_likelihood(params: GaussianParams, X: Array, covariance_type: str) -> Array:
+    """The JAX kernel of :func:`log_likelihood` (Cholesky whitening, one class at a time)."""
     shift = jnp.mean(params.means, axis=0)
     kernel = _KERNELS[covariance_type]
     log_density = kernel(params.means - shift, params.covariances, X - shift)

@@ -20,8 +20,12 @@ from __future__ import annotations
 
 import math
 
+import jax.numpy as jnp
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
+
+from bayesgen._precision import precision
+from bayesgen.families.gaussian import observed_block
 
 
 def full_covariances(
@@ -96,8 +100,7 @@ def observed_block_forms(means: np.ndarray, covariances: np.ndarray, X: np.ndarr
 
     Few distinct missing patterns: one Cholesky factor per pattern and class. Many
     patterns: every row at once, in chunks, with its covariance masked to
-    :math:`\\Sigma_{oo} \\oplus I` (same determinant and quadratic form as the observed
-    block).
+    :math:`\\Sigma_{oo} \\oplus I` (:func:`bayesgen.families.gaussian.observed_block.forms`).
 
     Parameters
     ----------
@@ -136,24 +139,17 @@ MANY_PATTERNS = 64
 
 
 def _masked_forms(means, covariances, X, chunk_rows: int = 2048):
-    observed = ~np.isnan(X)
-    filled = np.where(observed, X, 0.0)
-    n_samples, n_features = X.shape
-    squared = np.empty((n_samples, means.shape[0]), dtype=X.dtype)
+    """:func:`observed_block_forms` of many patterns: the masked covariances, in chunks."""
+    squared = np.empty((X.shape[0], means.shape[0]), dtype=X.dtype)
     half_log_det = np.empty_like(squared)
-    identity = np.eye(n_features)
-    for start in range(0, n_samples, chunk_rows):
-        rows = slice(start, start + chunk_rows)
-        mask = observed[rows].astype(X.dtype)
-        outer = mask[:, :, None] * mask[:, None, :]
-        for k in range(means.shape[0]):
-            masked = outer * covariances[k] + (1.0 - mask)[:, :, None] * identity
-            lower = np.linalg.cholesky(masked)
-            deviation = (filled[rows] - means[k]) * mask
-            whitened = np.linalg.solve(lower, deviation[:, :, None])[:, :, 0]
-            squared[rows, k] = np.sum(whitened**2, axis=1)
-            half_log_det[rows, k] = np.sum(np.log(np.diagonal(lower, axis1=1, axis2=2)), axis=1)
-    return squared, half_log_det, np.sum(observed, axis=1)
+    with precision(X.dtype):
+        means = jnp.asarray(means, X.dtype)
+        covariances = jnp.asarray(covariances, X.dtype)
+        for start in range(0, X.shape[0], chunk_rows):
+            rows = slice(start, start + chunk_rows)
+            chunk_squared, chunk_log_det, _ = observed_block.forms(means, covariances, X[rows])
+            squared[rows], half_log_det[rows] = chunk_squared, chunk_log_det
+    return squared, half_log_det, np.sum(~np.isnan(X), axis=1)
 
 
 def conditional(means, covariances, X, rows, missing, k):

@@ -15,6 +15,11 @@ data are offset. What is stored depends on the covariance type: the full :math:`
 (``"full"``), their sum over classes (``"tied"``), or their diagonals (``"diag"`` and
 ``"spherical"``; the spherical likelihood needs only the trace, the diagonal also gives
 the per-feature total variance used by the default prior and the ridge).
+
+:func:`suff_stats` owns the quantity and has two kernels: NumPy blocks that read a NumPy
+array in place (:mod:`~bayesgen.families.gaussian.blocked_stats`; handing the array to JAX
+would copy it) and a jitted JAX kernel for a ``jax.Array`` (on its own device) or traced
+values inside ``jit``.
 """
 
 from __future__ import annotations
@@ -24,7 +29,10 @@ from typing import NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import Array
+
+from bayesgen.families.gaussian import blocked_stats
 
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
 """``"full"``: one covariance per class (QDA); ``"tied"``: one shared covariance (LDA);
@@ -60,20 +68,36 @@ def check_covariance_type(covariance_type: str) -> None:
         )
 
 
-@partial(jax.jit, static_argnames="covariance_type")
-def suff_stats(X: Array, responsibilities: Array, covariance_type: str) -> GaussianStats:
+def suff_stats(X, responsibilities, covariance_type: str) -> GaussianStats:
     """Statistics of the rows of ``X`` weighted by ``responsibilities``.
+
+    A NumPy ``X`` (with concrete responsibilities) goes through the NumPy blocks, which read
+    it in place and return NumPy arrays in its dtype; anything else (a ``jax.Array``, values
+    traced by ``jit``) through the jitted JAX kernel, in the precision of the enclosing
+    :func:`bayesgen._precision.precision` scope. Both compute the same statistics.
 
     Parameters
     ----------
-    X : Array of shape (n_samples, n_features)
-    responsibilities : Array of shape (n_samples, n_classes)
+    X : array of shape (n_samples, n_features)
+        Complete rows (a NaN entry makes its classes' statistics NaN).
+    responsibilities : array of shape (n_samples, n_classes)
     covariance_type : {"full", "tied", "diag", "spherical"}
 
     Returns
     -------
     GaussianStats
     """
+    if isinstance(X, np.ndarray) and not isinstance(responsibilities, jax.core.Tracer):
+        counts, means, scatter = blocked_stats.suff_stats(
+            X, np.asarray(responsibilities), covariance_type
+        )
+        return GaussianStats(counts, means, scatter)
+    return jax_suff_stats(X, responsibilities, covariance_type)
+
+
+@partial(jax.jit, static_argnames="covariance_type")
+def jax_suff_stats(X: Array, responsibilities: Array, covariance_type: str) -> GaussianStats:
+    """The JAX kernel of :func:`suff_stats` (two passes, one class at a time)."""
     counts = jnp.sum(responsibilities, axis=0)
     # Sum deviations from a data point, not raw values: on offset float32 data the raw sums
     # would lose several units in the last place of the means.

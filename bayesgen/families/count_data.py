@@ -7,6 +7,7 @@ several times slower), so these passes stay in NumPy/SciPy and X is never densif
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
@@ -20,6 +21,36 @@ def class_sums(responsibilities, X) -> np.ndarray:
     if sp.issparse(X):
         return np.asarray((X.T @ responsibilities).T)
     return responsibilities.T @ X
+
+
+def class_statistics(X, responsibilities, dtype):
+    """``(N_k, R^T X, missing counts)`` of a batch, the statistics every count family keeps.
+
+    Missing entries (NaN) are skipped: their factor leaves the likelihood, so the sums run
+    over observed entries and each feature keeps its own weighted count of missing rows.
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+    responsibilities : Array of shape (n_samples, n_classes)
+    dtype : numpy dtype
+        Precision of the returned statistics.
+
+    Returns
+    -------
+    tuple of Array
+        Shapes (n_classes,), (n_classes, n_features), (n_classes, n_features).
+    """
+    filled, missing = split_missing(X)
+    sums = class_sums(responsibilities, filled)
+    missing_counts = (
+        np.zeros_like(sums) if missing is None else class_sums(responsibilities, missing)
+    )
+    return (
+        jnp.sum(responsibilities, axis=0),
+        jnp.asarray(sums, dtype),
+        jnp.asarray(missing_counts, dtype),
+    )
 
 
 def row_products(X, matrix: np.ndarray) -> np.ndarray:

@@ -1,0 +1,138 @@
+"""``ExponentialNB``: naive Bayes for non-negative real features (waiting times, sizes)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
+from bayesgen.families.exponential import ExponentialFamily, check_values
+from bayesgen.validation import check_features, check_positive
+
+
+class ExponentialNB(CountNB):
+    __doc__ = (
+        """Naive Bayes with exponential features and Gamma-distributed rates.
+
+    .. math::
+
+        \\pi \\sim \\mathrm{Dirichlet}, \\quad
+        \\lambda_{kj} \\sim \\mathrm{Gamma}(\\alpha, \\beta), \\quad
+        y \\sim \\mathrm{Categorical}(\\pi), \\quad
+        x_j \\mid y = k \\sim \\mathrm{Exponential}(\\lambda_{kj}), \\ x_j \\ge 0.
+
+    With :math:`N_{kj}` the weighted number of observed entries of feature :math:`j` in
+    class :math:`k` and :math:`S_{kj}` their weighted sum, the posterior of a rate is
+    :math:`\\mathrm{Gamma}(\\alpha + N_{kj}, \\beta + S_{kj})`; ``predict_proba(X,
+    method="predictive")`` integrates the rates out, giving each entry the Lomax density
+    :math:`a' b'^{a'} / (b' + x)^{a' + 1}` with :math:`a' = \\alpha + N_{kj}`,
+    :math:`b' = \\beta + S_{kj}`. A missing entry (NaN) drops its factor. ``X`` must be a
+    dense array of finite values >= 0 (SciPy sparse input is refused: a zero here is a
+    value, not an absence).
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Gamma prior shape (pseudo-observations of every feature).
+    beta : float or array-like of shape (n_features,), default=1.0
+        Gamma prior rate (their pseudo-sum).
+"""
+        + COMMON_PARAMETERS_DOC.replace(
+            "posterior mean (additive smoothing\n        with ``alpha``)",
+            "posterior mean\n        :math:`(\\alpha + N)/(\\beta + S)`",
+        )
+        + """
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of training rows per class.
+    class_prior_ : ndarray of shape (n_classes,)
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        :math:`S_{kj}`, the weighted per-class sums of each feature (observed entries).
+    observed_count_ : ndarray of shape (n_classes, n_features)
+        :math:`N_{kj}`, the weighted per-class number of observed entries.
+    rates_ : ndarray of shape (n_classes, n_features)
+        :math:`\\lambda_{kj}` (``"mean"``: :math:`(\\alpha + N)/(\\beta + S)`; ``"map"``:
+        :math:`(\\alpha + N - 1)_+/(\\beta + S)`; ``"mle"``: :math:`N/S`).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesgen.estimators.exponential_nb import ExponentialNB
+    >>> X = np.array([[0.1, 2.0], [0.3, 1.5], [2.0, 0.2], [3.0, 0.1]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> model = ExponentialNB().fit(X, y)
+    >>> model.rates_.round(3)
+    array([[2.143, 0.667],
+           [0.5  , 2.308]])
+    >>> model.predict(np.array([[0.2, np.nan], [2.5, 0.3]]))
+    array([0, 1])
+"""
+    )
+    model_name = "exponential-nb"
+    _site = "rates"
+
+    def __init__(
+        self,
+        *,
+        alpha=1.0,
+        beta=1.0,
+        estimate="mean",
+        fit_prior=True,
+        class_prior=None,
+        max_iter=100,
+        tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        random_state=None,
+    ):
+        self.alpha = alpha
+        self.beta = beta
+        self.estimate = estimate
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.max_iter = max_iter
+        self.tol = tol
+        self.n_init = n_init
+        self.unlabeled_weight = unlabeled_weight
+        self.n_classes = n_classes
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = False
+        return tags
+
+    def _check_hyperparameters(self):
+        super()._check_hyperparameters()
+        for name in ("alpha", "beta"):
+            if np.ndim(getattr(self, name)) == 0:
+                check_positive(getattr(self, name), name)
+
+    def _check_X(self, X, *, reset):
+        if sp.issparse(X):
+            raise TypeError(
+                "ExponentialNB needs a dense X (a zero is a value here, not an absence); got a "
+                "sparse matrix: pass X.toarray()."
+            )
+        return check_values(check_features(self, X, reset=reset, allow_nan=True))
+
+    def _feature_family(self) -> ExponentialFamily:
+        return ExponentialFamily(alpha=self.alpha, beta=self.beta)
+
+    def _store_parameters(self, stats, rates):
+        self.feature_count_ = np.asarray(stats.feature_sums)
+        self.observed_count_ = np.asarray(stats.observed_counts)
+        self.rates_ = np.asarray(rates)
+
+    def _parameters(self):
+        return self.rates_
+
+    def _set_parameters(self, sites):
+        self.rates_ = np.asarray(sites["rates"])
+
+    def _features_from_draws(self, draws):
+        return np.asarray(draws["X"])

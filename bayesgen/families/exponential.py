@@ -1,0 +1,258 @@
+r"""Non-negative real features with exponential densities and Gamma-distributed rates.
+
+.. math::
+
+    \lambda_{kj} \sim \mathrm{Gamma}(\alpha, \beta), \qquad
+    x_j \mid y = k \sim \mathrm{Exponential}(\lambda_{kj}), \quad x_j \ge 0.
+
+With :math:`N_{kj} = \sum_i R_{ik} [x_{ij}\ \text{observed}]` and :math:`S_{kj} = \sum_i
+R_{ik} x_{ij}` (missing entries, NaN, skipped) the posterior is
+:math:`\mathrm{Gamma}(\alpha + N_{kj},\ \beta + S_{kj})` and the posterior predictive of one
+entry is the Lomax (Pareto II) density
+
+.. math::
+
+    p(x \mid k, \mathcal D) = \frac{a' b'^{a'}}{(b' + x)^{a' + 1}}, \qquad
+    a' = \alpha + N_{kj},\ b' = \beta + S_{kj}.
+
+Data are dense NumPy arrays (this family takes no SciPy sparse input: a zero is a value,
+not an absence, so sparsity buys nothing here).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import Array
+
+from bayesgen.families.count_imputation import fill_missing
+from bayesgen.families.estimates import (
+    check_concentration,
+    check_estimate_kind,
+    pseudo_counts,
+    pseudo_log_density,
+)
+from bayesgen.families.poisson import Gamma
+from bayesgen.families.protocol import FeatureFamily
+
+__all__ = ["ExponentialFamily", "ExponentialStats", "Gamma", "check_values"]
+
+
+class ExponentialStats(NamedTuple):
+    """Sufficient statistics of exponential features.
+
+    Attributes
+    ----------
+    counts : Array of shape (n_classes,)
+        :math:`N_k`, the weighted number of rows of each class.
+    observed_counts : Array of shape (n_classes, n_features)
+        :math:`N_{kj}`, the weighted number of observed entries of each feature.
+    feature_sums : Array of shape (n_classes, n_features)
+        :math:`S_{kj} = \\sum_i R_{ik} x_{ij}` over the observed entries.
+    """
+
+    counts: Array
+    observed_counts: Array
+    feature_sums: Array
+
+
+def check_values(X, name: str = "X", n_features: int | None = None) -> np.ndarray:
+    """``X`` as a 2-D float array of non-negative values or NaN (missing).
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, for a wrong shape, a SciPy sparse matrix, ±inf or a negative value.
+    """
+    if hasattr(X, "tocsr"):
+        raise ValueError(
+            f"{name} must be a dense array: the exponential family takes no sparse input."
+        )
+    X = np.asarray(X)
+    if X.ndim != 2 or (n_features is not None and X.shape[1] != n_features):
+        expected = "(n_samples, n_features)" if n_features is None else f"(n_samples, {n_features})"
+        raise ValueError(f"{name} must have shape {expected}; got {X.shape}.")
+    if np.any(np.isinf(X)):
+        raise ValueError(f"{name} holds ±inf; exponential features are finite (NaN: missing).")
+    if np.any(X < 0):
+        # The wording scikit-learn's checks expect of a model for non-negative data.
+        raise ValueError(f"Negative values in data passed to {name}; exponential data are >= 0.")
+    return X
+
+
+def _split(X: np.ndarray):
+    present = ~np.isnan(X)
+    return present.astype(X.dtype), np.where(present, X, 0.0).astype(X.dtype)
+
+
+def merge(a: ExponentialStats, b: ExponentialStats) -> ExponentialStats:
+    """Statistics of the union of two disjoint batches (they are sums)."""
+    return ExponentialStats(*(x + y for x, y in zip(a, b, strict=True)))
+
+
+def posterior(prior: Gamma, stats: ExponentialStats) -> Gamma:
+    """Conjugate update :math:`\\mathrm{Gamma}(\\alpha + N_{kj}, \\beta + S_{kj})`."""
+    shape = prior.shape + stats.observed_counts
+    return Gamma(shape, jnp.broadcast_to(prior.rate + stats.feature_sums, shape.shape))
+
+
+def point_estimate(prior: Gamma, stats: ExponentialStats, kind: str) -> Array:
+    """Rates :math:`\\lambda_{kj}`, shape (n_classes, n_features).
+
+    ``"mle"``: :math:`N/S`; ``"map"``: :math:`(\\alpha + N - 1)_+/(\\beta + S)`, clipped at 0
+    because for :math:`\\alpha + N < 1` the posterior density is decreasing and its mode is
+    the boundary; ``"mean"``: :math:`(\\alpha + N)/(\\beta + S)`. Without observed entries
+    the maximum-likelihood rate is 0 (the class gives no density to that feature); where
+    every observed value is 0 it is ``inf``.
+    """
+    check_estimate_kind(kind)
+    if kind == "mle":
+        n, s = stats.observed_counts, stats.feature_sums
+        return jnp.where(s > 0, n / jnp.where(s > 0, s, 1), jnp.where(n > 0, jnp.inf, 0.0))
+    post = posterior(prior, stats)
+    if kind == "mean":
+        return post.shape / post.rate
+    return jnp.clip(post.shape - 1.0, 0.0, None) / post.rate
+
+
+def sample_params(key: Array, gamma: Gamma, num_samples: int) -> Array:
+    """Draws of the rates, shape ``(num_samples, n_classes, n_features)``."""
+    return jax.random.gamma(key, gamma.shape, shape=(num_samples, *gamma.shape.shape)) / gamma.rate
+
+
+def log_likelihood(rates, X: np.ndarray) -> np.ndarray:
+    """:math:`\\sum_{j\\ \\text{observed}} [\\log\\lambda_{kj} - \\lambda_{kj} x_{ij}]`.
+
+    A zero rate makes an observed entry impossible (``-inf``); an infinite one (an
+    ``"mle"`` from all-zero values) puts infinite density at 0 and none elsewhere.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+    """
+    rates = np.asarray(rates)
+    present, filled = _split(X)
+    finite = np.isfinite(rates)
+    # 0 * log 0 would be NaN: zero rates are kept apart as "impossible" indicators.
+    is_zero = (rates <= 0).astype(X.dtype)
+    log_rates = np.log(np.where(finite & (rates > 0), rates, 1.0)).astype(X.dtype)
+    result = present @ log_rates.T - filled @ np.where(finite, rates, 0.0).T.astype(X.dtype)
+    impossible = present @ is_zero.T
+    if not finite.all():
+        infinite = (~finite).astype(X.dtype)
+        impossible = impossible + (filled > 0).astype(X.dtype) @ infinite.T
+        at_zero = (present * (filled == 0)) @ infinite.T
+        result = np.where(at_zero > 0, np.inf, result)
+    return np.where(impossible > 0, -np.inf, result)
+
+
+def predictive_log_likelihood(gamma: Gamma, X: np.ndarray) -> np.ndarray:
+    """The Lomax :math:`\\log p(x \\mid k, \\mathcal D)` summed over observed entries, float64.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, n_classes)
+    """
+    shape, rate = (np.asarray(p, dtype=np.float64) for p in gamma)
+    rate = np.broadcast_to(rate, shape.shape)
+    present = ~np.isnan(X)
+    filled = np.where(present, X, 0.0).astype(np.float64)
+    result = np.empty((X.shape[0], shape.shape[0]))
+    for k in range(shape.shape[0]):
+        a, b = shape[k], rate[k]
+        terms = np.log(a) + a * np.log(b) - (a + 1.0) * np.log(b + filled)
+        result[:, k] = np.sum(np.where(present, terms, 0.0), axis=1)
+    return result
+
+
+def _mixture_mean(weights: np.ndarray, rates: np.ndarray) -> np.ndarray:
+    return np.sum(weights / rates, axis=1)
+
+
+def _draw(rates: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    return rng.exponential(1.0 / rates)
+
+
+class ExponentialFamily(FeatureFamily):
+    """The Gamma–exponential family behind ``ExponentialNB``.
+
+    Parameters are the rates :math:`\\lambda` of shape (n_classes, n_features); ``X`` is a
+    dense array of non-negative values, NaN for missing.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Gamma prior shape.
+    beta : float or array-like of shape (n_features,), default=1.0
+        Gamma prior rate.
+    """
+
+    name = "exponential"
+
+    def __init__(self, alpha=1.0, beta=1.0):
+        self.alpha = alpha
+        self.beta = beta
+
+    def prior_for(self, n_features: int, dtype=None) -> Gamma:
+        """The prior ``Gamma(alpha, beta)`` of ``n_features`` features."""
+        shape = check_concentration(self.alpha, "alpha", n_features)
+        rate = check_concentration(self.beta, "beta", n_features)
+        return Gamma(jnp.asarray(shape, dtype), jnp.asarray(rate, dtype))
+
+    def suff_stats(self, X, responsibilities, dtype) -> ExponentialStats:
+        """Class counts, observed counts and sums of ``X`` (NaN skipped)."""
+        X = check_values(X)
+        weights = np.asarray(responsibilities, dtype=X.dtype)
+        present, filled = _split(X)
+        return ExponentialStats(
+            jnp.asarray(weights.sum(axis=0), dtype),
+            jnp.asarray(weights.T @ present, dtype),
+            jnp.asarray(weights.T @ filled, dtype),
+        )
+
+    def merge(self, a, b) -> ExponentialStats:
+        """Statistics of the union of two disjoint batches."""
+        return merge(a, b)
+
+    def prior(self, stats) -> Gamma:
+        """``Gamma(alpha, beta)`` in the statistics' precision."""
+        return self.prior_for(stats.feature_sums.shape[-1], stats.counts.dtype)
+
+    def posterior(self, prior, stats) -> Gamma:
+        """The conjugate Gamma posterior."""
+        return posterior(prior, stats)
+
+    def point_estimate(self, prior, stats, kind: str):
+        """Rates by ``"mle"``, ``"map"`` or ``"mean"`` (see :func:`point_estimate`)."""
+        return point_estimate(prior, stats, kind)
+
+    def log_prior(self, prior, params, kind: str = "map") -> float:
+        """:math:`\\sum (\\alpha - 1)\\log\\lambda - \\beta\\lambda` for ``"map"``; ``"mean"`` is
+        the mode under :math:`\\mathrm{Gamma}(\\alpha + 1, \\beta)`; ``"mle"`` has none (0)."""
+        if kind == "mle":
+            return 0.0
+        rates = np.asarray(params)
+        shape = pseudo_counts(prior.shape, kind)
+        return pseudo_log_density(shape, rates) - float(np.sum(np.asarray(prior.rate) * rates))
+
+    def log_likelihood(self, params, X, *, row_terms: bool = True):
+        """``(n_samples, n_classes)`` log-likelihood; a NaN entry's factor is dropped."""
+        return log_likelihood(params, check_values(X, n_features=np.shape(params)[-1]))
+
+    def predictive_log_likelihood(self, posterior, X):
+        """The Lomax posterior predictive, float64 (see :func:`predictive_log_likelihood`)."""
+        X = check_values(X, n_features=np.shape(posterior.shape)[-1])
+        return predictive_log_likelihood(posterior, X)
+
+    def sample_params(self, key, posterior, num_samples: int):
+        """Posterior draws of the rates, shape (num_samples, n_classes, n_features)."""
+        return sample_params(key, posterior, num_samples)
+
+    def conditional(self, params, X, class_weights, method: str, rng):
+        """Missing entries: the mixture mean :math:`\\sum_k w_k / \\lambda_{kj}`, or an
+        exponential draw given a class drawn from the weights."""
+        rates = np.broadcast_to(np.asarray(params), (X.shape[0], *np.shape(params)))
+        return fill_missing(X, rates, class_weights, method, rng, _mixture_mean, _draw)
