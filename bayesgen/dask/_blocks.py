@@ -16,8 +16,8 @@ from sklearn.utils.validation import column_or_1d
 from bayesgen._precision import precision
 from bayesgen.dask import _family
 from bayesgen.estimators.base import _to_jax, _to_numpy
-from bayesgen.estimators.semi_supervised import unlabeled_rows
 from bayesgen.inference.log_space import log_evidence, normalise
+from bayesgen.inference.semi_supervised import unlabeled_rows
 from bayesgen.validation import check_labels, check_weights
 
 

@@ -19,7 +19,7 @@ from bayesgen._precision import precision
 from bayesgen.dask import _blocks, _family
 from bayesgen.dask._input import RowBlocks
 from bayesgen.dask._passes import run_pass
-from bayesgen.estimators import semi_supervised
+from bayesgen.inference import em, semi_supervised
 from bayesgen.validation import check_labels
 
 
@@ -83,15 +83,14 @@ def _run(estimator, blocks, classes, dtype, random):
         _family.install(estimator, *start.stats[0], dtype, frozen_prior=frozen)
     else:
         _family.install(estimator, *start.stats[0], dtype)
-    step = run_pass(_blocks.em_step, estimator, blocks, dtype, classes, weight)
-    history, converged = [], False
-    for _ in range(estimator.max_iter):
-        _family.install(estimator, *step.stats[0], dtype)
-        step = run_pass(_blocks.em_step, estimator, blocks, dtype, classes, weight)
+
+    def step(previous):
+        _family.install(estimator, *previous.stats[0], dtype)
+        following = run_pass(_blocks.em_step, estimator, blocks, dtype, classes, weight)
         with precision(dtype):
             log_prior = estimator._em_log_prior()
-        history.append(step.objective + log_prior)
-        if len(history) > 1 and abs(history[-1] - history[-2]) <= estimator.tol * abs(history[-1]):
-            converged = True
-            break
-    return history, converged
+        return following, following.objective + log_prior
+
+    first = run_pass(_blocks.em_step, estimator, blocks, dtype, classes, weight)
+    state = em.run(first, step, tol=estimator.tol, max_iter=estimator.max_iter)
+    return state.history, state.converged

@@ -2,8 +2,9 @@
 
 The per-block statistics run on a copy of the estimator on a worker, so whatever
 ``_feature_stats`` records on the estimator as a side effect is lost there. The families
-supported here either have no such side effect (the count families) or one the driver can
-set itself (``GaussianDA``: a fresh fit, without missing values, without fourth moments).
+supported here have none that a fit of complete rows needs: the count families, and
+``GaussianDA`` without missing values and without fourth moments, whose prior the driver
+passes to ``_install_stats`` explicitly.
 """
 
 from __future__ import annotations
@@ -47,31 +48,22 @@ def check_block(estimator, X) -> None:
 
 
 def worker_copy(estimator):
-    """A shallow copy to compute block statistics on, in the state a fresh fit has."""
-    estimator = copy.copy(estimator)
-    if isinstance(estimator, GaussianDA):
-        estimator._fresh_fit = True
-    return estimator
+    """A shallow copy to compute block statistics on, leaving the driver's estimator alone."""
+    return copy.copy(estimator)
 
 
 def install(estimator, class_stats, feature_stats, dtype, *, frozen_prior=None) -> None:
     """Keep merged statistics in ``estimator`` and derive its parameters, as ``fit`` does.
 
     ``frozen_prior``: a GaussianDA's ``(ridge_, prior_)`` to fit under instead of those the
-    statistics resolve (the start of EM, see :func:`starts_with_frozen_prior`).
+    statistics resolve (the start of EM, see :func:`starts_with_frozen_prior`); passed to
+    it explicitly (None: resolve them), as its own fit of complete rows does.
     """
-    if isinstance(estimator, GaussianDA):
-        # What GaussianDA._add_rows and _feature_stats record in a fresh fit without NaN.
-        estimator._fresh_fit = True
-        estimator._moments = None
-        estimator._fitted_with_missing = False
-        estimator._frozen_prior = frozen_prior
-    try:
-        with precision(dtype):
-            estimator._install_stats(class_stats, feature_stats)
-    finally:
-        if isinstance(estimator, GaussianDA):
-            estimator._frozen_prior = None
+    # GaussianDA's install takes the prior explicitly (None: resolve it); its other
+    # arguments default to a fit of complete rows, the only kind fitted here.
+    options = {"frozen_prior": frozen_prior} if isinstance(estimator, GaussianDA) else {}
+    with precision(dtype):
+        estimator._install_stats(class_stats, feature_stats, **options)
 
 
 def starts_with_frozen_prior(estimator) -> bool:

@@ -10,7 +10,7 @@ from bayesgen._precision import compute_dtype
 from bayesgen.dask import _blocks, _em, _family
 from bayesgen.dask._input import row_blocks
 from bayesgen.dask._passes import run_pass
-from bayesgen.estimators import semi_supervised
+from bayesgen.inference import semi_supervised
 from bayesgen.validation import check_labels
 
 

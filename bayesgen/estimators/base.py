@@ -18,7 +18,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import semi_supervised
 from bayesgen.estimators.decisions import ClassPriorDecisions
 from bayesgen.estimators.registration import Registered
 from bayesgen.estimators.saving import ModelFileMixin
@@ -26,7 +25,7 @@ from bayesgen.estimators.uncertainty import PosteriorUses
 from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.families import class_prior
 from bayesgen.families.estimates import pseudo_counts
-from bayesgen.inference import log_space
+from bayesgen.inference import log_space, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.validation import (
     check_class_probabilities,
@@ -233,16 +232,16 @@ class GenerativeClassifier(
                 stats = self._merge_stats((self._class_stats, self._stats), stats, dtype)
             self._install_stats(*stats)
 
-    def _batch_stats(self, X, responsibilities: np.ndarray, dtype):
+    def _batch_stats(self, X, responsibilities: np.ndarray, dtype, **options):
         """The statistics of one batch of rows: (class counts, the family's statistics).
 
         Run inside ``precision(dtype)``; both are JAX pytrees. They depend on the batch
         only, which is what lets batches be processed anywhere (``bayesgen.dask``) and
-        merged afterwards.
+        merged afterwards. ``options`` go to ``_feature_stats`` (an EM step's warm start).
         """
         responsibilities = jnp.asarray(responsibilities.astype(dtype, copy=False))
         counts = class_prior.suff_stats(responsibilities)
-        return counts, self._feature_stats(X, responsibilities, dtype)
+        return counts, self._feature_stats(X, responsibilities, dtype, **options)
 
     def _merge_stats(self, previous, new, dtype):
         """The statistics of the union of two disjoint batches, each a ``_batch_stats`` pair.
@@ -255,12 +254,16 @@ class GenerativeClassifier(
             self._merge_feature_stats(_to_jax(previous[1], dtype), feature_stats),
         )
 
-    def _install_stats(self, class_stats, feature_stats):
-        """Keep the statistics and derive the parameters and class prior from them."""
+    def _install_stats(self, class_stats, feature_stats, **options):
+        """Keep the statistics and derive the parameters and class prior from them.
+
+        ``options`` go to ``_update_parameters``: what a subclass's fit passes explicitly
+        (an EM step's fixed prior or kernels); none for a plain fit.
+        """
         self._class_stats = _to_numpy(class_stats)
         self._stats = _to_numpy(feature_stats)
         self.class_count_ = self._class_stats.counts
-        self._update_parameters()
+        self._update_parameters(**options)
         self.class_prior_ = self._estimate_class_prior()
 
     def _estimate_class_prior(self) -> np.ndarray:

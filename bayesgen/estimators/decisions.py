@@ -7,7 +7,8 @@ class densities :math:`p(x \mid k)` stay fixed and the proportions change from :
 to :math:`\pi'`, :math:`p'(k \mid x) \propto (\pi'_k / \pi_k)\, p(k \mid x)`; a generative
 model makes the correction by replacing :math:`\pi` and keeping :math:`p(x \mid k)`. When
 :math:`\pi'` is unknown, it is the maximum-likelihood mixture weight of the target inputs
-under the fixed class densities, found by EM (Saerens, Latinne & Decaestecker 2002).
+under the fixed class densities, found by EM (Saerens, Latinne & Decaestecker 2002;
+:mod:`bayesgen.inference.label_shift`).
 
 **Costs** (``001_8fd34bf03af75598.txt`` §1.3 and §2.2): with :math:`C_{kj}` the cost of
 predicting :math:`j` when the truth is :math:`k`, the Bayes decision minimises the
@@ -19,33 +20,15 @@ from __future__ import annotations
 import copy
 import numbers
 import warnings
-from typing import NamedTuple
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import precision
-from bayesgen.inference.log_space import log_evidence
+from bayesgen.inference import label_shift
+from bayesgen.inference.label_shift import PriorAdaptation
 from bayesgen.validation import check_class_probabilities, check_positive
-
-
-class PriorAdaptation(NamedTuple):
-    """How :meth:`ClassPriorDecisions.adapt_class_prior` converged.
-
-    Attributes
-    ----------
-    n_iter : int
-        EM iterations run.
-    converged : bool
-    log_likelihood_history : ndarray of shape (n_iter,)
-        :math:`\\sum_i \\log \\sum_k \\pi_k\\, p(x_i \\mid k)` of the target inputs after
-        each iteration; it never decreases.
-    """
-
-    n_iter: int
-    converged: bool
-    log_likelihood_history: np.ndarray
 
 
 def check_cost(cost, n_classes: int) -> np.ndarray:
@@ -68,14 +51,6 @@ def _check_max_iter(max_iter) -> int:
     if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
         raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}.")
     return int(max_iter)
-
-
-def _log_mixture(log_likelihood: np.ndarray, log_prior: np.ndarray):
-    """Per-row log p(x) and log responsibilities under mixture weights ``exp(log_prior)``."""
-    joint = log_likelihood + log_prior
-    evidence = log_evidence(joint)
-    with np.errstate(invalid="ignore"):
-        return evidence[:, 0], joint - evidence
 
 
 class ClassPriorDecisions:
@@ -144,20 +119,10 @@ class ClassPriorDecisions:
         X, dtype = self._prepare(X_target)
         with precision(dtype):
             log_likelihood = np.asarray(self._log_likelihood(X, dtype, row_terms=True))
-        prior = self.class_prior_.astype(np.float64)
-        history, converged = [], False
-        for _ in range(max_iter):
-            with np.errstate(divide="ignore"):
-                _, log_responsibilities = _log_mixture(log_likelihood, np.log(prior))
-            updated = np.mean(np.exp(log_responsibilities), axis=0)
-            with np.errstate(divide="ignore"):
-                log_evidence, _ = _log_mixture(log_likelihood, np.log(updated))
-            history.append(float(np.sum(log_evidence)))
-            moved = float(np.max(np.abs(updated - prior)))
-            prior = updated
-            if moved <= tol:
-                converged = True
-                break
+        state = label_shift.class_prior_em(
+            log_likelihood, self.class_prior_.astype(np.float64), max_iter=max_iter, tol=tol
+        )
+        (prior, moved), history, converged = state.payload, state.history, state.converged
         if not converged:
             warnings.warn(
                 f"adapt_class_prior did not converge in max_iter={max_iter} iterations (the "

@@ -12,13 +12,14 @@ import numpy as np
 from bayesgen import progress, registry
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.device_arrays import is_device_array
-from bayesgen.estimators import gaussian_em, gaussian_regularised, gaussian_semi_supervised
+from bayesgen.estimators import gaussian_regularised
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
-from bayesgen.estimators.semi_supervised import EM_PARAMETERS_DOC
-from bayesgen.families import gaussian
+from bayesgen.families import class_prior, gaussian
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
+from bayesgen.inference import gaussian_em, gaussian_semi_supervised
+from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import check_features, check_positive
 from bayesgen.wide_data import check_covariance_cost
 
@@ -93,6 +94,13 @@ _ATTRIBUTES_DOC = (
         regularised covariance, whose M-step is not a maximisation.
     ridge_ : ndarray of shape (n_features,), or a scalar for ``"spherical"``
         What was added to the diagonal of every covariance.
+    fitted_with_missing_ : bool
+        Whether ``X`` had missing values at fit time, so that the fit is EM over them: the
+        statistics are expected ones, ``prior_`` and ``ridge_`` those EM fixed at its start
+        (kept when the parameters are derived again), and there is no closed-form posterior.
+    fourth_moments_ : FourthMoments or None
+        The fourth moments of the training rows behind the Ledoit–Wolf intensity
+        (``shrinkage="ledoit-wolf"``; merged by ``partial_fit``); None otherwise.
 """
     + gaussian_regularised.REGULARISATION_ATTRIBUTES_DOC.lstrip("\n")
     + """    n_features_in_ : int
@@ -200,36 +208,104 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         # NaN is a missing value: integrated out when predicting, EM when fitting.
         return check_features(self, X, reset=reset, allow_nan=True, device_arrays=True)
 
-    def _add_rows(self, X, responsibilities, *, reset):
-        self._fresh_fit = reset
+    def _add_rows(self, X, responsibilities, *, reset, within_em=False):
+        """Fit (``reset``) or update the statistics from rows and their class weights.
+
+        ``within_em``: this is an M-step of EM over unlabelled rows, whose rows with missing
+        entries then get their expected statistics under the current parameters (one EM
+        over labels and missing entries at once), under the current prior and ridge.
+        """
         if reset:
             # Wide data: refuse at once rather than run for hours (wide_data.py).
             check_covariance_cost(self.covariance_type, len(self.classes_), X.shape[1])
-            self._moments = None
             self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
             self.log_likelihood_history_ = np.empty(0)
-        try:
-            super()._add_rows(X, responsibilities, reset=reset)
-        finally:
-            self._frozen_prior = None
+            if not within_em:
+                self.fitted_with_missing_ = False  # EM over missing entries starts anew
+        dtype = compute_dtype(X.dtype)
+        if not reset:
+            dtype = compute_dtype(dtype, self.class_count_.dtype)
+        with precision(dtype):
+            responsibilities = jnp.asarray(responsibilities.astype(dtype, copy=False))
+            batch = self._batch(X, responsibilities, dtype, reset=reset, within_em=within_em)
+            stats = (class_prior.suff_stats(responsibilities), batch.stats)
+            moments = batch.fourth_moments
+            if not reset:
+                if moments is not None and getattr(self, "fourth_moments_", None) is None:
+                    raise ValueError(
+                        "shrinkage='ledoit-wolf' was set after the first partial_fit call, "
+                        "whose rows were not kept; fit again with the shrinkage set from the "
+                        "start."
+                    )
+                stats = self._merge_stats((self._class_stats, self._stats), stats, dtype)
+                if moments is not None:
+                    moments = shrinkage.merge_fourth_moments(
+                        _to_jax(self.fourth_moments_, dtype), moments
+                    )
+            with_missing = getattr(self, "fitted_with_missing_", False)
+            if reset and not within_em:
+                with_missing = batch.frozen_prior is not None
+            self._install_stats(
+                *stats,
+                frozen_prior=batch.frozen_prior,
+                fitted_with_missing=with_missing,
+                fourth_moments=moments,
+            )
+
+    def _install_stats(
+        self,
+        class_stats,
+        feature_stats,
+        *,
+        frozen_prior=None,
+        fitted_with_missing=False,
+        fourth_moments=None,
+    ):
+        """Keep the statistics and what else the fit found, and derive the parameters.
+
+        The defaults describe a fit of complete rows (what ``bayesgen.dask`` installs);
+        ``frozen_prior`` is the ``(ridge, prior)`` to fit under instead of resolving them.
+        """
+        self.fitted_with_missing_ = bool(fitted_with_missing)
+        self.fourth_moments_ = None if fourth_moments is None else _to_numpy(fourth_moments)
+        super()._install_stats(class_stats, feature_stats, frozen_prior=frozen_prior)
+
+    def _em_m_step(self, X, responsibilities):
+        """The M-step of EM over unlabelled rows (``bayesgen.inference.semi_supervised``)."""
+        self._add_rows(X, responsibilities, reset=True, within_em=True)
 
     def _feature_stats(self, X, responsibilities, dtype):
+        # For callers that merge and install statistics themselves (Dask workers, MixedNB's
+        # groups): a model without statistics yet is a fresh fit. EM over missing entries
+        # records fitted_with_missing_, whose prior and ridge _update_parameters then keeps.
+        reset = not hasattr(self, "_stats")
+        if reset:
+            self.fitted_with_missing_ = False
+        batch = self._batch(X, responsibilities, dtype, reset=reset, within_em=False)
+        if reset:
+            self.fitted_with_missing_ = batch.frozen_prior is not None
+        return batch.stats
+
+    def _batch(self, X, responsibilities, dtype, *, reset, within_em) -> gaussian_em.GaussianBatch:
+        """The statistics of one batch of rows, and what fitting them needs besides.
+
+        Rows with missing entries need EM over them (a fresh fit only: EM needs every row
+        at once), whose statistics are the expected ones; their prior and ridge are those
+        EM fixed (``frozen_prior``). Ledoit–Wolf needs the batch's fourth moments.
+        """
         complete_stats = None
         if is_device_array(X):
-            if self._on_device():
+            if self._on_device() and not within_em:
                 # On X's own device; a missing entry makes the statistics NaN, as below.
                 complete_stats = gaussian.suff_stats(
                     X.astype(dtype), jnp.asarray(responsibilities, dtype), self.covariance_type
                 )
                 if not bool(jnp.isnan(complete_stats.means).any()):
-                    if self._fresh_fit:
-                        self._fitted_with_missing = False
-                    return complete_stats
+                    return gaussian_em.GaussianBatch(complete_stats)
             X = np.asarray(X)  # the NumPy paths: missing entries, fourth moments, EM
             complete_stats = None
-        if gaussian_regularised.needs_fourth_moments(self) or getattr(
-            self, "_semi_supervised", False
-        ):
+        ledoit_wolf = gaussian_regularised.needs_fourth_moments(self)
+        if ledoit_wolf or within_em:
             has_missing = bool(np.isnan(X).any())
         else:
             # NumPy blocks: reads X in place (handing it to JAX would copy it). A missing
@@ -238,60 +314,48 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
             )
             has_missing = bool(np.isnan(complete_stats.means).any())
-        if has_missing and gaussian_regularised.needs_fourth_moments(self):
+        if has_missing and ledoit_wolf:
             raise ValueError(
                 "shrinkage='ledoit-wolf' needs fourth moments of complete rows, and X contains "
                 "NaN (missing values); impute them first, or give the intensity as a float."
             )
-        if gaussian_regularised.needs_fourth_moments(self):
+        moments = None
+        if ledoit_wolf:
             moments = shrinkage.fourth_moments(jnp.asarray(X, dtype=dtype), responsibilities)
-            self._new_moments = _to_numpy(moments)
-        if has_missing and getattr(self, "_semi_supervised", False):
-            # Inside EM over unlabelled rows, one EM over labels and missing entries at once:
-            # the expected statistics under the current parameters, prior and ridge kept.
-            self._frozen_prior = (self.ridge_, self.prior_)
-            return gaussian_em._expected_stats(
+        if has_missing and within_em:
+            # The expected statistics under the current parameters, prior and ridge kept.
+            stats = gaussian_em._expected_stats(
                 self.means_,
                 self._full_covariances(),
                 X,
                 np.asarray(responsibilities),
                 self.covariance_type,
             )
-        if self._fresh_fit:
-            self._fitted_with_missing = has_missing
+            return gaussian_em.GaussianBatch(stats, frozen_prior=(self.ridge_, self.prior_))
         if has_missing:
-            if not self._fresh_fit:
+            if not reset:
                 raise ValueError(
                     "X contains NaN: partial_fit cannot add rows with missing values to a "
                     f"fitted {type(self).__name__} (EM needs every row at once); use fit."
                 )
-            return gaussian_em.fit_with_missing(self, X, responsibilities, dtype)
+            stats, frozen_prior = gaussian_em.fit_with_missing(self, X, responsibilities, dtype)
+            return gaussian_em.GaussianBatch(stats, frozen_prior=frozen_prior)
         if complete_stats is None:
             complete_stats = gaussian.suff_stats(
                 X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
             )
-        return complete_stats
+        return gaussian_em.GaussianBatch(complete_stats, fourth_moments=moments)
 
     def _merge_feature_stats(self, previous, new):
-        if gaussian_regularised.needs_fourth_moments(self):
-            if getattr(self, "_moments", None) is None:
-                raise ValueError(
-                    "shrinkage='ledoit-wolf' was set after the first partial_fit call, whose "
-                    "rows were not kept; fit again with the shrinkage set from the start."
-                )
-            dtype = previous.means.dtype
-            self._new_moments = _to_numpy(
-                shrinkage.merge_fourth_moments(
-                    _to_jax(self._moments, dtype), _to_jax(self._new_moments, dtype)
-                )
-            )
         return gaussian.merge(previous, new, self.covariance_type)
 
-    def _update_parameters(self):
+    def _update_parameters(self, *, frozen_prior=gaussian_em.EM_PRIOR):
         covariance_type = self.covariance_type
         family = self._feature_family()
         stats = _to_jax(self._stats, self._stats.means.dtype)
-        frozen = getattr(self, "_frozen_prior", None)
+        frozen = (
+            gaussian_em.em_prior(self) if frozen_prior is gaussian_em.EM_PRIOR else frozen_prior
+        )
         if frozen is None:
             ridge = self._ridge(stats)
             prior = family.prior(stats, ridge)
@@ -305,8 +369,6 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 f"degrees_of_freedom_prior={self.degrees_of_freedom_prior}; raise it or use "
                 "estimate='map'."
             )
-        if gaussian_regularised.needs_fourth_moments(self):
-            self._moments = getattr(self, "_new_moments", None)
         params = family.point_estimate(
             prior,
             stats,
@@ -328,7 +390,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _refit_parameters(self):
         """Recompute the parameters from the stored statistics (after ``set_params``)."""
         with precision(self._stats.means.dtype):
-            self._update_parameters()
+            self._update_parameters(frozen_prior=None)
 
     def _pooled_covariance(self, prior, stats):
         """The ``"tied"`` point estimate from ``"full"`` statistics (the pooled covariance)."""
@@ -346,11 +408,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
     def _on_device(self) -> bool:
         """Whether a ``jax.Array`` is fitted by the JAX statistics on its own device: not
-        for Ledoit–Wolf's fourth moments, nor inside EM over unlabelled rows (NumPy paths)."""
-        return not (
-            gaussian_regularised.needs_fourth_moments(self)
-            or getattr(self, "_semi_supervised", False)
-        )
+        for Ledoit–Wolf's fourth moments (a NumPy path; so is EM over unlabelled rows)."""
+        return not gaussian_regularised.needs_fourth_moments(self)
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
         # Every row is scored as complete first (NumPy blocks for NumPy input, JAX on X's
@@ -459,12 +518,30 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 "shrinkage in the prior instead (covariance_prior, degrees_of_freedom_prior) "
                 "and leave these parameters at their defaults."
             )
-        if getattr(self, "_fitted_with_missing", False):
+        if getattr(self, "fitted_with_missing_", False):
             raise ValueError(
                 f"This {type(self).__name__} was fitted on rows with missing values (by EM), "
                 "so its posterior has no closed form; use posterior(method='nuts', X=X, y=y) "
                 "with the training rows, and pass that InferenceData to predict_proba_draws."
             )
+
+    @classmethod
+    def _upgrade_saved_state(cls, state: dict) -> dict:
+        """Translate the state a model file of the earlier layout saved (its private flags).
+
+        ``_fitted_with_missing`` is now ``fitted_with_missing_`` and ``_moments`` is
+        ``fourth_moments_``; ``_frozen_prior`` and ``_new_moments`` only carried state
+        between the steps of a fit and are dropped. ``_fresh_fit`` is left as it is: this
+        class no longer reads it, but ``MixedNB`` still sets it on its groups.
+        """
+        state = dict(state)
+        for name in ("_frozen_prior", "_new_moments"):
+            state.pop(name, None)
+        if "_fitted_with_missing" in state:
+            state["fitted_with_missing_"] = bool(state.pop("_fitted_with_missing"))
+        if "_moments" in state:
+            state["fourth_moments_"] = state.pop("_moments")
+        return state
 
     def _normal_inverse_wishart(self) -> gaussian.NormalInverseWishart:
         """The conjugate posterior of the class means and covariances (no ridge)."""

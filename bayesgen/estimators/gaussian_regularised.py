@@ -147,7 +147,7 @@ def regularise(estimator, params, pooled_covariance):
     if estimator.shrinkage is not None:
         if needs_fourth_moments(estimator):
             intensity = shrinkage.ledoit_wolf_intensity(
-                estimator._moments, pooled=estimator.covariance_type == "tied"
+                estimator.fourth_moments_, pooled=estimator.covariance_type == "tied"
             )
         elif estimator.covariance_type == "full":
             intensity = jnp.full(covariances.shape[0], estimator.shrinkage, covariances.dtype)

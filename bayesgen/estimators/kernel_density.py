@@ -15,12 +15,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier
-from bayesgen.estimators.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.families import kernel_density as kde
 from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian import missing
+from bayesgen.inference import em
 from bayesgen.inference.log_space import log_evidence, normalise
+from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.stories.kernel_density import kernel_density_part
 from bayesgen.validation import check_features, check_positive
 
@@ -225,12 +226,13 @@ class KernelDensityDA(GenerativeClassifier):
             np.concatenate([np.asarray(previous.weights), new.weights]),
         )
 
-    def _update_parameters(self):
+    def _update_parameters(self, *, kernel=None):
+        """Derive the kernels from the stored rows, or keep ``kernel``: ``(bandwidth_,
+        kernel_covariances_, ridge_)`` fixed while the self-training loop runs."""
         rows = np.asarray(self._stats.rows)
         weights = np.asarray(self._stats.weights)
         dtype = rows.dtype
-        frozen = getattr(self, "_frozen_kernel", None)  # kept fixed while EM runs
-        factors, kernels, ridge = frozen if frozen is not None else self._kernels(rows, weights)
+        factors, kernels, ridge = kernel if kernel is not None else self._kernels(rows, weights)
         self.bandwidth_ = factors.astype(dtype)
         self.kernel_covariances_ = kernels.astype(dtype)
         self.ridge_ = ridge.astype(dtype)
@@ -295,28 +297,27 @@ class KernelDensityDA(GenerativeClassifier):
         spread = np.zeros(X.shape[0])
         spread[unlabeled] = unlabeled_weights
         self._add_rows(X, fixed + spread[:, None] / fixed.shape[1], reset=True)
-        self._frozen_kernel = (self.bandwidth_, self.kernel_covariances_, self.ridge_)
-        try:
-            self._add_rows(X, initial, reset=True)
-            return self._leave_one_out_iterations(X, dtype, fixed, unlabeled, unlabeled_weights)
-        finally:
-            self._frozen_kernel = None
+        kernel = (self.bandwidth_, self.kernel_covariances_, self.ridge_)
 
-    def _leave_one_out_iterations(self, X, dtype, fixed, unlabeled, unlabeled_weights):
+        def refit(responsibilities):  # the ordinary fit, under the fixed kernels
+            with precision(dtype):
+                self._install_stats(*self._batch_stats(X, responsibilities, dtype), kernel=kernel)
+
+        refit(initial)
         log_posterior, _ = self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
-        history, converged = [], False
-        for _ in range(self.max_iter):
+
+        def step(log_posterior):
             responsibilities = fixed.copy()
             responsibilities[unlabeled] = (
                 np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
             )
-            self._add_rows(X, responsibilities, reset=True)
-            log_posterior, value = self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
-            history.append(value)
-            if len(history) > 1 and abs(history[-1] - history[-2]) <= self.tol * abs(history[-1]):
-                converged = True
-                break
-        return history, converged
+            refit(responsibilities)
+            return self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
+
+        state = em.run(
+            log_posterior, step, tol=self.tol, max_iter=self.max_iter, progress_ticks=True
+        )
+        return state.history, state.converged
 
     def _em_scores(self, X, dtype, fixed, unlabeled, unlabeled_weights):
         """Leave-one-out ``log p(k | x_i)`` of the training rows, and EM's objective."""

@@ -15,13 +15,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import mixture_em
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
-from bayesgen.estimators.mixture_em import EMSettings, MixtureParams
-from bayesgen.estimators.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.families import gaussian
+from bayesgen.families import mixture as mixture_family
 from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.gaussian import missing
+from bayesgen.families.mixture import MixtureParams
+from bayesgen.inference import mixture_em
+from bayesgen.inference.mixture_em import EMSettings
+from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.stories.mixture import mixture_part
 from bayesgen.validation import check_features, check_positive
 
@@ -294,9 +296,14 @@ class MixtureDA(GenerativeClassifier):
         ridge = jnp.asarray(ridge, dtype)
         return ridge, gaussian.GaussianFamily.of(self).prior(stats, ridge)
 
-    def _feature_stats(self, X, responsibilities, dtype):
+    def _em_m_step(self, X, responsibilities):
+        """The M-step of EM over unlabelled rows: each class's EM from the current parameters."""
+        dtype = compute_dtype(X.dtype)
+        with precision(dtype):
+            self._install_stats(*self._batch_stats(X, responsibilities, dtype, warm=True))
+
+    def _feature_stats(self, X, responsibilities, dtype, *, warm=False):
         X = np.asarray(X, dtype=dtype)
-        warm = getattr(self, "_semi_supervised", False)
         if not warm:
             self.n_components_ = self._component_counts(np.asarray(responsibilities))
             self._active = np.arange(self.n_components_.max()) < self.n_components_[:, None]
@@ -378,7 +385,7 @@ class MixtureDA(GenerativeClassifier):
 
     def _update_parameters(self):
         dtype = self._stats.means.dtype
-        params = mixture_em.m_step(
+        params = mixture_family.m_step(
             _to_jax(self._stats, dtype),
             _to_jax(self.prior_, dtype),
             jnp.asarray(self.ridge_, dtype),
@@ -414,12 +421,12 @@ class MixtureDA(GenerativeClassifier):
         if (~incomplete).any():
             complete = X[~incomplete].astype(dtype)
             (padded,) = mixture_em.pad_rows(complete)  # one compile per band of sizes
-            values = mixture_em.class_log_likelihood(params, padded, self.covariance_type)
+            values = mixture_family.class_log_likelihood(params, padded, self.covariance_type)
             result[~incomplete] = np.asarray(values)[: complete.shape[0]]
         if not incomplete.any():
             return result
         # Rows with missing features: each component's observed-block density.
-        component = mixture_em.missing_component_log_likelihood(
+        component = mixture_family.missing_component_log_likelihood(
             params, X[incomplete].astype(dtype), self.covariance_type
         )
         with np.errstate(divide="ignore"):
@@ -434,13 +441,13 @@ class MixtureDA(GenerativeClassifier):
 
     def _impute_in_precision(self, X, class_weights, method, rng):
         params = self._params(X.dtype)
-        component = mixture_em.missing_component_log_likelihood(params, X, self.covariance_type)
+        component = mixture_family.missing_component_log_likelihood(params, X, self.covariance_type)
         with np.errstate(divide="ignore"):
             joint = component + np.log(self.weights_)
         membership = np.exp(joint - logsumexp(joint, axis=2, keepdims=True))
         weights = (class_weights[:, :, None] * membership).reshape(X.shape[0], -1)
         means = self.means_.reshape(weights.shape[1], -1)
-        covariances = mixture_em.full_flat_covariances(params, self.covariance_type)
+        covariances = mixture_family.full_flat_covariances(params, self.covariance_type)
         filled = X.copy()
         patterns, groups = missing.missing_patterns(X)
         chosen = draw_classes(weights, rng) if method == "sample" else None
@@ -466,7 +473,7 @@ class MixtureDA(GenerativeClassifier):
             return 0.0
         dtype = self.means_.dtype
         with precision(dtype):
-            per_class = mixture_em.log_prior(
+            per_class = mixture_family.log_prior(
                 self._params(dtype),
                 _to_jax(self.prior_, dtype),
                 jnp.asarray(self.weight_concentration_prior, dtype),

@@ -49,7 +49,7 @@ def test_final_objective_is_the_observed_data_likelihood(covariance_type):
 @pytest.mark.parametrize("covariance_type", ["tied", "diag"])
 def test_em_at_convergence_is_a_maximum(covariance_type):
     """Nudging the fitted means in any direction lowers the observed-data likelihood."""
-    from bayesgen.estimators import gaussian_em
+    from bayesgen.inference import gaussian_em
 
     _, holes, y = _wine_with_holes()
     model = GaussianDA(covariance_type=covariance_type, tol=1e-11, max_iter=1000).fit(holes, y)

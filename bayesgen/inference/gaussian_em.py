@@ -12,6 +12,7 @@ objective (observed-data log-likelihood, plus the log prior for ``"map"``) never
 from __future__ import annotations
 
 import warnings
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -20,6 +21,41 @@ from sklearn.exceptions import ConvergenceWarning
 
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import missing
+from bayesgen.inference import em
+
+
+class GaussianBatch(NamedTuple):
+    """The statistics of a batch of rows for ``GaussianDA``, and what fitting them needs.
+
+    Attributes
+    ----------
+    stats : GaussianStats
+        Exact, or expected under EM over missing entries.
+    frozen_prior : tuple or None
+        ``(ridge, prior)`` to fit under instead of resolving them from ``stats``: those
+        EM over missing entries fixed at its start. None without missing entries.
+    fourth_moments : FourthMoments or None
+        The batch's fourth moments, for the Ledoit–Wolf intensity; None otherwise.
+    """
+
+    stats: Any
+    frozen_prior: Any = None
+    fourth_moments: Any = None
+
+
+EM_PRIOR = object()
+"""Default of ``GaussianDA._update_parameters(frozen_prior=...)``: :func:`em_prior`."""
+
+
+def em_prior(estimator):
+    """The ``(ridge_, prior_)`` a model fitted by EM over missing entries keeps, else None.
+
+    EM fixed them from its starting statistics; re-resolving them from the expected
+    statistics would move the fit off EM's fixed point.
+    """
+    if getattr(estimator, "fitted_with_missing_", False):
+        return estimator.ridge_, estimator.prior_
+    return None
 
 
 def _expected_stats(means, covariances, X, responsibilities, covariance_type):
@@ -71,7 +107,8 @@ def fit_with_missing(estimator, X, responsibilities, dtype):
     """Run EM from a start with the missing entries at their column means.
 
     Sets ``n_iter_``, ``converged_`` and ``log_likelihood_history_`` on ``estimator`` and
-    returns the expected statistics at convergence (what ``suff_stats_`` will hold).
+    returns the expected statistics at convergence (what ``suff_stats_`` will hold) and
+    the ``(ridge, prior)`` EM kept fixed, under which they are to be installed.
     """
     responsibilities = np.asarray(responsibilities, dtype=np.float64)
     column_means = np.nanmean(X, axis=0)
@@ -79,18 +116,8 @@ def fit_with_missing(estimator, X, responsibilities, dtype):
     stats = gaussian.suff_stats(
         jnp.asarray(start, dtype), jnp.asarray(responsibilities, dtype), estimator.covariance_type
     )
-    history = []
-    converged = False
-    for _ in range(estimator.max_iter):
-        estimator._stats = jax.tree.map(np.asarray, stats)
-        estimator._update_parameters()
-        # The empirical-Bayes prior and the ridge come from the starting statistics and
-        # stay fixed, so that every iteration climbs the same objective.
-        estimator._frozen_prior = (estimator.ridge_, estimator.prior_)
-        history.append(objective(estimator, X, responsibilities))
-        if len(history) > 1 and abs(history[-1] - history[-2]) <= estimator.tol * abs(history[-1]):
-            converged = True
-            break
+
+    def e_step():
         stats = _expected_stats(
             estimator.means_,
             estimator._full_covariances(),
@@ -98,8 +125,24 @@ def fit_with_missing(estimator, X, responsibilities, dtype):
             responsibilities,
             estimator.covariance_type,
         )
-        stats = jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype), stats)
+        return jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype), stats)
+
+    def step(payload):
+        stats, frozen = payload
+        if frozen is not None:  # the E-step under the parameters of the previous step
+            stats = e_step()
+        estimator._stats = jax.tree.map(np.asarray, stats)
+        estimator._update_parameters(frozen_prior=frozen)
+        # The empirical-Bayes prior and the ridge come from the starting statistics and
+        # stay fixed, so that every iteration climbs the same objective.
+        frozen = (estimator.ridge_, estimator.prior_)
+        return (stats, frozen), objective(estimator, X, responsibilities)
+
+    state = em.run((stats, None), step, tol=estimator.tol, max_iter=estimator.max_iter)
+    stats, frozen = state.payload
+    converged, history = state.converged, state.history
     if not converged:
+        stats = e_step()  # one E-step past the last objective: the next M-step's input
         warnings.warn(
             f"EM over the missing entries did not converge in max_iter={estimator.max_iter} "
             f"iterations (tol={estimator.tol}); raise max_iter or tol.",
@@ -109,4 +152,4 @@ def fit_with_missing(estimator, X, responsibilities, dtype):
     estimator.n_iter_ = len(history)
     estimator.converged_ = converged
     estimator.log_likelihood_history_ = np.asarray(history)
-    return stats
+    return stats, frozen

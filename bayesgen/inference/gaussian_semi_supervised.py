@@ -18,7 +18,6 @@ import jax
 import jax.numpy as jnp
 from jax import Array
 
-from bayesgen import progress
 from bayesgen.families import dirichlet
 from bayesgen.families.gaussian import (
     GaussianParams,
@@ -29,6 +28,7 @@ from bayesgen.families.gaussian import (
     point_estimate,
     suff_stats,
 )
+from bayesgen.inference import em
 
 
 class EMResult(NamedTuple):
@@ -122,28 +122,19 @@ def semi_supervised_em(
         posterior = jnp.exp(joint - evidence)
         return fixed + unlabelled_weights[:, None] * posterior, objective
 
-    next_responsibilities, _ = m_and_e(initial)
-    history = jnp.full(max_iter, jnp.nan, dtype=X.dtype)
-
-    def condition(state):
-        iteration, _, _, _, converged = state
-        return (iteration < max_iter) & ~converged
-
-    def body(state):
-        iteration, responsibilities, _, history, _ = state
+    def step(payload):
+        responsibilities, _ = payload
         following, objective = m_and_e(responsibilities)
-        previous = jnp.where(iteration > 0, history[iteration - 1], jnp.nan)
-        converged = (iteration > 0) & (jnp.abs(objective - previous) <= tol * jnp.abs(objective))
-        if report:
-            jax.debug.callback(progress.tick, iteration, objective)
-        return (
-            iteration + 1,
-            following,
-            responsibilities,
-            history.at[iteration].set(objective),
-            converged,
-        )
+        return (following, responsibilities), objective
 
-    start = (jnp.asarray(0), next_responsibilities, initial, history, jnp.asarray(False))
-    n_iter, _, last, history, converged = jax.lax.while_loop(condition, body, start)
-    return EMResult(last, history, n_iter, converged)
+    # The first M-step's E-step starts the loop, as in the generic loop (semi_supervised).
+    next_responsibilities, _ = m_and_e(initial)
+    state = em.run_jitted(
+        (next_responsibilities, initial),
+        step,
+        tol=tol,
+        max_iter=max_iter,
+        dtype=X.dtype,
+        report=report,
+    )
+    return EMResult(state.payload[1], state.history, state.iteration, state.converged)

@@ -1,29 +1,20 @@
-r"""EM for mixture discriminant analysis: a Gaussian mixture per class, from responsibilities.
+r"""The Gaussian-mixture class density: parameters, M-step, memberships, log-likelihoods.
 
 Class :math:`k` has the density :math:`p(x \mid k) = \sum_m w_{km}\,\mathcal N(x;
-\mu_{km}, \Sigma_{km})`. Its :math:`K M` components are treated as Gaussian "sub-classes"
-whose responsibilities are :math:`R_{ik}\,\gamma_{ikm}`, with :math:`R` the class
-responsibilities of the rows (one-hot times sample weight, or soft in the semi-supervised
-EM) and
+\mu_{km}, \Sigma_{km})`, its :math:`K M` components treated as Gaussian "sub-classes" of
+the Gaussian family (:mod:`bayesgen.families.gaussian`). The memberships are
 
 .. math::
 
     \gamma_{ikm} = \frac{w_{km}\,\mathcal N(x_i; \mu_{km}, \Sigma_{km})}
-                        {\sum_{m'} w_{km'}\,\mathcal N(x_i; \mu_{km'}, \Sigma_{km'})}.
+                        {\sum_{m'} w_{km'}\,\mathcal N(x_i; \mu_{km'}, \Sigma_{km'})},
 
-The M-step is then the Gaussian family's own point estimate from the sub-classes'
-sufficient statistics (per class, so that ``"tied"`` shares one covariance among a class's
-components), plus the ridge, and the weights are the Dirichlet point estimate of
-:math:`N_{km} = \sum_i R_{ik}\gamma_{ikm}`. With missing entries (NaN) the statistics are
-the exact expected ones (:func:`bayesgen.estimators.gaussian_em._expected_stats`), so
-components and missing entries are one EM. The objective, per class,
-
-.. math::
-
-    \ell_k = \sum_i R_{ik} \log p(x_{i,o} \mid k) + \log p(w_k, \mu_k, \Sigma_k)
-
-(the log prior only for ``"map"``) never decreases. Components past a class's own count
-(a per-class ``n_components``) are inactive: weight zero, left out of the prior.
+and the sub-classes' responsibilities :math:`R_{ik}\gamma_{ikm}` feed the Gaussian
+family's statistics, whose point estimate (per class, so that ``"tied"`` shares one
+covariance among a class's components) is the M-step; the weights are the Dirichlet point
+estimate of :math:`N_{km} = \sum_i R_{ik}\gamma_{ikm}`. The EM loops over these pieces
+are in :mod:`bayesgen.inference.mixture_em`; :func:`log_prior` is the prior term of the
+``"map"`` objective.
 """
 
 from __future__ import annotations
@@ -37,7 +28,6 @@ import numpy as np
 from jax import Array
 from jax.scipy.special import gammaln
 
-from bayesgen.estimators import gaussian_em
 from bayesgen.families import dirichlet
 from bayesgen.families.gaussian import (
     GaussianParams,
@@ -49,7 +39,6 @@ from bayesgen.families.gaussian import (
     mean_log_prior,
     missing,
     point_estimate,
-    suff_stats,
 )
 
 
@@ -68,19 +57,6 @@ class MixtureParams(NamedTuple):
     weights: Array
     means: Array
     covariances: Array
-
-
-class EMSettings(NamedTuple):
-    """What stays fixed during one EM run (the prior and ridge are resolved beforehand)."""
-
-    prior: NormalInverseWishart
-    ridge: Array
-    concentration: Array  # Dirichlet prior of each class's weights
-    active: Array  # (K, M) bool: components that exist
-    tol: float
-    covariance_type: str
-    kind: str
-    max_iter: int
 
 
 def stats_type(covariance_type: str) -> str:
@@ -249,178 +225,3 @@ def log_prior(
             prior, means, covariances, covariance_type
         )
     return total + jnp.sum(jnp.where(active, per_component, 0.0), axis=1)
-
-
-def _objective(params, per_class, settings: EMSettings):
-    if settings.kind == "mle":
-        return per_class
-    return per_class + log_prior(
-        params,
-        settings.prior,
-        settings.concentration,
-        settings.active,
-        covariance_type=settings.covariance_type,
-    )
-
-
-@partial(jax.jit, static_argnames=("covariance_type", "kind", "max_iter"))
-def _complete_em(
-    X,
-    responsibilities,
-    initial,
-    prior,
-    ridge,
-    concentration,
-    active,
-    tol,
-    *,
-    covariance_type,
-    kind,
-    max_iter,
-):
-    """EM on complete rows in one ``lax.while_loop``; returns the statistics of the last
-    M-step, the per-class objective history (max_iter, K; NaN past the end), the number of
-    iterations and whether it converged."""
-    settings = EMSettings(prior, ridge, concentration, active, tol, covariance_type, kind, max_iter)
-
-    def m_and_e(sub):
-        stats = suff_stats(X, sub, stats_type(covariance_type))
-        params = m_step(
-            stats, prior, ridge, concentration, active, covariance_type=covariance_type, kind=kind
-        )
-        component = _component_log_likelihood(params, X, covariance_type)
-        following, per_class = _split(component, params.weights, responsibilities)
-        return following, _objective(params, per_class, settings)
-
-    def condition(state):
-        iteration, _, _, _, converged = state
-        return (iteration < max_iter) & ~converged
-
-    def body(state):
-        iteration, sub, _, history, _ = state
-        following, per_class = m_and_e(sub)
-        objective = jnp.sum(per_class)
-        previous = jnp.where(iteration > 0, jnp.sum(history[iteration - 1]), jnp.nan)
-        converged = (iteration > 0) & (jnp.abs(objective - previous) <= tol * jnp.abs(objective))
-        return iteration + 1, following, sub, history.at[iteration].set(per_class), converged
-
-    history = jnp.full((max_iter, active.shape[0]), jnp.nan, dtype=X.dtype)
-    start = (jnp.asarray(0), initial, initial, history, jnp.asarray(False))
-    n_iter, _, last, history, converged = jax.lax.while_loop(condition, body, start)
-    return suff_stats(X, last, stats_type(covariance_type)), history, n_iter, converged
-
-
-def filled(X: np.ndarray) -> np.ndarray:
-    """``X`` with each missing entry at its column's mean (0 for a column with none)."""
-    missing_entries = np.isnan(X)
-    counts = np.maximum(np.sum(~missing_entries, axis=0), 1)
-    column_means = np.sum(np.where(missing_entries, 0, X), axis=0) / counts
-    return np.where(missing_entries, column_means, X).astype(X.dtype)
-
-
-def _bucket(n_samples: int) -> int:
-    """Rows padded up to this many (zero weight), so that jit compiles once per size band:
-    the next power of two up to 1024 rows, then the next multiple of an eighth of it."""
-    size = max(64, 1 << (n_samples - 1).bit_length())
-    step = size if size <= 1024 else size // 8
-    return -(-n_samples // step) * step
-
-
-def pad_rows(X: np.ndarray, *arrays):
-    """``X`` and per-row ``arrays`` padded with zero rows to :func:`_bucket` rows, as JAX
-    arrays in ``X``'s dtype. A zero-weight row adds nothing to any statistic."""
-    rows = X.shape[0]
-    padded = _bucket(rows)
-    out = []
-    for array in (X, *arrays):
-        array = np.asarray(array, dtype=X.dtype)
-        full = np.zeros((padded, *array.shape[1:]), dtype=X.dtype)
-        full[:rows] = array
-        out.append(jnp.asarray(full))
-    return out
-
-
-def run(X: np.ndarray, responsibilities, initial, settings: EMSettings, start=None):
-    """One EM run over components (and missing entries, if any).
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features)
-        NaN marks a missing entry.
-    responsibilities : Array of shape (n_samples, n_classes)
-        The class responsibilities R, fixed during the run.
-    initial : Array of shape (n_samples, n_classes * n_components), optional
-        Starting sub-class responsibilities (a fresh start); with missing entries the
-        first M-step then uses them on ``X`` with its NaN at the column means.
-    settings : EMSettings
-    start : MixtureParams, optional
-        Current parameters to start from instead (a warm start): the first E-step is
-        taken under them.
-
-    Returns
-    -------
-    stats : GaussianStats
-        The components' (expected) statistics whose M-step gives the final parameters.
-    history : ndarray of shape (n_iter, n_classes)
-        Each class's objective after each iteration.
-    converged : bool
-    """
-    responsibilities = jnp.asarray(responsibilities, X.dtype)
-    covariance_type = settings.covariance_type
-    if np.isnan(X).any():
-        return _missing_em(X, responsibilities, initial, settings, start)
-    if start is not None:
-        X_padded, R_padded = pad_rows(X, responsibilities)
-        initial, _ = split(
-            component_log_likelihood(start, X_padded, covariance_type), start.weights, R_padded
-        )
-    else:
-        X_padded, R_padded, initial = pad_rows(X, responsibilities, initial)
-    stats, history, n_iter, converged = _complete_em(
-        X_padded,
-        R_padded,
-        initial,
-        *settings[:4],
-        jnp.asarray(settings.tol, X.dtype),
-        covariance_type=covariance_type,
-        kind=settings.kind,
-        max_iter=settings.max_iter,
-    )
-    return stats, np.asarray(history)[: int(n_iter)], bool(converged)
-
-
-def _expected(params, X, responsibilities, covariance_type):
-    """Sub-class responsibilities and expected statistics under ``params``; objective too."""
-    component = missing_component_log_likelihood(params, X, covariance_type)
-    sub, per_class = split(jnp.asarray(component), params.weights, responsibilities)
-    stats = gaussian_em._expected_stats(
-        np.asarray(params.means).reshape(sub.shape[1], -1),
-        full_flat_covariances(params, covariance_type),
-        X,
-        np.asarray(sub),
-        stats_type(covariance_type),
-    )
-    return jax.tree.map(lambda leaf: jnp.asarray(leaf, X.dtype), stats), per_class
-
-
-def _missing_em(X, responsibilities, initial, settings: EMSettings, start):
-    """EM over components and missing entries at once, one NumPy/JAX pass per iteration."""
-    covariance_type = settings.covariance_type
-    if start is None:
-        stats = suff_stats(
-            jnp.asarray(filled(X)), jnp.asarray(initial), stats_type(covariance_type)
-        )
-    else:
-        stats, _ = _expected(start, X, responsibilities, covariance_type)
-    history, converged = [], False
-    following = stats
-    for _ in range(settings.max_iter):
-        stats = following  # the statistics behind the last objective recorded
-        params = m_step(stats, *settings[:4], covariance_type=covariance_type, kind=settings.kind)
-        following, per_class = _expected(params, X, responsibilities, covariance_type)
-        history.append(np.asarray(_objective(params, per_class, settings)))
-        total = [float(np.sum(value)) for value in history[-2:]]
-        if len(total) == 2 and abs(total[1] - total[0]) <= settings.tol * abs(total[1]):
-            converged = True
-            break
-    return stats, np.asarray(history), converged

@@ -1,0 +1,170 @@
+r"""One EM driver: an explicit state, one convergence rule, a Python loop and a jitted loop.
+
+Every EM in the package (over unlabelled rows, over missing entries, over mixture
+components, on Dask workers, the label-shift EM) is a ``step`` from one payload to the next
+that also returns the objective of the parameters it computed. The driver owns the rest:
+counting iterations, keeping the objective history, deciding convergence with
+:func:`has_converged`, and advancing the progress bar.
+
+The rule is the relative change of the objective,
+
+.. math::
+
+    |\ell_t - \ell_{t-1}| \le \mathrm{tol}\, |\ell_t|,
+
+tested from the second iteration on. An objective may be an array (one value per class);
+the rule then looks at its sum.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from bayesgen import progress
+
+
+class EMState(NamedTuple):
+    """Where an EM run stands.
+
+    Attributes
+    ----------
+    iteration : int or Array
+        Iterations run so far.
+    history : list or Array
+        The objective after each iteration: a list in :func:`run`; in :func:`run_jitted`
+        an array of shape ``(max_iter, *objective_shape)``, NaN past ``iteration``.
+    converged : bool or Array
+        Whether :func:`has_converged` held after the last iteration.
+    payload : Any
+        What the steps carry from one iteration to the next (responsibilities,
+        statistics, ...); a pytree in :func:`run_jitted`.
+    """
+
+    iteration: Any
+    history: Any
+    converged: Any
+    payload: Any
+
+
+def has_converged(previous, current, tol):
+    """Whether the objective moved from ``previous`` to ``current`` by at most ``tol`` of
+    its size: ``|current - previous| <= tol * |current|``.
+
+    Works on Python and NumPy floats (returns a bool) and on traced JAX scalars (returns a
+    traced bool), so the Python and the jitted loop share it.
+    """
+    return abs(current - previous) <= tol * abs(current)
+
+
+def _total(objective) -> float:
+    return float(np.sum(objective))
+
+
+def run(
+    initial,
+    step: Callable,
+    *,
+    tol: float,
+    max_iter: int,
+    progress_ticks: bool = False,
+    converged: Callable | None = None,
+) -> EMState:
+    """Iterate ``step`` in a Python loop until :func:`has_converged` or ``max_iter``.
+
+    Parameters
+    ----------
+    initial : Any
+        The payload the first step starts from.
+    step : callable
+        ``step(payload) -> (payload, objective)``: one iteration, and the objective of the
+        parameters it computed (a float, or an array whose sum is the objective).
+    tol : float
+    max_iter : int
+    progress_ticks : bool, default=False
+        Advance the innermost progress bar (``bayesgen.progress``) once per iteration.
+    converged : callable, optional
+        ``converged(previous_payload, payload) -> bool`` for a loop whose stopping test
+        is on the payload, not the objective (the label-shift EM, which stops when no
+        class probability moves by more than ``tol``). By default :func:`has_converged`
+        on the objective.
+
+    Returns
+    -------
+    EMState
+        ``history`` a list of the objectives.
+    """
+    state = EMState(0, [], False, initial)
+    while state.iteration < max_iter and not state.converged:
+        payload, objective = step(state.payload)
+        history = [*state.history, objective]
+        if converged is not None:
+            done = bool(converged(state.payload, payload))
+        else:
+            done = len(history) > 1 and bool(
+                has_converged(_total(history[-2]), _total(history[-1]), tol)
+            )
+        if progress_ticks:
+            progress.tick(state.iteration, _total(objective))
+        state = EMState(state.iteration + 1, history, done, payload)
+    return state
+
+
+def run_jitted(
+    initial,
+    step: Callable,
+    *,
+    tol,
+    max_iter: int,
+    objective_shape: tuple = (),
+    dtype=None,
+    report: bool = False,
+) -> EMState:
+    """Iterate ``step`` in one ``jax.lax.while_loop``; call it inside ``jax.jit``.
+
+    Parameters
+    ----------
+    initial : pytree
+        The payload the first step starts from.
+    step : callable
+        ``step(payload) -> (payload, objective)``, traceable; ``objective`` has shape
+        ``objective_shape`` and its sum is the objective.
+    tol : float or Array
+    max_iter : int
+        Static: it sizes the history.
+    objective_shape : tuple, default=()
+    dtype : dtype, optional
+        Of the history; the default float type if not given.
+    report : bool, default=False
+        Compile the variant that advances the progress bar each iteration
+        (``jax.debug.callback``; see :func:`bayesgen.progress.reporting`).
+
+    Returns
+    -------
+    EMState
+        ``history`` an array of shape ``(max_iter, *objective_shape)``, NaN past
+        ``iteration``.
+    """
+
+    def condition(state):
+        return (state.iteration < max_iter) & ~state.converged
+
+    def body(state):
+        payload, objective = step(state.payload)
+        current = jnp.sum(objective)
+        previous = jnp.where(
+            state.iteration > 0, jnp.sum(state.history[state.iteration - 1]), jnp.nan
+        )
+        done = (state.iteration > 0) & has_converged(previous, current, tol)
+        if report:
+            jax.debug.callback(progress.tick, state.iteration, current)
+        history = state.history.at[state.iteration].set(objective)
+        return EMState(state.iteration + 1, history, done, payload)
+
+    history = jnp.full((max_iter, *objective_shape), jnp.nan, dtype=dtype)
+    start = EMState(jnp.asarray(0), history, jnp.asarray(False), initial)
+    return jax.lax.while_loop(condition, body, start)

@@ -1,0 +1,86 @@
+"""The EM driver: one convergence rule, a Python loop and a jitted loop that agree."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy import optimize, stats
+
+from bayesgen._precision import precision
+from bayesgen.inference import em
+
+
+def _weight_problem():
+    """Rows from 0.3 N(-1, 1) + 0.7 N(2, 1): EM on the mixing weight alone."""
+    rng = np.random.default_rng(0)
+    n = 400
+    component = rng.random(n) < 0.3
+    x = np.where(component, rng.normal(-1, 1, n), rng.normal(2, 1, n))
+    return stats.norm.pdf(x, -1, 1), stats.norm.pdf(x, 2, 1)
+
+
+def _weight_step(first, second, xp):
+    def step(weight):
+        share = weight * first / (weight * first + (1 - weight) * second)
+        updated = xp.mean(share)
+        objective = xp.sum(xp.log(updated * first + (1 - updated) * second))
+        return updated, objective
+
+    return step
+
+
+def test_has_converged_is_the_relative_change_on_floats_and_traced_values():
+    assert em.has_converged(100.0, 100.0 + 1e-5, 1e-6)
+    assert not em.has_converged(100.0, 100.0 + 1e-3, 1e-6)
+    assert em.has_converged(-5.0, -5.0, 0.0)
+    traced = jax.jit(em.has_converged)
+    assert bool(traced(jnp.asarray(100.0), jnp.asarray(100.0 + 1e-5), 1e-6))
+    assert not bool(traced(jnp.asarray(100.0), jnp.asarray(100.0 + 1e-3), 1e-6))
+
+
+def test_python_loop_reaches_the_maximum_likelihood_weight():
+    first, second = _weight_problem()
+    state = em.run(0.5, _weight_step(first, second, np), tol=1e-12, max_iter=1000)
+    assert state.converged and state.iteration == len(state.history) < 1000
+    assert np.all(np.diff(state.history) >= -1e-9)  # EM never decreases the objective
+
+    def negative(weight):
+        return -np.sum(np.log(weight * first + (1 - weight) * second))
+
+    best = optimize.minimize_scalar(negative, bounds=(1e-6, 1 - 1e-6), method="bounded")
+    np.testing.assert_allclose(state.payload, best.x, atol=1e-5)
+
+
+def test_jitted_loop_runs_the_same_iterations():
+    first, second = _weight_problem()
+    python = em.run(0.5, _weight_step(first, second, np), tol=1e-8, max_iter=50)
+
+    @jax.jit
+    def jitted(first, second):
+        step = _weight_step(first, second, jnp)
+        return em.run_jitted(jnp.asarray(0.5), step, tol=1e-8, max_iter=50, dtype=first.dtype)
+
+    with precision(np.float64):
+        state = jitted(jnp.asarray(first), jnp.asarray(second))
+        n_iter = int(state.iteration)
+        assert n_iter == python.iteration and bool(state.converged) == python.converged
+        np.testing.assert_allclose(np.asarray(state.history)[:n_iter], python.history, rtol=1e-12)
+        assert np.isnan(np.asarray(state.history)[n_iter:]).all()
+        np.testing.assert_allclose(float(state.payload), python.payload, rtol=1e-12)
+
+
+@pytest.mark.parametrize("max_iter", [1, 3])
+def test_max_iter_stops_without_convergence(max_iter):
+    first, second = _weight_problem()
+    state = em.run(0.5, _weight_step(first, second, np), tol=0.0, max_iter=max_iter)
+    assert state.iteration == max_iter and not state.converged
+
+
+def test_array_objectives_converge_on_their_sum_and_a_payload_rule_may_replace_it():
+    def step(value):
+        return value / 2, np.array([1.0, -1.0]) * value  # the sum is always 0
+
+    state = em.run(1.0, step, tol=0.0, max_iter=10)
+    assert state.iteration == 2 and state.converged
+    state = em.run(1.0, step, tol=0.0, max_iter=10, converged=lambda old, new: old - new < 0.1)
+    assert state.iteration == 4 and state.payload == 1 / 16

@@ -1,0 +1,89 @@
+"""Fits carry their state in explicit arguments and documented fitted attributes only."""
+
+import jax
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+
+from bayesgen import LDA, QDA, GaussianDA, KernelDensityDA, MixtureDA
+
+# _fresh_fit is left out: MixedNB (and CategoricalNB) still keep it for themselves.
+OLD_FLAGS = (
+    "_semi_supervised",
+    "_frozen_prior",
+    "_moments",
+    "_new_moments",
+    "_fitted_with_missing",
+    "_frozen_kernel",
+)
+
+
+def _iris(holes=False, unlabelled=False):
+    X, y = load_iris(return_X_y=True)
+    X, y = X.copy(), y.copy()
+    if holes:
+        X[::7, 1] = np.nan
+        X[3::11, 2] = np.nan
+    if unlabelled:
+        y[1::3] = -1
+    return X, y
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(
+    ("model", "holes", "unlabelled"),
+    [
+        (QDA(), True, False),
+        (QDA(), False, True),
+        (LDA(shrinkage=0.2), True, True),
+        (QDA(shrinkage="ledoit-wolf"), False, False),
+        (MixtureDA(random_state=0, max_iter=20), False, True),
+        (KernelDensityDA(max_iter=5), False, True),
+    ],
+)
+def test_no_hidden_flags_after_a_fit(model, holes, unlabelled):
+    X, y = _iris(holes, unlabelled)
+    fitted = model.fit(X, y)
+    assert not set(OLD_FLAGS) & set(vars(fitted))
+
+
+def test_fitted_with_missing_follows_the_last_fit():
+    X, y = _iris(holes=True)
+    model = GaussianDA().fit(X, y)
+    assert model.fitted_with_missing_
+    with pytest.raises(ValueError, match="missing values"):
+        model.posterior(10)
+    complete = ~np.isnan(X).any(axis=1)
+    model.fit(X[complete], y[complete])
+    assert not model.fitted_with_missing_
+    assert model.posterior(10) is not None
+
+
+def test_ledoit_wolf_fourth_moments_are_a_fitted_attribute_that_partial_fit_merges():
+    X, y = _iris()
+    whole = QDA(shrinkage="ledoit-wolf").fit(X, y)
+    chunked = QDA(shrinkage="ledoit-wolf")
+    for rows in np.array_split(np.random.default_rng(0).permutation(len(y)), 3):
+        chunked.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+    for a, b in zip(
+        jax.tree.leaves(whole.fourth_moments_),
+        jax.tree.leaves(chunked.fourth_moments_),
+        strict=True,
+    ):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(whole.shrinkage_, chunked.shrinkage_, rtol=1e-9)
+    assert QDA().fit(X, y).fourth_moments_ is None
+
+
+def test_upgrade_translates_the_old_flags():
+    state = {
+        "_fresh_fit": True,
+        "_frozen_prior": None,
+        "_new_moments": None,
+        "_moments": None,
+        "_fitted_with_missing": True,
+        "means_": np.zeros((2, 1)),
+    }
+    upgraded = GaussianDA._upgrade_saved_state(state)
+    assert set(upgraded) == {"_fresh_fit", "fitted_with_missing_", "fourth_moments_", "means_"}
+    assert upgraded["fitted_with_missing_"] is True and upgraded["fourth_moments_"] is None
