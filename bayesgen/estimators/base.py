@@ -155,6 +155,17 @@ class GenerativeClassifier(
             responsibilities = _responsibilities(class_index[rows], weights[rows], n_classes)
             self._add_rows(X[rows], responsibilities, reset=reset and number == 0)
 
+    @classmethod
+    def _upgrade_saved_state(cls, state: dict) -> dict:
+        """Translate the state a model file of an earlier layout saved.
+
+        ``_fresh_fit`` told the statistics hooks whether a fit started afresh; a model
+        without statistics now says so itself, and the flag is dropped.
+        """
+        state = dict(state)
+        state.pop("_fresh_fit", None)
+        return state
+
     def _em_log_prior(self) -> float:
         """The log prior in the EM objective: the class prior's part plus the family's."""
         fixed, concentration, kind = self._class_prior_settings()

@@ -145,11 +145,13 @@ class CategoricalNB(CountNB):
     def _feature_stats(self, X, responsibilities, dtype):
         # Only rows with positive weight define categories: a zero weight removes the row.
         weighted = np.asarray(jnp.sum(responsibilities, axis=1)) > 0
-        self._extend_categories(X[weighted], reset=self._fresh_fit)
+        # A model without statistics is a fresh fit: it learns its categories anew.
+        self._extend_categories(X[weighted], reset=not hasattr(self, "_stats"))
         return super()._feature_stats(X, responsibilities, dtype)
 
     def _add_rows(self, X, responsibilities, *, reset):
-        self._fresh_fit = reset
+        if reset:
+            vars(self).pop("_stats", None)
         super()._add_rows(X, responsibilities, reset=reset)
 
     def _store_parameters(self, stats, theta):

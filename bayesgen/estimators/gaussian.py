@@ -531,10 +531,9 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
         ``_fitted_with_missing`` is now ``fitted_with_missing_`` and ``_moments`` is
         ``fourth_moments_``; ``_frozen_prior`` and ``_new_moments`` only carried state
-        between the steps of a fit and are dropped. ``_fresh_fit`` is left as it is: this
-        class no longer reads it, but ``MixedNB`` still sets it on its groups.
+        between the steps of a fit and are dropped, as is ``_fresh_fit`` (the base class).
         """
-        state = dict(state)
+        state = super()._upgrade_saved_state(state)
         for name in ("_frozen_prior", "_new_moments"):
             state.pop(name, None)
         if "_fitted_with_missing" in state:

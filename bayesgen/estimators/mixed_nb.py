@@ -225,13 +225,13 @@ class MixedNB(NaiveBayesClassPrior):
     # ------------------------------------------------------------------ hooks
     def _add_rows(self, X, responsibilities, *, reset):
         if reset:
+            # New groups hold no statistics, so each fits afresh in _feature_stats.
             self.estimators_ = {family: self._make_estimator(family) for family in self._groups}
+            vars(self).pop("_stats", None)
         for family, estimator in self.estimators_.items():
             estimator.classes_ = self.classes_
             group = estimator._check_X(self._group(X, family), reset=reset)
             self._group_data = {**getattr(self, "_group_data", {}), family: group}
-            estimator._fresh_fit = reset
-        self._fresh_fit = reset
         super()._add_rows(X, responsibilities, reset=reset)
         self._group_data = {}
         for estimator in self.estimators_.values():  # each group is a usable model of its own
@@ -243,7 +243,7 @@ class MixedNB(NaiveBayesClassPrior):
             stats[family] = estimator._feature_stats(
                 self._group_data[family], responsibilities, dtype
             )
-            if not self._fresh_fit:  # a group may have re-laid its statistics
+            if hasattr(self, "_stats"):  # partial_fit: a group may have re-laid its statistics
                 self._stats[family] = estimator._stats
         return stats
 
