@@ -11,20 +11,31 @@ from __future__ import annotations
 
 import copy
 
+from bayesgen import registry
 from bayesgen._precision import precision
 from bayesgen.estimators import gaussian_regularised
 from bayesgen.estimators.gaussian import GaussianDA
-from bayesgen.estimators.naive_bayes import BernoulliNB, MultinomialNB, PoissonNB
 
-SUPPORTED = (GaussianDA, BernoulliNB, MultinomialNB, PoissonNB)
+
+def supported() -> str:
+    """The registered estimators that declare ``block_statistics`` (fit = merged block sums),
+    subclasses named beside their base: ``"GaussianDA (and LDA, ...), BernoulliNB, ..."``."""
+    classes = [cls for cls in registry.estimators().values() if getattr(cls, "block_statistics", 0)]
+    names = []
+    for cls in classes:
+        if any(base in classes for base in cls.__mro__[1:]):
+            continue
+        children = [c.__name__ for c in classes if c is not cls and issubclass(c, cls)]
+        names.append(f"{cls.__name__} (and {', '.join(children)})" if children else cls.__name__)
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
 
 
 def check_supported(estimator) -> None:
     """Refuse, naming the reason, an estimator whose fit is not a merge of block statistics."""
-    if not isinstance(estimator, SUPPORTED):
+    if not getattr(type(estimator), "block_statistics", False):
         raise ValueError(
-            "bayesgen.dask.fit supports GaussianDA (and QDA, LDA, GaussianNB), BernoulliNB, "
-            f"MultinomialNB and PoissonNB; got {type(estimator).__name__}. Its fit needs "
+            f"bayesgen.dask.fit supports {supported()}; got "
+            f"{type(estimator).__name__}. Its fit needs "
             "more than a merge of per-block statistics (categories learnt from the data, "
             "per-group estimators, an inner EM, or the training rows themselves): fit it in "
             "memory, or with partial_fit over chunks where it supports that."

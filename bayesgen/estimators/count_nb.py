@@ -9,8 +9,8 @@ import numpy as np
 
 from bayesgen import registry
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax
-from bayesgen.estimators.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.families.estimates import check_estimate_kind
+from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.validation import check_counts
 
 COMMON_PARAMETERS_DOC = (

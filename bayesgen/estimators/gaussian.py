@@ -112,6 +112,7 @@ _ATTRIBUTES_DOC = (
 
 class GaussianDA(FisherProjection, GenerativeClassifier):
     model_name = "gaussian-da"
+    block_statistics = True
     __doc__ = (
         """Gaussian discriminant analysis: a Gaussian density per class.
 

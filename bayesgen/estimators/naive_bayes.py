@@ -34,6 +34,7 @@ _ATTRIBUTES_DOC = """
 
 class BernoulliNB(CountNB):
     model_name = "bernoulli-nb"
+    block_statistics = True
     __doc__ = (
         """Naive Bayes for binary features: the Beta–Bernoulli story.
 
@@ -128,6 +129,7 @@ class BernoulliNB(CountNB):
 
 class MultinomialNB(CountNB):
     model_name = "multinomial-nb"
+    block_statistics = True
     __doc__ = (
         """Naive Bayes for counts: the Dirichlet–multinomial story.
 
@@ -234,6 +236,7 @@ class MultinomialNB(CountNB):
 
 class PoissonNB(CountNB):
     model_name = "poisson-nb"
+    block_statistics = True
     __doc__ = (
         """Naive Bayes with Poisson counts and Gamma-distributed rates.
 

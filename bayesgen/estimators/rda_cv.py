@@ -18,10 +18,10 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
-from bayesgen.estimators import semi_supervised
 from bayesgen.estimators.gaussian import GaussianDA
 from bayesgen.estimators.registration import Registered
 from bayesgen.estimators.saving import ModelFileMixin
+from bayesgen.inference import semi_supervised
 from bayesgen.validation import check_labels, check_weights
 
 DEFAULT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)

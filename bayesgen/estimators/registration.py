@@ -19,6 +19,9 @@ class Registered:
     model_name : str
         The class's name on the command line, such as ``"qda"``. Base classes leave it
         unset and are not registered.
+    block_statistics : bool
+        A capability the class may declare: its fit is a merge of statistics computed on
+        blocks of rows anywhere, so ``bayesgen.dask.fit`` can run it on Dask workers.
     """
 
     model_name: ClassVar[str]

@@ -26,9 +26,8 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from bayesgen._precision import compute_dtype, precision
 from bayesgen._threads import serialised
-from bayesgen.estimators import semi_supervised
 from bayesgen.families import class_prior
-from bayesgen.inference import inference_data, nuts
+from bayesgen.inference import inference_data, nuts, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.sampling import random_key
 from bayesgen.progress import progress_shown
