@@ -3,7 +3,7 @@
 Every classifier is a generative story ``y ~ Categorical(pi)``, ``x | y ~ p(x | y)`` with
 conjugate priors, fitted in closed form from sufficient statistics and used through the
 scikit-learn API. The estimator classes (``bayesgen.QDA``, ``bayesgen.PoissonNB``, ...) are
-those registered in :mod:`bayesgen.registry`.
+those registered in `bayesgen.registry`.
 """
 
 from bayesgen import registry as _registry

@@ -3,7 +3,7 @@
 Without a check, a request such as ``sample(10**12)`` ends inside JAX or NumPy with an
 out-of-memory error from deep inside the computation (or, on Linux, with the process
 killed), after minutes of work. Callers estimate the bytes a request needs and call
-:func:`check_fits` first.
+`check_fits` first.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ NumPyro keeps its stack of effect handlers (``seed``, ``substitute``, ``trace``,
 threads running a story at the same time push onto and pop from the same stack, so each
 sees the other's sites ("all sites must have unique names but got `class_prior`
 duplicated") or its seed. Every run of a story under handlers therefore holds
-:data:`STORY_LOCK`. The posterior draws of ``predict_proba_draws`` and ``posterior`` hold it
+`STORY_LOCK`. The posterior draws of ``predict_proba_draws`` and ``posterior`` hold it
 too: two threads drawing at once (even from two different models) were seen to hang inside
 JAX, and the draws are parallel inside already, so serialising them costs little.
 
@@ -21,7 +21,7 @@ STORY_LOCK = threading.RLock()
 
 
 def serialised(method):
-    """Decorate ``method`` to run while holding :data:`STORY_LOCK`.
+    """Decorate ``method`` to run while holding `STORY_LOCK`.
 
     Parameters
     ----------

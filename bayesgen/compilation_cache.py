@@ -30,7 +30,7 @@ def enable_compilation_cache(directory: str | os.PathLike | None = None) -> Path
     Parameters
     ----------
     directory : path-like, optional
-        Where to keep the kernels; default :func:`default_cache_directory`. Created if
+        Where to keep the kernels; default `default_cache_directory`. Created if
         missing.
 
     Returns

@@ -1,18 +1,18 @@
 r"""Calibration of class probabilities: reliability bins and the expected calibration error.
 
 Both look at the *top label* only: a row's confidence is its largest class probability
-:math:`c_i = \max_k p_{ik}`, and it is correct when that class is its true label. The
-interval :math:`[0, 1]` is cut into ``n_bins`` equal-width bins, closed on the right
-(:math:`(e_{b-1}, e_b]`, the first one also holding 0, as ``sklearn.calibration.calibration_curve``
-with ``strategy="uniform"``). For bin :math:`B_b` with :math:`n_b` rows,
+$c_i = \max_k p_{ik}$, and it is correct when that class is its true label. The
+interval $[0, 1]$ is cut into ``n_bins`` equal-width bins, closed on the right
+($(e_{b-1}, e_b]$, the first one also holding 0, as ``sklearn.calibration.calibration_curve``
+with ``strategy="uniform"``). For bin $B_b$ with $n_b$ rows,
 
-.. math::
+$$
+\mathrm{ECE} = \sum_b \frac{n_b}{n}\,\Big|\,\mathrm{acc}(B_b) - \mathrm{conf}(B_b)\Big|,
+$$
 
-    \mathrm{ECE} = \sum_b \frac{n_b}{n}\,\Big|\,\mathrm{acc}(B_b) - \mathrm{conf}(B_b)\Big|,
-
-with :math:`\mathrm{acc}` the fraction of correct rows and :math:`\mathrm{conf}` their mean
+with $\mathrm{acc}$ the fraction of correct rows and $\mathrm{conf}$ their mean
 confidence (Guo et al., 2017). A calibrated classifier has every point of the reliability
-diagram, :math:`(\mathrm{conf}(B_b), \mathrm{acc}(B_b))`, on the diagonal.
+diagram, $(\mathrm{conf}(B_b), \mathrm{acc}(B_b))$, on the diagonal.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ def expected_calibration_error(y_true, proba, *, classes=None, n_bins: int = 10)
     Raises
     ------
     ValueError
-        As :func:`calibration_bins`.
+        As [`calibration_bins`][bayesgen.metrics.calibration_bins].
 
     Examples
     --------

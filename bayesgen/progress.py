@@ -1,12 +1,13 @@
 """Progress bars for long work: EM iterations, NUTS, batched prediction.
 
 Off by default in library calls; the command line turns them on. A bar is drawn only where
-a person can see it: while :func:`show_progress` is in force, on a terminal, and never when
+a person can see it: while [`show_progress`][bayesgen.show_progress] is in force, on a terminal,
+and never when
 the ``CI`` environment variable is set (CI logs stay clean). Bars are ``tqdm``'s, as in
 NumPyro, which draws the NUTS bar.
 
 Jitted loops (EM as one ``lax.while_loop``) report each iteration through
-``jax.debug.callback`` only when a bar is shown: :func:`reporting` says whether to compile
+``jax.debug.callback`` only when a bar is shown: `reporting` says whether to compile
 that variant, so the silent variant pays nothing.
 """
 

@@ -1,7 +1,7 @@
 """One registry of feature families and estimator classes, filled by registration.
 
 Nothing here imports the rest of the package: a family registers itself when its class is
-defined (:class:`bayesgen.families.protocol.FeatureFamily` with a ``name``), an estimator
+defined (`bayesgen.families.protocol.FeatureFamily` with a ``name``), an estimator
 when its class is defined (a public subclass of the base estimator, with an optional
 ``model_name`` for the command line). Everything that needs to know "all families" or "all
 estimators" — ``MixedNB``'s column families, the command line's ``--model`` names, the

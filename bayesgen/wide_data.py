@@ -31,7 +31,7 @@ def check_covariance_cost(covariance_type: str, n_classes: int, n_features: int)
     MemoryError
         If the ``d x d`` matrices exceed the memory available, naming the size.
     ValueError
-        If factorising them would take more than :data:`MAX_COVARIANCE_OPERATIONS`,
+        If factorising them would take more than `MAX_COVARIANCE_OPERATIONS`,
         naming ``covariance_type`` and the alternatives.
     """
     if covariance_type not in ("full", "tied"):

@@ -131,10 +131,6 @@ def test_namedtuple_fields_are_not_shown_as_descriptors(site):
     assert "Samples or observes the feature site(s)" in stories
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="docstrings converted by tools/convert_docstrings.py after the refactor lands",
-)
 def test_no_page_shows_raw_restructuredtext(site):
     """Roles and math directives are translated: `$x$`, `$$ $$` and `[a.b][]` render."""
     raw = {}

@@ -25,7 +25,7 @@ def one_line(message: str) -> str:
 
 @contextmanager
 def user_errors(context: str = "", *, parameters: bool = False):
-    """Turn the errors that bad input raises into a :class:`UserError`.
+    """Turn the errors that bad input raises into a `UserError`.
 
     ``ValueError``, ``TypeError`` (a wrong kind of value, e.g. a ``--param`` given as a JSON
     object), ``OSError``, ``KeyError``, ``MemoryError`` (a request too large for this machine)

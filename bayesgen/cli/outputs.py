@@ -70,7 +70,7 @@ class Terminated(SystemExit):
 
 @contextmanager
 def _terminate_by_exception():
-    """While active, SIGTERM raises :class:`Terminated` so that ``finally`` blocks run.
+    """While active, SIGTERM raises `Terminated` so that ``finally`` blocks run.
 
     Python's default SIGTERM ends the process at once, leaving a temporary file behind;
     SIGINT already raises ``KeyboardInterrupt``. Signal handlers can only be set from the

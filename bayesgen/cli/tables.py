@@ -117,7 +117,7 @@ def _check_unique(names: list[str], path: Path, argument: str) -> None:
 def write_table(table: pd.DataFrame, path: str | None, argument: str = "--out") -> None:
     """Write ``table`` to ``path`` (format by suffix), or as CSV to stdout when ``path`` is None.
 
-    A file is written atomically (:func:`bayesgen.cli.outputs.atomic_output`): interrupted,
+    A file is written atomically (`bayesgen.cli.outputs.atomic_output`): interrupted,
     it leaves an existing file of that name as it was.
     """
     if path is None:
@@ -144,7 +144,7 @@ def check_output_suffix(path: str | None, argument: str = "--out") -> None:
 
 
 def select_columns(table: pd.DataFrame, columns, argument: str) -> pd.DataFrame:
-    """``table[columns]``, or a :class:`UserError` naming the columns it lacks."""
+    """``table[columns]``, or a `UserError` naming the columns it lacks."""
     missing = [column for column in columns if column not in table.columns]
     if missing:
         raise UserError(

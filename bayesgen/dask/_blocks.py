@@ -2,8 +2,8 @@ r"""What runs on the workers: one block of rows in, its statistics (and objectiv
 
 Every function takes the estimator (shipped once per graph), the block's arrays and the
 index of its first row, and returns NumPy pytrees, so results travel between processes.
-A block's result is a :class:`BlockResult`; two results merge into the result of the
-union of their rows (:func:`merge_results`), with the family's own exact merge.
+A block's result is a `BlockResult`; two results merge into the result of the
+union of their rows (`merge_results`), with the family's own exact merge.
 """
 
 from __future__ import annotations
@@ -128,8 +128,8 @@ def em_step(estimator, X, y, weights, start, dtype, classes, unlabeled_weight) -
     """E-step under the estimator's parameters, then the statistics of the M-step.
 
     The objective part is that of the current parameters, without the log prior (which
-    the driver adds once): :math:`\\sum_{\\text{labelled}} w_i \\log p(x_i, y_i) +
-    \\lambda \\sum_{\\text{unlabelled}} w_i \\log p(x_i)` over the block, as
+    the driver adds once): $\\sum_{\\text{labelled}} w_i \\log p(x_i, y_i) +
+    \\lambda \\sum_{\\text{unlabelled}} w_i \\log p(x_i)$ over the block, as
     ``semi_supervised._e_step`` computes it.
     """
     estimator = _family.worker_copy(estimator)

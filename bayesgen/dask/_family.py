@@ -67,7 +67,7 @@ def install(estimator, class_stats, feature_stats, dtype, *, frozen_prior=None) 
     """Keep merged statistics in ``estimator`` and derive its parameters, as ``fit`` does.
 
     ``frozen_prior``: a GaussianDA's ``(ridge_, prior_)`` to fit under instead of those the
-    statistics resolve (the start of EM, see :func:`starts_with_frozen_prior`); passed to
+    statistics resolve (the start of EM, see `starts_with_frozen_prior`); passed to
     it explicitly (None: resolve them), as its own fit of complete rows does.
     """
     # GaussianDA's install takes the prior explicitly (None: resolve it); its other

@@ -1,8 +1,8 @@
 """Estimators with the scikit-learn API.
 
 Every module of this package is imported here, so that each public class registers itself
-(:class:`bayesgen.estimators.registration.Registered`); the classes are then exported by
-name from :mod:`bayesgen.registry`, with no list to keep by hand.
+(`bayesgen.estimators.registration.Registered`); the classes are then exported by
+name from `bayesgen.registry`, with no list to keep by hand.
 """
 
 import importlib as _importlib

@@ -100,7 +100,7 @@ class GenerativeClassifier(
         y : array-like of shape (n_samples,)
             Class labels (any sortable type: ints, strings, ...). A row labelled -1 (or
             None/NaN) is unlabelled, as in ``sklearn.semi_supervised``: it enters through
-            its mixture likelihood :math:`\\sum_k \\pi_k\\, p(x \\mid k)` and the model is
+            its mixture likelihood $\\sum_k \\pi_k\\, p(x \\mid k)$ and the model is
             fitted by EM (see ``max_iter``, ``tol``, ``n_init``, ``unlabeled_weight``);
             ``classes_`` come from the labelled rows. With no labelled row at all, EM
             clusters the rows into ``n_classes`` classes (with a warning).
@@ -146,7 +146,7 @@ class GenerativeClassifier(
 
     def _add_labelled_rows(self, X, class_index, weights, n_classes: int, *, reset: bool):
         """``_add_rows`` for labelled rows, a chunk of rows at a time when there are many
-        classes (:func:`_row_chunks`); the statistics are sums, so chunks merge exactly."""
+        classes (`_row_chunks`); the statistics are sums, so chunks merge exactly."""
         chunks = _row_chunks(X.shape[0], n_classes)
         if len(chunks) == 1:  # the usual case: all rows at once, X untouched
             self._add_rows(X, _responsibilities(class_index, weights, n_classes), reset=reset)
@@ -343,7 +343,7 @@ class GenerativeClassifier(
         ----------
         X : array-like of shape (n_samples, n_features)
         method : {"plugin", "predictive"}, default="plugin"
-            See :meth:`predict_proba`.
+            See `predict_proba`.
 
         Returns
         -------
@@ -383,8 +383,8 @@ class GenerativeClassifier(
         """``log p(k | x, D)``: the parameters integrated out of the joint.
 
         The class probabilities and the class densities are independent a posteriori, so
-        :math:`p(k \\mid x, \\mathcal D) \\propto \\mathbb E[\\pi_k \\mid \\mathcal D]\\,
-        p(x \\mid k, \\mathcal D)`.
+        $p(k \\mid x, \\mathcal D) \\propto \\mathbb E[\\pi_k \\mid \\mathcal D]\\,
+        p(x \\mid k, \\mathcal D)$.
         """
         check_is_fitted(self)
         self._check_exact_posterior()
@@ -404,9 +404,9 @@ class GenerativeClassifier(
         method : {"plugin", "predictive"}, default="plugin"
             ``"plugin"``: under the fitted point estimate of the parameters (what
             scikit-learn computes). ``"predictive"``: the exact posterior predictive, with
-            the parameters integrated out, :math:`p(k \\mid x, \\mathcal D) \\propto
-            \\mathbb E[\\pi_k \\mid \\mathcal D]\\,p(x \\mid k, \\mathcal D)`, where
-            :math:`p(x \\mid k, \\mathcal D)` is a Student-t for Gaussians and
+            the parameters integrated out, $p(k \\mid x, \\mathcal D) \\propto
+            \\mathbb E[\\pi_k \\mid \\mathcal D]\\,p(x \\mid k, \\mathcal D)$, where
+            $p(x \\mid k, \\mathcal D)$ is a Student-t for Gaussians and
             Beta–Bernoulli, Dirichlet–multinomial, Dirichlet–categorical or negative
             binomial for the discrete families (cf. MASS ``predict.lda(method=
             "predictive")``). It is less confident than the plug-in where data are few.
@@ -431,11 +431,11 @@ class GenerativeClassifier(
             ``cost[k, j]`` is the cost of predicting class ``j`` when the truth is ``k``
             (classes in the order of ``classes_``; finite, non-negative). The prediction
             is then the class of least posterior expected cost
-            :math:`\\arg\\min_j \\sum_k C_{kj}\\, p(k \\mid x)` (``001_8fd34bf03af75598.txt``
+            $\\arg\\min_j \\sum_k C_{kj}\\, p(k \\mid x)$ (``001_8fd34bf03af75598.txt``
             §1.3, §2.2). ``None`` is 0-1 loss, the most probable class; ``1 - I`` gives
             the same decisions.
         method : {"plugin", "predictive"}, default="plugin"
-            Which class probabilities to decide with; see :meth:`predict_proba`.
+            Which class probabilities to decide with; see `predict_proba`.
 
         Returns
         -------

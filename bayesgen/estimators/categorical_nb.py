@@ -25,16 +25,16 @@ class CategoricalNB(CountNB):
     __doc__ = (
         """Naive Bayes for categorical features: a Dirichlet–categorical story per feature.
 
-    .. math::
-
-        \\theta_{kj} \\sim \\mathrm{Dirichlet}(\\alpha \\mathbf 1), \\quad
-        y \\sim \\mathrm{Categorical}(\\pi), \\quad
-        x_j \\mid y = k \\sim \\mathrm{Categorical}(\\theta_{kj}).
+    $$
+    \\theta_{kj} \\sim \\mathrm{Dirichlet}(\\alpha \\mathbf 1), \\quad
+    y \\sim \\mathrm{Categorical}(\\pi), \\quad
+    x_j \\mid y = k \\sim \\mathrm{Categorical}(\\theta_{kj}).
+    $$
 
     Categories may be any hashable values (ints, strings, ...), learned per feature in
     ``fit`` (and extended by ``partial_fit``). Each feature also has one category for
     every value not seen in training, so a new value at prediction time gets its
-    posterior-predictive probability :math:`\\alpha / (N_k + \\alpha (C_j + 1))` under
+    posterior-predictive probability $\\alpha / (N_k + \\alpha (C_j + 1))$ under
     ``estimate="mean"`` instead of an error. (This extra category makes the smoothed
     probabilities differ slightly from scikit-learn's ``CategoricalNB``, which has none.)
 
@@ -55,7 +55,7 @@ class CategoricalNB(CountNB):
     category_count_ : list of ndarray of shape (n_classes, n_categories_j)
         Weighted per-class count of each category.
     feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_j + 1)
-        :math:`\\log\\theta_{kj}`; the last column is the category of unseen values.
+        $\\log\\theta_{kj}$; the last column is the category of unseen values.
     n_features_in_ : int
 """
     )

@@ -59,7 +59,7 @@ class CountNB(NaiveBayesClassPrior):
     """Base of the naive-Bayes estimators over one discrete feature family.
 
     Every statistic, estimate, density, draw and imputation is the family's
-    (:class:`bayesgen.families.protocol.FeatureFamily`); a subclass supplies the family
+    (`bayesgen.families.protocol.FeatureFamily`); a subclass supplies the family
     built from its hyperparameters (``_feature_family``), the story's parameter site
     (``_site``), and how the parameters are kept as fitted attributes
     (``_store_parameters(stats, params)``, ``_parameters()``, ``_set_parameters(sites)``).

@@ -1,18 +1,18 @@
 r"""Decisions from the joint model: changed class proportions and unequal error costs.
 
-A mixin of :class:`bayesgen.estimators.base.GenerativeClassifier`.
+A mixin of `bayesgen.estimators.base.GenerativeClassifier`.
 
 **Label shift** (``004_dce6e695048eec0f.txt``, "Changed class proportions"): when the
-class densities :math:`p(x \mid k)` stay fixed and the proportions change from :math:`\pi`
-to :math:`\pi'`, :math:`p'(k \mid x) \propto (\pi'_k / \pi_k)\, p(k \mid x)`; a generative
-model makes the correction by replacing :math:`\pi` and keeping :math:`p(x \mid k)`. When
-:math:`\pi'` is unknown, it is the maximum-likelihood mixture weight of the target inputs
+class densities $p(x \mid k)$ stay fixed and the proportions change from $\pi$
+to $\pi'$, $p'(k \mid x) \propto (\pi'_k / \pi_k)\, p(k \mid x)$; a generative
+model makes the correction by replacing $\pi$ and keeping $p(x \mid k)$. When
+$\pi'$ is unknown, it is the maximum-likelihood mixture weight of the target inputs
 under the fixed class densities, found by EM (Saerens, Latinne & Decaestecker 2002;
-:mod:`bayesgen.inference.label_shift`).
+`bayesgen.inference.label_shift`).
 
-**Costs** (``001_8fd34bf03af75598.txt`` §1.3 and §2.2): with :math:`C_{kj}` the cost of
-predicting :math:`j` when the truth is :math:`k`, the Bayes decision minimises the
-posterior expected cost :math:`\sum_k C_{kj}\,p(k \mid x)`.
+**Costs** (``001_8fd34bf03af75598.txt`` §1.3 and §2.2): with $C_{kj}$ the cost of
+predicting $j$ when the truth is $k$, the Bayes decision minimises the
+posterior expected cost $\sum_k C_{kj}\,p(k \mid x)$.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ class ClassPriorDecisions:
     def with_class_prior(self, prior):
         """A copy of this fitted model with the class probabilities replaced.
 
-        The class densities :math:`p(x \\mid k)` are kept, so the new class probabilities
-        are exactly :math:`p'(k \\mid x) \\propto (\\pi'_k / \\pi_k)\\, p(k \\mid x)`. The
+        The class densities $p(x \\mid k)$ are kept, so the new class probabilities
+        are exactly $p'(k \\mid x) \\propto (\\pi'_k / \\pi_k)\\, p(k \\mid x)$. The
         copy's ``priors`` (``class_prior`` for naive Bayes) is set to ``prior``, so it is
         a fixed class prior from now on (also in ``posterior`` and in a refit). This model
         is not modified.
@@ -89,9 +89,9 @@ class ClassPriorDecisions:
         """A copy whose class probabilities are re-estimated on unlabelled target inputs.
 
         EM with the class densities held fixed (Saerens, Latinne & Decaestecker 2002):
-        the E-step computes :math:`p(k \\mid x_i)` under the current :math:`\\pi`, the
-        M-step sets :math:`\\pi_k` to their mean. It maximises the target inputs'
-        log-likelihood :math:`\\sum_i \\log \\sum_k \\pi_k\\, p(x_i \\mid k)`, starting
+        the E-step computes $p(k \\mid x_i)$ under the current $\\pi$, the
+        M-step sets $\\pi_k$ to their mean. It maximises the target inputs'
+        log-likelihood $\\sum_i \\log \\sum_k \\pi_k\\, p(x_i \\mid k)$, starting
         from the fitted ``class_prior_``. Missing features (NaN) are integrated out.
 
         Parameters
@@ -105,8 +105,8 @@ class ClassPriorDecisions:
         Returns
         -------
         estimator
-            A fitted copy (see :meth:`with_class_prior`) with the attribute
-            ``class_prior_adaptation_``, a :class:`PriorAdaptation`.
+            A fitted copy (see `with_class_prior`) with the attribute
+            ``class_prior_adaptation_``, a `PriorAdaptation`.
 
         Warns
         -----

@@ -14,19 +14,19 @@ class ExponentialNB(CountNB):
     __doc__ = (
         """Naive Bayes with exponential features and Gamma-distributed rates.
 
-    .. math::
+    $$
+    \\pi \\sim \\mathrm{Dirichlet}, \\quad
+    \\lambda_{kj} \\sim \\mathrm{Gamma}(\\alpha, \\beta), \\quad
+    y \\sim \\mathrm{Categorical}(\\pi), \\quad
+    x_j \\mid y = k \\sim \\mathrm{Exponential}(\\lambda_{kj}), \\ x_j \\ge 0.
+    $$
 
-        \\pi \\sim \\mathrm{Dirichlet}, \\quad
-        \\lambda_{kj} \\sim \\mathrm{Gamma}(\\alpha, \\beta), \\quad
-        y \\sim \\mathrm{Categorical}(\\pi), \\quad
-        x_j \\mid y = k \\sim \\mathrm{Exponential}(\\lambda_{kj}), \\ x_j \\ge 0.
-
-    With :math:`N_{kj}` the weighted number of observed entries of feature :math:`j` in
-    class :math:`k` and :math:`S_{kj}` their weighted sum, the posterior of a rate is
-    :math:`\\mathrm{Gamma}(\\alpha + N_{kj}, \\beta + S_{kj})`; ``predict_proba(X,
+    With $N_{kj}$ the weighted number of observed entries of feature $j$ in
+    class $k$ and $S_{kj}$ their weighted sum, the posterior of a rate is
+    $\\mathrm{Gamma}(\\alpha + N_{kj}, \\beta + S_{kj})$; ``predict_proba(X,
     method="predictive")`` integrates the rates out, giving each entry the Lomax density
-    :math:`a' b'^{a'} / (b' + x)^{a' + 1}` with :math:`a' = \\alpha + N_{kj}`,
-    :math:`b' = \\beta + S_{kj}`. A missing entry (NaN) drops its factor. ``X`` must be a
+    $a' b'^{a'} / (b' + x)^{a' + 1}$ with $a' = \\alpha + N_{kj}$,
+    $b' = \\beta + S_{kj}$. A missing entry (NaN) drops its factor. ``X`` must be a
     dense array of finite values >= 0 (SciPy sparse input is refused: a zero here is a
     value, not an absence).
 
@@ -39,7 +39,7 @@ class ExponentialNB(CountNB):
 """
         + COMMON_PARAMETERS_DOC.replace(
             "posterior mean (additive smoothing\n        with ``alpha``)",
-            "posterior mean\n        :math:`(\\alpha + N)/(\\beta + S)`",
+            "posterior mean\n        $(\\alpha + N)/(\\beta + S)$",
         )
         + """
     Attributes
@@ -49,12 +49,12 @@ class ExponentialNB(CountNB):
         Weighted number of training rows per class.
     class_prior_ : ndarray of shape (n_classes,)
     feature_count_ : ndarray of shape (n_classes, n_features)
-        :math:`S_{kj}`, the weighted per-class sums of each feature (observed entries).
+        $S_{kj}$, the weighted per-class sums of each feature (observed entries).
     observed_count_ : ndarray of shape (n_classes, n_features)
-        :math:`N_{kj}`, the weighted per-class number of observed entries.
+        $N_{kj}$, the weighted per-class number of observed entries.
     rates_ : ndarray of shape (n_classes, n_features)
-        :math:`\\lambda_{kj}` (``"mean"``: :math:`(\\alpha + N)/(\\beta + S)`; ``"map"``:
-        :math:`(\\alpha + N - 1)_+/(\\beta + S)`; ``"mle"``: :math:`N/S`).
+        $\\lambda_{kj}$ (``"mean"``: $(\\alpha + N)/(\\beta + S)$; ``"map"``:
+        $(\\alpha + N - 1)_+/(\\beta + S)$; ``"mle"``: $N/S$).
     n_features_in_ : int
 
     Examples

@@ -32,14 +32,14 @@ class FisherProjection:
 
     @available_if(_has_shared_covariance)
     def fit_transform(self, X, y, **fit_params) -> np.ndarray:
-        """Fit, then :meth:`transform` the same rows.
+        """Fit, then `transform` the same rows.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         **fit_params
-            Passed to :meth:`fit` (``sample_weight``).
+            Passed to `fit` (``sample_weight``).
 
         Returns
         -------
@@ -51,12 +51,12 @@ class FisherProjection:
     def transform(self, X) -> np.ndarray:
         """Project ``X`` onto Fisher's discriminant coordinates.
 
-        :math:`z = W_q^\\top (x - \\bar\\mu)`, with the directions :math:`W` of
+        $z = W_q^\\top (x - \\bar\\mu)$, with the directions $W$ of
         ``scalings_`` (unit within-class variance) and ``q = n_components``. Agrees with
         ``sklearn.discriminant_analysis.LinearDiscriminantAnalysis(solver="eigen")``
         up to the sign of each coordinate (and a shift: scikit-learn's eigen solver does
         not centre). Missing entries (NaN) are first filled with their conditional mean
-        given the observed ones (:meth:`impute`).
+        given the observed ones (`impute`).
 
         Parameters
         ----------

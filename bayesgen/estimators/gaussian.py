@@ -32,25 +32,25 @@ _PARAMETERS_DOC = (
         Known class probabilities; when given they are used as they are, not estimated.
     reg_covar : float, default=1e-6
         Ridge added to every covariance, relative to each feature's variance over all
-        training rows: :math:`\\Sigma + \\lambda\\,\\mathrm{diag}(v)` with :math:`v_j`
-        the variance of feature :math:`j` and :math:`\\lambda` = ``reg_covar`` (the
-        :math:`\\Sigma + \\lambda I` of the seeds, made invariant to feature units; the
+        training rows: $\\Sigma + \\lambda\\,\\mathrm{diag}(v)$ with $v_j$
+        the variance of feature $j$ and $\\lambda$ = ``reg_covar`` (the
+        $\\Sigma + \\lambda I$ of the seeds, made invariant to feature units; the
         spherical type uses the mean variance). It keeps singular covariances (a constant
         feature, fewer rows than features) usable. A positive value is raised to at least
         ``n_features`` times the machine epsilon of the computation; ``0`` disables the
         ridge, and a singular covariance is then an error.
     class_concentration_prior : float, default=1.0
-        Concentration :math:`\\alpha` of the symmetric Dirichlet prior on the class
+        Concentration $\\alpha$ of the symmetric Dirichlet prior on the class
         probabilities. With 1 the ``"map"`` estimate equals the class frequencies.
     mean_prior : array-like of shape (n_features,), optional
-        :math:`m_0`, prior location of the class means; default: the mean of all rows.
+        $m_0$, prior location of the class means; default: the mean of all rows.
     mean_precision_prior : float, default=1.0
-        :math:`\\kappa_0`, the number of pseudo-observations behind ``mean_prior``.
+        $\\kappa_0$, the number of pseudo-observations behind ``mean_prior``.
     degrees_of_freedom_prior : float, optional
-        :math:`\\nu_0`; default ``n_features + 2`` for ``"full"``/``"tied"`` and 3 for
+        $\\nu_0$; default ``n_features + 2`` for ``"full"``/``"tied"`` and 3 for
         ``"diag"``/``"spherical"``, the smallest values with a finite prior mean.
     covariance_prior : array-like, optional
-        :math:`\\Psi_0`, the prior scale: ``(n_features, n_features)`` for ``"full"`` and
+        $\\Psi_0$, the prior scale: ``(n_features, n_features)`` for ``"full"`` and
         ``"tied"``, ``(n_features,)`` for ``"diag"``, a float for ``"spherical"``.
         Default: the covariance of all rows (plus the ridge), which is then also the
         prior mean of each class covariance.
@@ -116,7 +116,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     __doc__ = (
         """Gaussian discriminant analysis: a Gaussian density per class.
 
-    The generative story (:func:`bayesgen.stories.gaussian_story`) draws the class
+    The generative story ([`bayesgen.stories.gaussian_story`][bayesgen.stories.gaussian_story])
+    draws the class
     probabilities from a Dirichlet, the class means and covariances from a
     Normal–Inverse-Wishart prior, then each row's label and its features given the label.
     Fitting is closed-form from sufficient statistics.

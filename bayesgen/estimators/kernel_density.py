@@ -3,7 +3,7 @@
 Seed ``001_8fd34bf03af75598.txt`` §4.1, "Connection Between Metric and Bayesian
 Classifiers". The maths (frequency-weighted class covariances, bandwidth factors, the
 chunked kernel-mixture density, the conditionals for imputation) is in
-:mod:`bayesgen.families.kernel_density`; this module is the scikit-learn class and its hooks.
+`bayesgen.families.kernel_density`; this module is the scikit-learn class and its hooks.
 """
 
 from __future__ import annotations
@@ -28,27 +28,27 @@ from bayesgen.validation import check_features, check_positive
 _PARAMETERS_DOC = (
     """
     bandwidth : {"scott", "silverman"} or float, default="scott"
-        The factor :math:`h` of ``scipy.stats.gaussian_kde``'s ``bw_method``: Scott's
-        rule :math:`n_k^{-1/(d+4)}`, Silverman's :math:`(n_k(d+2)/4)^{-1/(d+4)}` with the
-        class size :math:`n_k = \\sum_i w_{ik}`, or a positive number used as it is. The
-        kernel covariance is :math:`H_k = h_k^2 \\hat\\Sigma_k`.
+        The factor $h$ of ``scipy.stats.gaussian_kde``'s ``bw_method``: Scott's
+        rule $n_k^{-1/(d+4)}$, Silverman's $(n_k(d+2)/4)^{-1/(d+4)}$ with the
+        class size $n_k = \\sum_i w_{ik}$, or a positive number used as it is. The
+        kernel covariance is $H_k = h_k^2 \\hat\\Sigma_k$.
     bandwidth_scope : {"class", "shared"}, default="class"
-        ``"class"``: each class its own data covariance :math:`\\hat\\Sigma_k` and factor
-        (from :math:`n_k`). ``"shared"``: one kernel for every class, the pooled
-        within-class covariance :math:`\\sum_k (n_k - 1)\\hat\\Sigma_k / \\sum_k (n_k - 1)`
-        and one factor from :math:`\\sum_k n_k`; the kernel's normalisation then cancels
-        from :math:`p(y \\mid x)` (seed §4.1).
+        ``"class"``: each class its own data covariance $\\hat\\Sigma_k$ and factor
+        (from $n_k$). ``"shared"``: one kernel for every class, the pooled
+        within-class covariance $\\sum_k (n_k - 1)\\hat\\Sigma_k / \\sum_k (n_k - 1)$
+        and one factor from $\\sum_k n_k$; the kernel's normalisation then cancels
+        from $p(y \\mid x)$ (seed §4.1).
     reg_covar : float, default=1e-6
         Ridge added to each data covariance before scaling, relative to each feature's
-        variance over all training rows: :math:`H_k = h_k^2(\\hat\\Sigma_k +
-        \\lambda\\,\\mathrm{diag}(v))`, as in ``GaussianDA``. It keeps a constant feature or
+        variance over all training rows: $H_k = h_k^2(\\hat\\Sigma_k +
+        \\lambda\\,\\mathrm{diag}(v))$, as in ``GaussianDA``. It keeps a constant feature or
         a class with fewer rows than features usable. A positive value is raised to at
         least ``n_features`` times the machine epsilon; ``0`` disables it, and a singular
         kernel is then an error.
     priors : array-like of shape (n_classes,), optional
         Known class probabilities; when given they are used as they are, not estimated.
     class_concentration_prior : float, default=1.0
-        Concentration :math:`\\alpha` of the symmetric Dirichlet prior on the class
+        Concentration $\\alpha$ of the symmetric Dirichlet prior on the class
         probabilities.
     estimate : {"mle", "map", "mean"}, default="mle"
         Point estimate of the class probabilities (the class densities have no prior).
@@ -67,16 +67,16 @@ _ATTRIBUTES_DOC = """
     class_prior_ : ndarray of shape (n_classes,)
         Class probabilities used for prediction.
     bandwidth_ : ndarray of shape (n_classes,)
-        The factor :math:`h_k` of each class (all equal for ``"shared"``).
+        The factor $h_k$ of each class (all equal for ``"shared"``).
     kernel_covariances_ : ndarray of shape (n_classes, n_features, n_features)
-        :math:`H_k`, the ridge included.
+        $H_k$, the ridge included.
     training_X_ : ndarray of shape (n_train, n_features)
         The kernel centres: every training row.
     training_weights_ : ndarray of shape (n_train, n_classes)
-        :math:`w_{ik}`, the weight of row :math:`i` in class :math:`k`.
+        $w_{ik}$, the weight of row $i$ in class $k$.
     ridge_ : ndarray of shape (n_features,)
         What was added to the diagonal of every data covariance (before scaling by
-        :math:`h_k^2`).
+        $h_k^2$).
     n_iter_ : int
         EM iterations run; 1 without unlabelled rows.
     converged_ : bool
@@ -95,31 +95,32 @@ class KernelDensityDA(GenerativeClassifier):
     __doc__ = (
         """Parzen-window classifier: a Gaussian kernel density estimate per class.
 
-    .. math::
+    $$
+    p(x \\mid k) = \\frac{1}{n_k} \\sum_i w_{ik}\\, \\mathcal N(x;\\, x_i, H_k),
+    \\qquad n_k = \\sum_i w_{ik}, \\qquad H_k = h_k^2\\, \\hat\\Sigma_k, \\qquad
+    p(k \\mid x) \\propto \\pi_k\\, p(x \\mid k),
+    $$
 
-        p(x \\mid k) = \\frac{1}{n_k} \\sum_i w_{ik}\\, \\mathcal N(x;\\, x_i, H_k),
-        \\qquad n_k = \\sum_i w_{ik}, \\qquad H_k = h_k^2\\, \\hat\\Sigma_k, \\qquad
-        p(k \\mid x) \\propto \\pi_k\\, p(x \\mid k),
-
-    where :math:`w_{ik}` is the sample weight of row :math:`i` if it is labelled
-    :math:`k` (zero otherwise; EM's responsibility for an unlabelled row),
-    :math:`\\hat\\Sigma_k` the frequency-weighted class covariance (denominator
-    :math:`n_k - 1`) and :math:`h_k` the bandwidth factor of the class size :math:`n_k`.
-    A weight of :math:`w` counts as :math:`w` copies of a row, so with integer weights the
+    where $w_{ik}$ is the sample weight of row $i$ if it is labelled
+    $k$ (zero otherwise; EM's responsibility for an unlabelled row),
+    $\\hat\\Sigma_k$ the frequency-weighted class covariance (denominator
+    $n_k - 1$) and $h_k$ the bandwidth factor of the class size $n_k$.
+    A weight of $w$ counts as $w$ copies of a row, so with integer weights the
     class density is ``scipy.stats.gaussian_kde(X_k.T, bw_method=bandwidth)`` of the rows
     repeated. Missing features (NaN) are integrated out when predicting (the kernel's
-    marginal, :math:`H_{k,oo}`); training rows must be complete.
+    marginal, $H_{k,oo}$); training rows must be complete.
 
-    Unlabelled rows (``y = -1``) get soft weights :math:`w_{ik}` from an EM-style
+    Unlabelled rows (``y = -1``) get soft weights $w_{ik}$ from an EM-style
     self-training loop: each is weighted by its leave-one-out class probabilities
-    :math:`p(k \\mid x_i)` under the other rows' kernels, until these stop changing. The
+    $p(k \\mid x_i)$ under the other rows' kernels, until these stop changing. The
     kernels are fixed before the loop (from the labelled rows and the unlabelled ones
     spread evenly over the classes) and kept in the fitted model. A kernel density has no
     parameters for EM to maximise, so no objective is guaranteed to rise.
 
-    The generative story (:func:`bayesgen.stories.kernel_density.kernel_density_story`)
+    The generative story
+    ([`bayesgen.stories.kernel_density.kernel_density_story`][bayesgen.stories.kernel_density_story])
     draws a label, a kernel centre ``"kernel_center"`` of that class, then
-    :math:`x \\sim \\mathcal N(x_c, H_k)`. The class densities have no parameters with a
+    $x \\sim \\mathcal N(x_c, H_k)$. The class densities have no parameters with a
     prior, so there is no posterior to sample (``posterior`` raises).
 
     Parameters
@@ -273,23 +274,23 @@ class KernelDensityDA(GenerativeClassifier):
         """EM-style self-training over unlabelled rows (the family's own loop).
 
         A kernel density has no parameters for EM to maximise: with one kernel for all
-        classes and the class prior estimated, :math:`p(x) = \\sum_k \\pi_k p(x \\mid k)`
+        classes and the class prior estimated, $p(x) = \\sum_k \\pi_k p(x \\mid k)$
         is the density of all rows whatever their labels. So the loop is a fixed-point
         iteration of the labels, as ``semi_supervised`` runs EM (M-step: the ordinary fit
-        from the responsibilities; E-step: :math:`p(k \\mid x_i)`), with two changes:
+        from the responsibilities; E-step: $p(k \\mid x_i)$), with two changes:
 
         - every training row is scored by the *other* rows' kernels (leave-one-out): with
           its own kernel an unlabelled row votes for the class that already holds it, and
           the iteration only hardens its starting guess;
         - the kernels (``bandwidth_``, ``kernel_covariances_``) are fixed first, from the
-          labelled rows and each unlabelled one counted as :math:`\\lambda w_i / K` of a
-          row in every class (frequency weights, so it adds that much to :math:`n_k`), and kept:
+          labelled rows and each unlabelled one counted as $\\lambda w_i / K$ of a
+          row in every class (frequency weights, so it adds that much to $n_k$), and kept:
           with per-class kernels refitted each step, a class whose covariance grows takes
           over every row.
 
         ``log_likelihood_history_`` records the leave-one-out objective
-        :math:`\\sum_{\\text{labelled}} w_i \\log \\pi_{y_i} p_{-i}(x_i \\mid y_i) + \\lambda
-        \\sum_{\\text{unlabelled}} w_i \\log \\sum_k \\pi_k p_{-i}(x_i \\mid k)`; the
+        $\\sum_{\\text{labelled}} w_i \\log \\pi_{y_i} p_{-i}(x_i \\mid y_i) + \\lambda
+        \\sum_{\\text{unlabelled}} w_i \\log \\sum_k \\pi_k p_{-i}(x_i \\mid k)$; the
         iteration does not ascend it (it usually falls a little as the labels harden), and
         stops when it changes by at most ``tol`` times its size.
         """
@@ -335,7 +336,7 @@ class KernelDensityDA(GenerativeClassifier):
     # ------------------------------------------------------------------ imputation
     def _impute_rows(self, X, class_weights, method, rng):
         """Fill the NaN of ``X`` from the kernel mixture's conditional, per class
-        (:func:`bayesgen.families.kernel_density.conditional_missing`)."""
+        (`bayesgen.families.kernel_density.conditional_missing`)."""
         filled = X.copy()
         params = self._params()
         has_weight = self.training_weights_.astype(np.float64).sum(axis=0) > 0

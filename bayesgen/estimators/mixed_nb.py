@@ -79,17 +79,18 @@ class MixedNB(NaiveBayesClassPrior):
     __doc__ = (
         """Naive Bayes over mixed columns: one family per group of columns, one label per row.
 
-    .. math::
+    $$
+    \\pi \\sim \\mathrm{Dirichlet}, \\quad y \\sim \\mathrm{Categorical}(\\pi), \\quad
+    p(x \\mid y = k) = \\prod_{g} p_g(x_{(g)} \\mid y = k),
+    $$
 
-        \\pi \\sim \\mathrm{Dirichlet}, \\quad y \\sim \\mathrm{Categorical}(\\pi), \\quad
-        p(x \\mid y = k) = \\prod_{g} p_g(x_{(g)} \\mid y = k),
-
-    where each group :math:`g` of columns follows its own family: any registered feature
-    family that names its estimator (:func:`column_families`), such as ``"gaussian"``
-    (independent normals per class, as :class:`GaussianNB`), ``"bernoulli"``,
+    where each group $g$ of columns follows its own family: any registered feature
+    family that names its estimator (`column_families`), such as ``"gaussian"``
+    (independent normals per class, as [`GaussianNB`][bayesgen.GaussianNB]), ``"bernoulli"``,
     ``"categorical"``, ``"poisson"``, ``"exponential"`` or ``"multinomial"`` (all columns
     named so form one count vector). The joint log-likelihood is the sum over the groups. The story
-    (:meth:`story`) runs every family's part under the name scope ``"<family>/"``, all
+    ([`story`][bayesgen.MixedNB.story]) runs every family's part under the name scope
+    ``"<family>/"``, all
     sharing the label site ``"y"``.
 
     Parameters
@@ -97,13 +98,13 @@ class MixedNB(NaiveBayesClassPrior):
     features : dict, optional
         Family of each column, ``{column: family}``, with column names for a DataFrame
         and positions for an array. Columns not listed get the family their dtype calls
-        for (see :func:`infer_family`: float → gaussian, bool or 0/1 integers →
+        for (see `infer_family`: float → gaussian, bool or 0/1 integers →
         bernoulli, other non-negative integers → poisson, category/object/string →
         categorical); ``"multinomial"`` is only ever chosen here.
     alpha : float, default=1.0
         Prior pseudo-counts of the discrete families (as in their own estimators).
     reg_covar : float, default=1e-6
-        Relative ridge of the Gaussian columns (see :class:`GaussianDA`).
+        Relative ridge of the Gaussian columns (see [`GaussianDA`][bayesgen.GaussianDA]).
 """
         + COMMON_PARAMETERS_DOC
         + """
@@ -271,7 +272,7 @@ class MixedNB(NaiveBayesClassPrior):
     def impute(self, X, *, method="mean", y=None, random_state=None):
         """Fill the missing entries of every group from the model, observed ones kept.
 
-        As :meth:`GenerativeClassifier.impute`; the class probabilities come from all the
+        As `GenerativeClassifier.impute`; the class probabilities come from all the
         observed columns together, and each group fills its own columns. Returns a
         DataFrame when the model was fitted on one.
         """

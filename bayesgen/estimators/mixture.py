@@ -41,28 +41,30 @@ class MixtureDA(GenerativeClassifier):
     __doc__ = (
         r"""Mixture discriminant analysis: a mixture of Gaussians as each class's density.
 
-    .. math::
-
-        p(x \mid k) = \sum_{m=1}^{M_k} w_{km}\,\mathcal N(x; \mu_{km}, \Sigma_{km}),
-        \qquad p(k \mid x) \propto \pi_k\, p(x \mid k).
+    $$
+    p(x \mid k) = \sum_{m=1}^{M_k} w_{km}\,\mathcal N(x; \mu_{km}, \Sigma_{km}),
+    \qquad p(k \mid x) \propto \pi_k\, p(x \mid k).
+    $$
 
     Each class's mixture is fitted by EM on that class's rows, weighted by the
-    responsibilities :math:`R_{ik}` (one-hot times the sample weight; soft when ``y`` has
-    unlabelled rows): with :math:`\gamma_{ikm} \propto w_{km}\,\mathcal N(x_i; \mu_{km},
-    \Sigma_{km})` normalised over :math:`m`, the M-step is the Gaussian point estimate
-    from :math:`N_{km} = \sum_i R_{ik}\gamma_{ikm}`, :math:`\bar x_{km}` and the centred
-    scatter weighted by :math:`R_{ik}\gamma_{ikm}`, and :math:`w_{km} \propto N_{km}`
+    responsibilities $R_{ik}$ (one-hot times the sample weight; soft when ``y`` has
+    unlabelled rows): with $\gamma_{ikm} \propto w_{km}\,\mathcal N(x_i; \mu_{km},
+    \Sigma_{km})$ normalised over $m$, the M-step is the Gaussian point estimate
+    from $N_{km} = \sum_i R_{ik}\gamma_{ikm}$, $\bar x_{km}$ and the centred
+    scatter weighted by $R_{ik}\gamma_{ikm}$, and $w_{km} \propto N_{km}$
     (``"map"``: the Normal–Inverse-Wishart mode per component and the
-    Dirichlet(``weight_concentration_prior``) mode of :math:`w_k`). Missing entries (NaN)
+    Dirichlet(``weight_concentration_prior``) mode of $w_k$). Missing entries (NaN)
     join the same EM through their exact expected statistics, and are integrated out when
-    predicting. The generative story is :func:`bayesgen.stories.mixture.mixture_story`.
-    With ``n_components=1`` this is :class:`bayesgen.GaussianDA` (``"tied"`` then means
+    predicting. The generative story is
+    [`bayesgen.stories.mixture.mixture_story`][bayesgen.stories.mixture_story].
+    With ``n_components=1`` this is [`bayesgen.GaussianDA`][bayesgen.GaussianDA] (``"tied"`` then
+    means
     one covariance per class, i.e. GaussianDA's ``"full"``).
 
     Parameters
     ----------
     n_components : int or sequence of int, default=2
-        Gaussian components per class :math:`M_k`; one value for every class, or one per
+        Gaussian components per class $M_k$; one value for every class, or one per
         class in the order of ``classes_``. Each class needs at least that many rows with
         positive weight.
     covariance_type : {"full", "tied", "diag", "spherical"}, default="full"
@@ -82,17 +84,17 @@ class MixtureDA(GenerativeClassifier):
         Known class probabilities; when given they are used as they are, not estimated.
     reg_covar : float, default=1e-6
         Ridge added to every covariance, relative to each feature's variance over all
-        training rows (:math:`\Sigma + \lambda\,\mathrm{diag}(v)`, as in ``GaussianDA``;
+        training rows ($\Sigma + \lambda\,\mathrm{diag}(v)$, as in ``GaussianDA``;
         the spherical type uses the mean variance). ``0`` disables it.
     class_concentration_prior : float, default=1.0
         Concentration of the symmetric Dirichlet prior on the class probabilities.
     weight_concentration_prior : float, default=1.0
-        Concentration :math:`\beta` of the symmetric Dirichlet prior on each class's
+        Concentration $\beta$ of the symmetric Dirichlet prior on each class's
         component weights (used by ``"map"``; 1 leaves the weights at their MLE).
     mean_prior, mean_precision_prior, degrees_of_freedom_prior, covariance_prior
-        The Normal–Inverse-Wishart prior :math:`(m_0, \kappa_0, \nu_0, \Psi_0)` of every
+        The Normal–Inverse-Wishart prior $(m_0, \kappa_0, \nu_0, \Psi_0)$ of every
         component, with ``GaussianDA``'s meaning and defaults (the mean and covariance of
-        all training rows; :math:`\nu_0 = d + 2`, or 3 for diag/spherical).
+        all training rows; $\nu_0 = d + 2$, or 3 for diag/spherical).
     max_iter : int, default=100
         Most EM iterations (of each class's EM, and of the EM over unlabelled rows).
     tol : float, default=1e-6
@@ -107,8 +109,8 @@ class MixtureDA(GenerativeClassifier):
         Weighted number of training rows per class.
     class_prior_ : ndarray of shape (n_classes,)
     n_components_ : ndarray of int of shape (n_classes,)
-        :math:`M_k`. ``M = max(M_k)`` sizes the arrays below; a class's components past
-        its own :math:`M_k` have weight 0 (and parameters that are never used).
+        $M_k$. ``M = max(M_k)`` sizes the arrays below; a class's components past
+        its own $M_k$ have weight 0 (and parameters that are never used).
     weights_ : ndarray of shape (n_classes, M)
     means_ : ndarray of shape (n_classes, M, n_features)
     covariances_ : ndarray
@@ -123,8 +125,8 @@ class MixtureDA(GenerativeClassifier):
     n_iter_ : int
     converged_ : bool
     log_likelihood_history_ : ndarray of shape (n_iter_,)
-        The objective per EM iteration, summed over classes: :math:`\sum_k \sum_i R_{ik}
-        \log p(x_{i,o} \mid k)` (plus the log prior of the weights, means and covariances
+        The objective per EM iteration, summed over classes: $\sum_k \sum_i R_{ik}
+        \log p(x_{i,o} \mid k)$ (plus the log prior of the weights, means and covariances
         for ``"map"``); it never decreases. With unlabelled rows it is the objective of the
         EM over them (``GaussianDA``'s).
     n_features_in_ : int
@@ -234,8 +236,9 @@ class MixtureDA(GenerativeClassifier):
         """Fit on a first batch; a second call is an error.
 
         A mixture's statistics are not sums over rows: each batch would need the
-        memberships :math:`\\gamma_{ikm}` of every earlier row under the final
-        parameters, so EM needs all rows at once. The first call fits like :meth:`fit`.
+        memberships $\\gamma_{ikm}$ of every earlier row under the final
+        parameters, so EM needs all rows at once. The first call fits like
+        [`fit`][bayesgen.MixtureDA.fit].
 
         Raises
         ------

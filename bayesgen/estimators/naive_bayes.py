@@ -38,14 +38,14 @@ class BernoulliNB(CountNB):
     __doc__ = (
         """Naive Bayes for binary features: the Beta–Bernoulli story.
 
-    .. math::
-
-        \\pi \\sim \\mathrm{Dirichlet}, \\quad \\theta_{kj} \\sim \\mathrm{Beta}(\\alpha, \\alpha),
-        \\quad y \\sim \\mathrm{Categorical}(\\pi), \\quad
-        x_j \\mid y = k \\sim \\mathrm{Bernoulli}(\\theta_{kj}).
+    $$
+    \\pi \\sim \\mathrm{Dirichlet}, \\quad \\theta_{kj} \\sim \\mathrm{Beta}(\\alpha, \\alpha),
+    \\quad y \\sim \\mathrm{Categorical}(\\pi), \\quad
+    x_j \\mid y = k \\sim \\mathrm{Bernoulli}(\\theta_{kj}).
+    $$
 
     Absent features count too (the Bernoulli event model). The default
-    ``estimate="mean"`` is Laplace smoothing :math:`(O_{kj}+\\alpha)/(N_k+2\\alpha)`, the
+    ``estimate="mean"`` is Laplace smoothing $(O_{kj}+\\alpha)/(N_k+2\\alpha)$, the
     posterior mean, and equals scikit-learn's ``BernoulliNB(alpha=alpha)``.
 
     Parameters
@@ -59,7 +59,7 @@ class BernoulliNB(CountNB):
         + COMMON_PARAMETERS_DOC
         + _ATTRIBUTES_DOC
         + """    feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        :math:`\\log\\theta_{kj}` (``-inf`` where a maximum-likelihood estimate is 0).
+        $\\log\\theta_{kj}$ (``-inf`` where a maximum-likelihood estimate is 0).
 """
     )
     _binary_features = True
@@ -133,17 +133,18 @@ class MultinomialNB(CountNB):
     __doc__ = (
         """Naive Bayes for counts: the Dirichlet–multinomial story.
 
-    .. math::
+    $$
+    \\theta_k \\sim \\mathrm{Dirichlet}(\\alpha), \\quad y \\sim \\mathrm{Categorical}(\\pi),
+    \\quad x \\mid y = k, L \\sim \\mathrm{Multinomial}(L, \\theta_k),
+    $$
 
-        \\theta_k \\sim \\mathrm{Dirichlet}(\\alpha), \\quad y \\sim \\mathrm{Categorical}(\\pi),
-        \\quad x \\mid y = k, L \\sim \\mathrm{Multinomial}(L, \\theta_k),
-
-    with :math:`L` the row total (conditioned on, not modelled). The default
+    with $L$ the row total (conditioned on, not modelled). The default
     ``estimate="mean"`` is additive smoothing, the posterior mean, and equals
     scikit-learn's ``MultinomialNB(alpha=alpha)``. Non-integer non-negative values (tf-idf)
     are accepted for fitting and prediction; the log-likelihood then uses ``gammaln`` in
-    the multinomial coefficient, which :meth:`predict_joint_log_proba` and
-    :meth:`score_samples` include.
+    the multinomial coefficient, which
+    [`predict_joint_log_proba`][bayesgen.MultinomialNB.predict_joint_log_proba] and
+    [`score_samples`][bayesgen.MultinomialNB.score_samples] include.
 
     Parameters
     ----------
@@ -153,7 +154,7 @@ class MultinomialNB(CountNB):
         + COMMON_PARAMETERS_DOC
         + _ATTRIBUTES_DOC
         + """    feature_log_prob_ : ndarray of shape (n_classes, n_features)
-        :math:`\\log\\theta_{kj}` (``-inf`` where a maximum-likelihood estimate is 0).
+        $\\log\\theta_{kj}$ (``-inf`` where a maximum-likelihood estimate is 0).
 """
     )
 
@@ -203,7 +204,7 @@ class MultinomialNB(CountNB):
     def sample(self, n_samples=1, *, y=None, random_state=None, lengths=None):
         """Synthetic count rows: the story run forward with the fitted parameters.
 
-        As :meth:`GenerativeClassifier.sample`. The story conditions on the row totals
+        As `GenerativeClassifier.sample`. The story conditions on the row totals
         rather than modelling them, so they are given: ``lengths`` (an int for every row,
         or one per row); by default the mean row total of the training data, rounded.
         """
@@ -222,7 +223,7 @@ class MultinomialNB(CountNB):
     def story(self, X=None, y=None, *, lengths=None, n_samples=None):
         """Run the Dirichlet–multinomial story (a NumPyro model) with this model's prior.
 
-        As :meth:`GenerativeClassifier.story`; the row totals come from ``X`` when it is
+        As `GenerativeClassifier.story`; the row totals come from ``X`` when it is
         given, otherwise from ``lengths`` (array of shape (n_samples,)), which the story
         does not model.
         """
@@ -240,15 +241,15 @@ class PoissonNB(CountNB):
     __doc__ = (
         """Naive Bayes with Poisson counts and Gamma-distributed rates.
 
-    .. math::
+    $$
+    \\lambda_{kj} \\sim \\mathrm{Gamma}(\\alpha, \\beta), \\quad
+    y \\sim \\mathrm{Categorical}(\\pi), \\quad
+    x_j \\mid y = k \\sim \\mathrm{Poisson}(\\lambda_{kj}).
+    $$
 
-        \\lambda_{kj} \\sim \\mathrm{Gamma}(\\alpha, \\beta), \\quad
-        y \\sim \\mathrm{Categorical}(\\pi), \\quad
-        x_j \\mid y = k \\sim \\mathrm{Poisson}(\\lambda_{kj}).
-
-    The log-likelihood :math:`\\sum_j x_j\\log\\lambda_{kj} - \\Lambda_k - \\sum_j \\log
-    x_j!` subtracts :math:`\\Lambda_k = \\sum_j \\lambda_{kj}`, the expected document
-    length of class :math:`k`: the document-length correction of
+    The log-likelihood $\\sum_j x_j\\log\\lambda_{kj} - \\Lambda_k - \\sum_j \\log
+    x_j!$ subtracts $\\Lambda_k = \\sum_j \\lambda_{kj}$, the expected document
+    length of class $k$: the document-length correction of
     ``001_8fd34bf03af75598.txt`` §3.4. Without it long documents would favour classes with
     high word rates; with it, a document is compared with the length each class expects,
     so (unlike the multinomial model) its length itself is evidence. Non-integer
@@ -260,12 +261,12 @@ class PoissonNB(CountNB):
         Gamma prior shape (pseudo-counts added to every feature's sum).
     beta : float, default=1.0
         Gamma prior rate (pseudo-rows added to every class's count); the posterior-mean
-        rate is :math:`(S_{kj} + \\alpha) / (N_k + \\beta)`.
+        rate is $(S_{kj} + \\alpha) / (N_k + \\beta)$.
 """
         + COMMON_PARAMETERS_DOC
         + _ATTRIBUTES_DOC
         + """    rates_ : ndarray of shape (n_classes, n_features)
-        :math:`\\lambda_{kj}`.
+        $\\lambda_{kj}$.
 """
     )
 

@@ -57,7 +57,7 @@ def _preset_doc(
         + f"""
 
     ``GaussianDA(covariance_type="{covariance_type}")`` under its textbook name; see
-    :class:`bayesgen.GaussianDA` for the generative story.
+    [`bayesgen.GaussianDA`][bayesgen.GaussianDA] for the generative story.
 
     Parameters
     ----------

@@ -47,9 +47,9 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
         The model to regularise, with ``covariance_type="full"``; its other settings
         (estimate, priors, ridge, shrinkage) are kept. Default ``GaussianDA()``.
     reg_alphas : sequence of float in [0, 1], default=(0, 0.25, 0.5, 0.75, 1)
-        Candidate :math:`\\alpha` (1 is QDA; 0 with :math:`\\gamma = 1` is LDA).
+        Candidate $\\alpha$ (1 is QDA; 0 with $\\gamma = 1$ is LDA).
     reg_gammas : sequence of float in [0, 1], default=(0, 0.25, 0.5, 0.75, 1)
-        Candidate :math:`\\gamma`.
+        Candidate $\\gamma$.
     cv : int, cross-validation generator or iterable, default=5
         As in ``GridSearchCV`` (stratified folds for an integer).
     scoring : str or callable, default="neg_log_loss"
@@ -169,12 +169,14 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def predict(self, X, **kwargs):
-        """Predict with ``best_estimator_``; see :meth:`GaussianDA.predict`."""
+        """Predict with ``best_estimator_``; see
+        [`GaussianDA.predict`][bayesgen.GaussianDA.predict]."""
         check_is_fitted(self)
         return self.best_estimator_.predict(X, **kwargs)
 
     def predict_proba(self, X, **kwargs):
-        """Class probabilities of ``best_estimator_``; see :meth:`GaussianDA.predict_proba`."""
+        """Class probabilities of ``best_estimator_``; see
+        [`GaussianDA.predict_proba`][bayesgen.GaussianDA.predict_proba]."""
         check_is_fitted(self)
         return self.best_estimator_.predict_proba(X, **kwargs)
 
@@ -195,13 +197,15 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
 
     @available_if(_best_has("sample"))
     def sample(self, n_samples=1, **kwargs):
-        """Synthetic rows from ``best_estimator_``; see :meth:`GaussianDA.sample`."""
+        """Synthetic rows from ``best_estimator_``; see
+        [`GaussianDA.sample`][bayesgen.GaussianDA.sample]."""
         check_is_fitted(self)
         return self.best_estimator_.sample(n_samples, **kwargs)
 
     @available_if(_best_has("impute"))
     def impute(self, X, **kwargs):
-        """Fill missing entries with ``best_estimator_``; see :meth:`GaussianDA.impute`."""
+        """Fill missing entries with ``best_estimator_``; see
+        [`GaussianDA.impute`][bayesgen.GaussianDA.impute]."""
         check_is_fitted(self)
         return self.best_estimator_.impute(X, **kwargs)
 

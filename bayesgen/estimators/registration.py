@@ -8,7 +8,7 @@ from bayesgen import registry
 
 
 class Registered:
-    """Registers every subclass that declares ``model_name`` in :mod:`bayesgen.registry`.
+    """Registers every subclass that declares ``model_name`` in `bayesgen.registry`.
 
     Once registered, a class is exported as ``bayesgen.<ClassName>``, offered by the
     command line as ``bayesgen fit --model <model_name>``, and whitelisted for model files;

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 
 class ModelFileMixin:
-    """Adds :meth:`save`, writing the estimator to a data-only model file."""
+    """Adds `save`, writing the estimator to a data-only model file."""
 
     def save(self, path, *, metadata=None) -> None:
-        """Write this estimator to a model file; read it back with :func:`bayesgen.load`.
+        """Write this estimator to a model file; read it back with [`bayesgen.load`][bayesgen.load].
 
         The file is a zip of a JSON header and ``.npy`` arrays (never a pickle) holding
         the constructor parameters and every fitted attribute, sufficient statistics
@@ -24,7 +24,7 @@ class ModelFileMixin:
             Where to write; an existing file is replaced (atomically, for a path).
         metadata : dict, optional
             JSON-serialisable user data with string keys (say the name of the target
-            column), returned by :func:`bayesgen.model_file_info`.
+            column), returned by [`bayesgen.model_file_info`][bayesgen.model_file_info].
 
         Raises
         ------

@@ -1,13 +1,13 @@
 r"""The full posterior of a fitted classifier, and predictions that carry its uncertainty.
 
-A mixin of :class:`bayesgen.estimators.base.GenerativeClassifier`. Every family supplies
+A mixin of `bayesgen.estimators.base.GenerativeClassifier`. Every family supplies
 four hooks:
 
 - ``_parameter_posterior_draws(key, num_samples)``: exact draws of its parameter sites
   from the conjugate posterior of its stored statistics (no data pass);
 - ``_with_parameters(sites)``: a shallow copy whose fitted parameters are one draw, so the
-  ordinary ``_log_likelihood`` evaluates :math:`\log p(x \mid k, \theta_s)`;
-- ``_predictive_log_likelihood(X, dtype)``: :math:`\log p(x \mid k, \mathcal D)` with the
+  ordinary ``_log_likelihood`` evaluates $\log p(x \mid k, \theta_s)$;
+- ``_predictive_log_likelihood(X, dtype)``: $\log p(x \mid k, \mathcal D)$ with the
   parameters integrated out;
 - ``_parameter_dims(features)``: the ArviZ dims and coords of its sites;
 
@@ -57,7 +57,7 @@ class PosteriorUses:
         return class_prior.Dirichlet(np.asarray(concentration + self.class_count_))
 
     def _predictive_class_prior(self) -> np.ndarray:
-        r""":math:`\mathbb E[\pi \mid \mathcal D]`, or the fixed class probabilities."""
+        r"""$\mathbb E[\pi \mid \mathcal D]$, or the fixed class probabilities."""
         if self._class_prior_is_fixed():
             return self.class_prior_
         concentration = self._class_prior_posterior().concentration
@@ -165,7 +165,7 @@ class PosteriorUses:
             sufficient statistics (Dirichlet for the class and multinomial/categorical
             probabilities, Beta for Bernoulli, Gamma for Poisson rates,
             Normal–Inverse-Wishart or Normal–Inverse-Gamma for Gaussians); no pass over
-            the data. ``"nuts"``: NumPyro's NUTS on this model's :meth:`story` with the
+            the data. ``"nuts"``: NumPyro's NUTS on this model's `story` with the
             rows ``X``, ``y`` observed — an independent check of the exact draws, and the
             route for fits without a closed-form posterior (a Gaussian fitted on rows with
             missing values).
@@ -181,7 +181,7 @@ class PosteriorUses:
         random_state : None, int or numpy.random.RandomState
         progress : bool, optional
             Show NumPyro's progress bar (``"nuts"``). By default it is shown inside
-            :func:`bayesgen.show_progress` on a terminal, and not otherwise.
+            [`bayesgen.show_progress`][bayesgen.show_progress] on a terminal, and not otherwise.
 
         Returns
         -------
@@ -191,7 +191,7 @@ class PosteriorUses:
             ``feature_probs``, ``rates``, ``category_probs_<j>``; ``MixedNB`` prefixes them
             ``"<family>/"``), dims labelled with ``classes_`` and the feature names. With
             ``X`` and ``y``: group ``log_likelihood`` with ``joint`` =
-            :math:`\\log p(x_i, y_i \\mid \\theta)` per draw and row (for ``az.loo``), and
+            $\\log p(x_i, y_i \\mid \\theta)$ per draw and row (for ``az.loo``), and
             ``observed_data.y``. With ``"nuts"``: group ``sample_stats`` (``diverging``,
             ``lp``, ``acceptance_rate``, ``n_steps``).
 
@@ -293,8 +293,8 @@ class PosteriorUses:
         return X, labels
 
     def _pointwise_log_likelihood(self, X, labels, draws: dict) -> np.ndarray:
-        """Per draw and row: :math:`\\log p(x_i, y_i \\mid \\theta)`, or :math:`\\log
-        p(x_i \\mid \\theta)` for an unlabelled row; shape (n_draws, n_rows)."""
+        """Per draw and row: $\\log p(x_i, y_i \\mid \\theta)$, or $\\log
+        p(x_i \\mid \\theta)$ for an unlabelled row; shape (n_draws, n_rows)."""
         rows = np.arange(labels.shape[0])
         unlabelled = labels < 0
         dtype = compute_dtype(X.dtype)
@@ -319,8 +319,8 @@ class PosteriorUses:
     def predict_proba_draws(self, X, num_samples=200, *, random_state=None, posterior=None):
         """Class probabilities under posterior draws of the parameters.
 
-        Row ``s`` is :math:`p(y = k \\mid x, \\theta_s)` for one draw :math:`\\theta_s`;
-        their spread is the credible band of each :math:`p(y \\mid x)`. Missing features
+        Row ``s`` is $p(y = k \\mid x, \\theta_s)$ for one draw $\\theta_s$;
+        their spread is the credible band of each $p(y \\mid x)$. Missing features
         (NaN) are integrated out under every draw.
 
         Parameters

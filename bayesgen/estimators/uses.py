@@ -1,6 +1,6 @@
 """The uses of a fitted joint beyond classification: its story, synthetic rows, imputation.
 
-A mixin of :class:`bayesgen.estimators.base.GenerativeClassifier`, kept apart so that each
+A mixin of `bayesgen.estimators.base.GenerativeClassifier`, kept apart so that each
 file holds one idea. It relies on the classifier's ``classes_``, ``class_prior_``,
 ``_check_X``, ``_class_prior_settings`` and the family hooks ``_story_part``,
 ``_sampling_sites`` and ``_impute_rows``.
@@ -67,7 +67,7 @@ class GenerativeUses:
     def sample(self, n_samples=1, *, y=None, random_state=None):
         """Synthetic rows from the fitted model: its story run forward.
 
-        The fitted parameters are substituted into :meth:`story` and NumPyro's
+        The fitted parameters are substituted into `story` and NumPyro's
         ``Predictive`` draws the labels (unless given) and the features, so the rows come
         from exactly the model that classifies.
 
@@ -102,8 +102,8 @@ class GenerativeUses:
         ----------
         X : array-like of shape (n_samples, n_features)
         method : {"mean", "sample"}, default="mean"
-            ``"mean"``: continuous features get :math:`\\mathbb E[x_m \\mid x_o]`, the
-            class-conditional means mixed over :math:`p(k \\mid x_o)`; discrete features
+            ``"mean"``: continuous features get $\\mathbb E[x_m \\mid x_o]$, the
+            class-conditional means mixed over $p(k \\mid x_o)$; discrete features
             get their most probable value under that mixture. ``"sample"``: a draw of the
             class, then of the missing entries given the class and the observed ones.
         y : array-like of shape (n_samples,), optional

@@ -1,13 +1,13 @@
 r"""Bernoulli features with a Beta prior (the Bernoulli event model of naive Bayes).
 
-.. math::
+$$
+\theta_{kj} \sim \mathrm{Beta}(\alpha, \alpha), \qquad
+x_j \mid y = k \sim \mathrm{Bernoulli}(\theta_{kj}).
+$$
 
-    \theta_{kj} \sim \mathrm{Beta}(\alpha, \alpha), \qquad
-    x_j \mid y = k \sim \mathrm{Bernoulli}(\theta_{kj}).
-
-Every feature counts, present or absent. With :math:`O_{kj} = \sum_i R_{ik} x_{ij}` the
-posterior is :math:`\mathrm{Beta}(\alpha + O_{kj}, \alpha + N_k - O_{kj})`, whose mean is
-Laplace smoothing :math:`(O_{kj} + \alpha)/(N_k + 2\alpha)`.
+Every feature counts, present or absent. With $O_{kj} = \sum_i R_{ik} x_{ij}$ the
+posterior is $\mathrm{Beta}(\alpha + O_{kj}, \alpha + N_k - O_{kj})$, whose mean is
+Laplace smoothing $(O_{kj} + \alpha)/(N_k + 2\alpha)$.
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ class BernoulliStats(NamedTuple):
     Attributes
     ----------
     counts : Array of shape (n_classes,)
-        :math:`N_k`.
+        $N_k$.
     feature_counts : Array of shape (n_classes, n_features)
-        :math:`O_{kj} = \\sum_i R_{ik} x_{ij}` over the observed entries (``R^T X``).
+        $O_{kj} = \\sum_i R_{ik} x_{ij}$ over the observed entries (``R^T X``).
     missing_counts : Array of shape (n_classes, n_features), optional
-        :math:`\\sum_i R_{ik} [x_{ij}` missing]; ``None`` means none missing.
+        $\\sum_i R_{ik} [x_{ij}$ missing]; ``None`` means none missing.
     """
 
     counts: Array
@@ -54,7 +54,7 @@ class Beta(NamedTuple):
     Attributes
     ----------
     concentration1 : Array
-        Pseudo-counts of ones (:math:`\\alpha` in the prior).
+        Pseudo-counts of ones ($\\alpha$ in the prior).
     concentration0 : Array
         Pseudo-counts of zeros.
     """
@@ -75,16 +75,16 @@ def _observed(stats: BernoulliStats) -> Array:
 
 
 def posterior(prior: Beta, stats: BernoulliStats) -> Beta:
-    """Conjugate update: :math:`\\mathrm{Beta}(\\alpha_1 + O, \\alpha_0 + N - O)`.
+    """Conjugate update: $\\mathrm{Beta}(\\alpha_1 + O, \\alpha_0 + N - O)$.
 
-    :math:`N` counts the observed entries of each feature only.
+    $N$ counts the observed entries of each feature only.
     """
     zeros = _observed(stats) - stats.feature_counts
     return Beta(prior.concentration1 + stats.feature_counts, prior.concentration0 + zeros)
 
 
 def point_estimate(prior: Beta, stats: BernoulliStats, kind: str) -> Array:
-    """:math:`\\theta_{kj}` by ``"mle"``, ``"map"`` or ``"mean"`` (a two-category Dirichlet).
+    """$\\theta_{kj}$ by ``"mle"``, ``"map"`` or ``"mean"`` (a two-category Dirichlet).
 
     Returns
     -------
@@ -99,7 +99,7 @@ def point_estimate(prior: Beta, stats: BernoulliStats, kind: str) -> Array:
 
 
 def sample_params(key: Array, beta: Beta, num_samples: int) -> Array:
-    """Independent draws of :math:`\\theta`, shape ``(num_samples, n_classes, n_features)``."""
+    """Independent draws of $\\theta$, shape ``(num_samples, n_classes, n_features)``."""
     shape = (
         num_samples,
         *jnp.broadcast_shapes(beta.concentration1.shape, beta.concentration0.shape),
@@ -110,12 +110,12 @@ def sample_params(key: Array, beta: Beta, num_samples: int) -> Array:
 def linear_form(theta: Array) -> LinearLogLikelihood:
     """The linear form of the Bernoulli log-likelihood.
 
-    :math:`\\log p(x \\mid k) = \\sum_j x_j \\log\\frac{\\theta_{kj}}{1-\\theta_{kj}}
-    + \\sum_j \\log(1-\\theta_{kj})`.
+    $\\log p(x \\mid k) = \\sum_j x_j \\log\\frac{\\theta_{kj}}{1-\\theta_{kj}}
+    + \\sum_j \\log(1-\\theta_{kj})$.
 
-    A one where :math:`\\theta_{kj} = 0`, or a zero where :math:`\\theta_{kj} = 1`, makes
-    the class impossible: :math:`Z = [\\theta = 0] - [\\theta = 1]`, :math:`z_k = \\sum_j
-    [\\theta_{kj} = 1]`, so :math:`x \\cdot Z_k + z_k` counts exactly those features.
+    A one where $\\theta_{kj} = 0$, or a zero where $\\theta_{kj} = 1$, makes
+    the class impossible: $Z = [\\theta = 0] - [\\theta = 1]$, $z_k = \\sum_j
+    [\\theta_{kj} = 1]$, so $x \\cdot Z_k + z_k$ counts exactly those features.
     """
     log_one, never_one = finite_log(theta)
     log_zero, never_zero = finite_log(1.0 - theta)
@@ -131,9 +131,9 @@ def linear_form(theta: Array) -> LinearLogLikelihood:
 
 
 class BernoulliFamily(FeatureFamily):
-    """The Beta–Bernoulli family behind :class:`bayesgen.BernoulliNB`.
+    """The Beta–Bernoulli family behind [`bayesgen.BernoulliNB`][bayesgen.BernoulliNB].
 
-    Parameters are the probabilities :math:`\\theta` of shape (n_classes, n_features);
+    Parameters are the probabilities $\\theta$ of shape (n_classes, n_features);
     ``X`` holds 0, 1 or NaN (missing), dense or SciPy sparse.
 
     Parameters
@@ -170,12 +170,12 @@ class BernoulliFamily(FeatureFamily):
         return posterior(prior, stats)
 
     def point_estimate(self, prior, stats, kind: str):
-        """:math:`\\theta` by ``"mle"``, ``"map"`` or ``"mean"``."""
+        """$\\theta$ by ``"mle"``, ``"map"`` or ``"mean"``."""
         return point_estimate(prior, stats, kind)
 
     def log_prior(self, prior, params, kind: str = "map") -> float:
-        """:math:`\\sum a_1 \\log\\theta + a_0 \\log(1-\\theta)`, the log prior whose mode
-        the ``kind`` estimate is (:func:`bayesgen.families.estimates.pseudo_counts`)."""
+        """$\\sum a_1 \\log\\theta + a_0 \\log(1-\\theta)$, the log prior whose mode
+        the ``kind`` estimate is (`bayesgen.families.estimates.pseudo_counts`)."""
         theta = np.asarray(params)
         ones = pseudo_counts(prior.concentration1, kind)
         zeros = pseudo_counts(prior.concentration0, kind)
@@ -193,11 +193,11 @@ class BernoulliFamily(FeatureFamily):
         return self.log_likelihood(jnp.asarray(ones / (ones + zeros)), X)
 
     def sample_params(self, key, posterior, num_samples: int):
-        """Posterior draws of :math:`\\theta`, shape (num_samples, n_classes, n_features)."""
+        """Posterior draws of $\\theta$, shape (num_samples, n_classes, n_features)."""
         return sample_params(key, posterior, num_samples)
 
     def mean(self, params):
-        """The feature probabilities :math:`\\theta_{kj} = E[x_j \\mid k]`."""
+        """The feature probabilities $\\theta_{kj} = E[x_j \\mid k]$."""
         return np.asarray(params)
 
     def conditional(self, params, X, class_weights, method: str, rng):

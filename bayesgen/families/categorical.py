@@ -1,13 +1,13 @@
 r"""Categorical features with a Dirichlet prior per feature and class.
 
-.. math::
+$$
+\theta_{kj} \sim \mathrm{Dirichlet}(\alpha \mathbf 1_{C_j + 1}), \qquad
+x_j \mid y = k \sim \mathrm{Categorical}(\theta_{kj}).
+$$
 
-    \theta_{kj} \sim \mathrm{Dirichlet}(\alpha \mathbf 1_{C_j + 1}), \qquad
-    x_j \mid y = k \sim \mathrm{Categorical}(\theta_{kj}).
-
-Feature :math:`j` has the :math:`C_j` categories seen in training plus one more that
+Feature $j$ has the $C_j$ categories seen in training plus one more that
 stands for every category not seen: a new value at prediction time gets its posterior
-predictive probability :math:`\alpha / (N_{kj} + \alpha (C_j + 1))` under ``"mean"``.
+predictive probability $\alpha / (N_{kj} + \alpha (C_j + 1))$ under ``"mean"``.
 
 The features are one-hot encoded side by side (``M = \sum_j (C_j + 1)`` columns), which
 makes the log-likelihood linear in the encoding; ``segment_ids`` maps each column to its
@@ -37,7 +37,7 @@ class CategoricalStats(NamedTuple):
     Attributes
     ----------
     counts : Array of shape (n_classes,)
-        :math:`N_k`.
+        $N_k$.
     category_counts : Array of shape (n_classes, n_columns)
         Weighted count of each category of each feature per class (``R^T onehot(X)``).
     """
@@ -119,7 +119,7 @@ def merge(a: CategoricalStats, b: CategoricalStats) -> CategoricalStats:
 
 
 def posterior(concentration: Array, stats: CategoricalStats) -> Array:
-    """Posterior Dirichlet concentrations :math:`\\alpha + c` of every block.
+    """Posterior Dirichlet concentrations $\\alpha + c$ of every block.
 
     Returns
     -------
@@ -155,14 +155,14 @@ def sample_params(
 
 
 def linear_form(theta: Array) -> LinearLogLikelihood:
-    """:math:`\\log p(x \\mid k) = \\mathrm{onehot}(x) \\cdot \\log\\theta_k`."""
+    """$\\log p(x \\mid k) = \\mathrm{onehot}(x) \\cdot \\log\\theta_k$."""
     log_theta, is_zero = finite_log(theta)
     zeros = jnp.zeros(theta.shape[0], theta.dtype)
     return LinearLogLikelihood(log_theta, zeros, is_zero.astype(theta.dtype), zeros)
 
 
 class CategoricalFamily(FeatureFamily):
-    """The Dirichlet–categorical family behind :class:`bayesgen.CategoricalNB`.
+    """The Dirichlet–categorical family behind [`bayesgen.CategoricalNB`][bayesgen.CategoricalNB].
 
     ``X`` holds category codes: ``0..C_j - 1`` for the categories seen in training,
     ``C_j`` for any other value, -1 for a missing one (its factor is dropped). Parameters
@@ -236,11 +236,11 @@ class CategoricalFamily(FeatureFamily):
         return point_estimate(prior, stats, kind, jnp.asarray(segment_ids), len(self.sizes))
 
     def log_prior(self, prior, params, kind: str = "map") -> float:
-        """:math:`\\sum a \\log\\theta`, the log prior whose mode the ``kind`` estimate is."""
+        """$\\sum a \\log\\theta$, the log prior whose mode the ``kind`` estimate is."""
         return pseudo_log_density(pseudo_counts(prior, kind), np.asarray(params))
 
     def log_likelihood(self, params, X, *, row_terms: bool = True):
-        """``(n_samples, n_classes)`` :math:`\\log p(x \\mid k)` of codes ``X``."""
+        """``(n_samples, n_classes)`` $\\log p(x \\mid k)$ of codes ``X``."""
         params = jnp.asarray(params)
         one_hot = self.one_hot(X).astype(params.dtype)
         return count_data.evaluate(linear_form(params), one_hot)

@@ -1,11 +1,11 @@
 r"""The class prior: a Dirichlet–Categorical conjugate pair.
 
-.. math::
-
-    \pi \sim \mathrm{Dirichlet}(\alpha), \qquad y_i \mid \pi \sim \mathrm{Categorical}(\pi).
+$$
+\pi \sim \mathrm{Dirichlet}(\alpha), \qquad y_i \mid \pi \sim \mathrm{Categorical}(\pi).
+$$
 
 The sufficient statistic is the vector of (soft, weighted) class counts
-:math:`N_k = \sum_i R_{ik}`; the posterior is :math:`\mathrm{Dirichlet}(\alpha + N)`.
+$N_k = \sum_i R_{ik}$; the posterior is $\mathrm{Dirichlet}(\alpha + N)$.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ class ClassCounts(NamedTuple):
     Attributes
     ----------
     counts : Array of shape (n_classes,)
-        Summed responsibilities :math:`N_k = \\sum_i R_{ik}` (weighted class counts).
+        Summed responsibilities $N_k = \\sum_i R_{ik}$ (weighted class counts).
     """
 
     counts: Array
@@ -38,7 +38,7 @@ class Dirichlet(NamedTuple):
     Attributes
     ----------
     concentration : Array of shape (n_classes,)
-        Concentration :math:`\\alpha_k \\geq 0`. A zero entry is only valid in a
+        Concentration $\\alpha_k \\geq 0$. A zero entry is only valid in a
         posterior whose count for that class is positive.
     """
 
@@ -66,7 +66,7 @@ def merge(a: ClassCounts, b: ClassCounts) -> ClassCounts:
 
 
 def posterior(prior: Dirichlet, stats: ClassCounts) -> Dirichlet:
-    """Conjugate update: :math:`\\mathrm{Dirichlet}(\\alpha + N)`."""
+    """Conjugate update: $\\mathrm{Dirichlet}(\\alpha + N)$."""
     return Dirichlet(prior.concentration + stats.counts)
 
 
@@ -80,9 +80,9 @@ def point_estimate(prior: Dirichlet, stats: ClassCounts, kind: str) -> Array:
     stats : ClassCounts
         Class counts.
     kind : {"mle", "map", "mean"}
-        ``"mle"``: :math:`N_k / N`; ``"map"``: the posterior mode; ``"mean"``:
-        :math:`(\\alpha_k + N_k) / \\sum_j (\\alpha_j + N_j)`, i.e. additive smoothing.
-        See :func:`bayesgen.families.dirichlet.point_estimate` for the boundary cases.
+        ``"mle"``: $N_k / N$; ``"map"``: the posterior mode; ``"mean"``:
+        $(\\alpha_k + N_k) / \\sum_j (\\alpha_j + N_j)$, i.e. additive smoothing.
+        See `bayesgen.families.dirichlet.point_estimate` for the boundary cases.
 
     Returns
     -------
@@ -115,7 +115,7 @@ def draw_classes(class_weights, rng):
     Parameters
     ----------
     class_weights : ndarray of shape (n_samples, n_classes)
-        Rows summing to one, such as :math:`p(k \\mid x_o)`.
+        Rows summing to one, such as $p(k \\mid x_o)$.
     rng : numpy.random.Generator
 
     Returns

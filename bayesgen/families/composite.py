@@ -1,7 +1,7 @@
-r"""Independent column groups, each with its own family: :class:`CompositeFamily`.
+r"""Independent column groups, each with its own family: `CompositeFamily`.
 
 Naive Bayes over mixed columns factorises over groups of columns,
-:math:`p(x \mid k) = \prod_g p_g(x_{(g)} \mid k)`, so every quantity of the composite is
+$p(x \mid k) = \prod_g p_g(x_{(g)} \mid k)$, so every quantity of the composite is
 its groups' quantities side by side: statistics, priors, posteriors and parameters are
 dicts keyed by group name, log-likelihoods and log priors add up, and imputation lets
 each group fill its own columns.
@@ -18,7 +18,7 @@ from bayesgen.families.protocol import FeatureFamily
 
 
 class CompositeFamily(FeatureFamily):
-    """Groups of columns, each following its own :class:`FeatureFamily`.
+    """Groups of columns, each following its own `FeatureFamily`.
 
     Not registered (it has no class-level ``name``): it is built from registered
     families, one per column group.

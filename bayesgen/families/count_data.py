@@ -93,7 +93,7 @@ def evaluate(form: LinearLogLikelihood, X, row_term=None, missing=None) -> np.nd
     ----------
     form : LinearLogLikelihood
     X : ndarray or sparse matrix of shape (n_samples, n_features)
-        Without NaN (see :func:`split_missing`).
+        Without NaN (see `split_missing`).
     row_term : ndarray of shape (n_samples,), optional
         A per-row term such as a multinomial coefficient.
     missing : ndarray or sparse matrix of shape (n_samples, n_features), optional
@@ -135,12 +135,12 @@ def row_totals(X) -> np.ndarray:
 
 
 def log_factorial_sums(X) -> np.ndarray:
-    """:math:`\\sum_j \\log x_{ij}!` per row (``gammaln(x + 1)``, zero for zero counts)."""
+    """$\\sum_j \\log x_{ij}!$ per row (``gammaln(x + 1)``, zero for zero counts)."""
     return _elementwise_row_sum(X, lambda values: gammaln(values + 1))
 
 
 def multinomial_coefficients(X) -> np.ndarray:
-    """:math:`\\log L_i! - \\sum_j \\log x_{ij}!` per row, with :math:`L_i` the row total."""
+    """$\\log L_i! - \\sum_j \\log x_{ij}!$ per row, with $L_i$ the row total."""
     return gammaln(row_totals(X) + 1) - log_factorial_sums(X)
 
 
@@ -155,9 +155,9 @@ def _nonzero_entries(X):
 
 
 def rising_factorial_sums(X, concentration: np.ndarray) -> np.ndarray:
-    """:math:`\\sum_j [\\log\\Gamma(a_{kj} + x_{ij}) - \\log\\Gamma(a_{kj})]` per row and class.
+    """$\\sum_j [\\log\\Gamma(a_{kj} + x_{ij}) - \\log\\Gamma(a_{kj})]$ per row and class.
 
-    The log rising factorials :math:`\\log a^{(x)}` of the Dirichlet–multinomial and
+    The log rising factorials $\\log a^{(x)}$ of the Dirichlet–multinomial and
     negative-binomial densities; zero counts contribute nothing, so only the non-zero
     entries of ``X`` (dense or sparse, without NaN) are visited.
 

@@ -1,8 +1,8 @@
 """Filling missing discrete entries: the mixture's most probable value, or a class-wise draw.
 
-``conditional`` of the count families: given the class weights :math:`p(k \\mid x_o)` of a
+``conditional`` of the count families: given the class weights $p(k \\mid x_o)$ of a
 row, ``"mean"`` fills an entry with the most probable value under the mixture
-:math:`\\sum_k w_k\\, p(x_j \\mid k)` (the mean of a count is rarely a count), and
+$\\sum_k w_k\\, p(x_j \\mid k)$ (the mean of a count is rarely a count), and
 ``"sample"`` draws one class per row from its weights, then the entry given that class.
 Features are independent given the class, so each missing entry only needs its own
 per-class parameter.
@@ -19,7 +19,7 @@ from bayesgen.families.class_prior import draw_classes
 
 
 def poisson_mixture_mode(weights: np.ndarray, rates: np.ndarray) -> np.ndarray:
-    """Most probable count under :math:`\\sum_k w_k \\mathrm{Poisson}(\\lambda_k)`, per row.
+    """Most probable count under $\\sum_k w_k \\mathrm{Poisson}(\\lambda_k)$, per row.
 
     Parameters
     ----------

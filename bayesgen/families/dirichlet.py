@@ -1,12 +1,12 @@
 r"""Point estimates of Dirichlet-distributed probability vectors from counts.
 
 Shared by the class prior, the multinomial and categorical features, and the Bernoulli
-features (a Beta is the two-category Dirichlet). With prior concentration :math:`\alpha`
-and counts :math:`c`, the posterior is :math:`\mathrm{Dirichlet}(\alpha + c)` and
+features (a Beta is the two-category Dirichlet). With prior concentration $\alpha$
+and counts $c$, the posterior is $\mathrm{Dirichlet}(\alpha + c)$ and
 
-- ``"mle"``: :math:`c / \sum c`;
-- ``"mean"``: :math:`(\alpha + c) / \sum (\alpha + c)`, additive (Laplace) smoothing;
-- ``"map"``: :math:`(\alpha + c - 1)_+ / \sum (\alpha + c - 1)_+`. A concentration below
+- ``"mle"``: $c / \sum c$;
+- ``"mean"``: $(\alpha + c) / \sum (\alpha + c)$, additive (Laplace) smoothing;
+- ``"map"``: $(\alpha + c - 1)_+ / \sum (\alpha + c - 1)_+$. A concentration below
   one puts the mode on the boundary, hence the clipping; when every entry is at most one
   the density has no single mode and the posterior mean is returned instead.
 
@@ -50,9 +50,9 @@ def point_estimate(
     Parameters
     ----------
     concentration : Array broadcastable to ``counts``
-        Prior concentration :math:`\\alpha` (ignored for ``"mle"``).
+        Prior concentration $\\alpha$ (ignored for ``"mle"``).
     counts : Array of shape (..., n_entries)
-        Weighted counts :math:`c`.
+        Weighted counts $c$.
     kind : {"mle", "map", "mean"}
     segment_ids : Array of int of shape (n_entries,), optional
         Which probability vector each entry of the last axis belongs to; by default the

@@ -12,17 +12,17 @@ ESTIMATE_KINDS = ("mle", "map", "mean")
 
 
 def check_estimate_kind(kind: str) -> None:
-    """Raise a ``ValueError`` unless ``kind`` is one of :data:`ESTIMATE_KINDS`."""
+    """Raise a ``ValueError`` unless ``kind`` is one of `ESTIMATE_KINDS`."""
     if kind not in ESTIMATE_KINDS:
         raise ValueError(f"estimate must be one of {ESTIMATE_KINDS}; got {kind!r}.")
 
 
 def pseudo_counts(concentration, kind: str):
-    """The pseudo-counts :math:`a` of the log prior :math:`\\sum a \\log\\theta` whose mode
+    """The pseudo-counts $a$ of the log prior $\\sum a \\log\\theta$ whose mode
     a Dirichlet, Beta or Gamma point estimate of ``kind`` is.
 
-    ``"mle"``: none (0); ``"map"``: :math:`\\alpha - 1`; ``"mean"``: :math:`\\alpha`, since
-    the posterior mean :math:`(\\alpha + c)/\\sum(\\alpha + c)` is the mode under a prior with
+    ``"mle"``: none (0); ``"map"``: $\\alpha - 1$; ``"mean"``: $\\alpha$, since
+    the posterior mean $(\\alpha + c)/\\sum(\\alpha + c)$ is the mode under a prior with
     one more pseudo-count. EM over unlabelled rows climbs the log-likelihood plus this log
     prior (``bayesgen.estimators.semi_supervised``).
     """
@@ -56,10 +56,10 @@ def check_concentration(value, name: str, n_features: int) -> np.ndarray:
 
 
 def pseudo_log_density(pseudo, probabilities) -> float:
-    """:math:`\\sum a \\log p`, with :math:`0 \\log 0 = 0` (``pseudo`` broadcasts).
+    """$\\sum a \\log p$, with $0 \\log 0 = 0$ (``pseudo`` broadcasts).
 
     The log prior (up to a constant) of Dirichlet, Beta and Gamma families with
-    pseudo-counts :math:`a` from :func:`pseudo_counts`.
+    pseudo-counts $a$ from `pseudo_counts`.
     """
     probabilities = np.asarray(probabilities)
     pseudo = np.broadcast_to(pseudo, probabilities.shape)

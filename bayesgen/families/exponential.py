@@ -1,19 +1,19 @@
 r"""Non-negative real features with exponential densities and Gamma-distributed rates.
 
-.. math::
+$$
+\lambda_{kj} \sim \mathrm{Gamma}(\alpha, \beta), \qquad
+x_j \mid y = k \sim \mathrm{Exponential}(\lambda_{kj}), \quad x_j \ge 0.
+$$
 
-    \lambda_{kj} \sim \mathrm{Gamma}(\alpha, \beta), \qquad
-    x_j \mid y = k \sim \mathrm{Exponential}(\lambda_{kj}), \quad x_j \ge 0.
-
-With :math:`N_{kj} = \sum_i R_{ik} [x_{ij}\ \text{observed}]` and :math:`S_{kj} = \sum_i
-R_{ik} x_{ij}` (missing entries, NaN, skipped) the posterior is
-:math:`\mathrm{Gamma}(\alpha + N_{kj},\ \beta + S_{kj})` and the posterior predictive of one
+With $N_{kj} = \sum_i R_{ik} [x_{ij}\ \text{observed}]$ and $S_{kj} = \sum_i
+R_{ik} x_{ij}$ (missing entries, NaN, skipped) the posterior is
+$\mathrm{Gamma}(\alpha + N_{kj},\ \beta + S_{kj})$ and the posterior predictive of one
 entry is the Lomax (Pareto II) density
 
-.. math::
-
-    p(x \mid k, \mathcal D) = \frac{a' b'^{a'}}{(b' + x)^{a' + 1}}, \qquad
-    a' = \alpha + N_{kj},\ b' = \beta + S_{kj}.
+$$
+p(x \mid k, \mathcal D) = \frac{a' b'^{a'}}{(b' + x)^{a' + 1}}, \qquad
+a' = \alpha + N_{kj},\ b' = \beta + S_{kj}.
+$$
 
 Data are dense NumPy arrays (this family takes no SciPy sparse input: a zero is a value,
 not an absence, so sparsity buys nothing here).
@@ -47,11 +47,11 @@ class ExponentialStats(NamedTuple):
     Attributes
     ----------
     counts : Array of shape (n_classes,)
-        :math:`N_k`, the weighted number of rows of each class.
+        $N_k$, the weighted number of rows of each class.
     observed_counts : Array of shape (n_classes, n_features)
-        :math:`N_{kj}`, the weighted number of observed entries of each feature.
+        $N_{kj}$, the weighted number of observed entries of each feature.
     feature_sums : Array of shape (n_classes, n_features)
-        :math:`S_{kj} = \\sum_i R_{ik} x_{ij}` over the observed entries.
+        $S_{kj} = \\sum_i R_{ik} x_{ij}$ over the observed entries.
     """
 
     counts: Array
@@ -94,17 +94,17 @@ def merge(a: ExponentialStats, b: ExponentialStats) -> ExponentialStats:
 
 
 def posterior(prior: Gamma, stats: ExponentialStats) -> Gamma:
-    """Conjugate update :math:`\\mathrm{Gamma}(\\alpha + N_{kj}, \\beta + S_{kj})`."""
+    """Conjugate update $\\mathrm{Gamma}(\\alpha + N_{kj}, \\beta + S_{kj})$."""
     shape = prior.shape + stats.observed_counts
     return Gamma(shape, jnp.broadcast_to(prior.rate + stats.feature_sums, shape.shape))
 
 
 def point_estimate(prior: Gamma, stats: ExponentialStats, kind: str) -> Array:
-    """Rates :math:`\\lambda_{kj}`, shape (n_classes, n_features).
+    """Rates $\\lambda_{kj}$, shape (n_classes, n_features).
 
-    ``"mle"``: :math:`N/S`; ``"map"``: :math:`(\\alpha + N - 1)_+/(\\beta + S)`, clipped at 0
-    because for :math:`\\alpha + N < 1` the posterior density is decreasing and its mode is
-    the boundary; ``"mean"``: :math:`(\\alpha + N)/(\\beta + S)`. Without observed entries
+    ``"mle"``: $N/S$; ``"map"``: $(\\alpha + N - 1)_+/(\\beta + S)$, clipped at 0
+    because for $\\alpha + N < 1$ the posterior density is decreasing and its mode is
+    the boundary; ``"mean"``: $(\\alpha + N)/(\\beta + S)$. Without observed entries
     the maximum-likelihood rate is 0 (the class gives no density to that feature); where
     every observed value is 0 it is ``inf``.
     """
@@ -124,7 +124,7 @@ def sample_params(key: Array, gamma: Gamma, num_samples: int) -> Array:
 
 
 def log_likelihood(rates, X: np.ndarray) -> np.ndarray:
-    """:math:`\\sum_{j\\ \\text{observed}} [\\log\\lambda_{kj} - \\lambda_{kj} x_{ij}]`.
+    """$\\sum_{j\\ \\text{observed}} [\\log\\lambda_{kj} - \\lambda_{kj} x_{ij}]$.
 
     A zero rate makes an observed entry impossible (``-inf``); an infinite one (an
     ``"mle"`` from all-zero values) puts infinite density at 0 and none elsewhere.
@@ -150,7 +150,7 @@ def log_likelihood(rates, X: np.ndarray) -> np.ndarray:
 
 
 def predictive_log_likelihood(gamma: Gamma, X: np.ndarray) -> np.ndarray:
-    """The Lomax :math:`\\log p(x \\mid k, \\mathcal D)` summed over observed entries, float64.
+    """The Lomax $\\log p(x \\mid k, \\mathcal D)$ summed over observed entries, float64.
 
     Returns
     -------
@@ -179,7 +179,7 @@ def _draw(rates: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class ExponentialFamily(FeatureFamily):
     """The Gamma–exponential family behind ``ExponentialNB``.
 
-    Parameters are the rates :math:`\\lambda` of shape (n_classes, n_features); ``X`` is a
+    Parameters are the rates $\\lambda$ of shape (n_classes, n_features); ``X`` is a
     dense array of non-negative values, NaN for missing.
 
     Parameters
@@ -227,12 +227,12 @@ class ExponentialFamily(FeatureFamily):
         return posterior(prior, stats)
 
     def point_estimate(self, prior, stats, kind: str):
-        """Rates by ``"mle"``, ``"map"`` or ``"mean"`` (see :func:`point_estimate`)."""
+        """Rates by ``"mle"``, ``"map"`` or ``"mean"`` (see `point_estimate`)."""
         return point_estimate(prior, stats, kind)
 
     def log_prior(self, prior, params, kind: str = "map") -> float:
-        """:math:`\\sum (\\alpha - 1)\\log\\lambda - \\beta\\lambda` for ``"map"``; ``"mean"`` is
-        the mode under :math:`\\mathrm{Gamma}(\\alpha + 1, \\beta)`; ``"mle"`` has none (0)."""
+        """$\\sum (\\alpha - 1)\\log\\lambda - \\beta\\lambda$ for ``"map"``; ``"mean"`` is
+        the mode under $\\mathrm{Gamma}(\\alpha + 1, \\beta)$; ``"mle"`` has none (0)."""
         if kind == "mle":
             return 0.0
         rates = np.asarray(params)
@@ -244,7 +244,7 @@ class ExponentialFamily(FeatureFamily):
         return log_likelihood(params, check_values(X, n_features=np.shape(params)[-1]))
 
     def predictive_log_likelihood(self, posterior, X):
-        """The Lomax posterior predictive, float64 (see :func:`predictive_log_likelihood`)."""
+        """The Lomax posterior predictive, float64 (see `predictive_log_likelihood`)."""
         X = check_values(X, n_features=np.shape(posterior.shape)[-1])
         return predictive_log_likelihood(posterior, X)
 
@@ -253,12 +253,12 @@ class ExponentialFamily(FeatureFamily):
         return sample_params(key, posterior, num_samples)
 
     def mean(self, params):
-        """The mean waiting times :math:`1 / \\lambda_{kj}` (``inf`` for a zero rate)."""
+        """The mean waiting times $1 / \\lambda_{kj}$ (``inf`` for a zero rate)."""
         with np.errstate(divide="ignore"):
             return 1.0 / np.asarray(params)
 
     def conditional(self, params, X, class_weights, method: str, rng):
-        """Missing entries: the mixture mean :math:`\\sum_k w_k / \\lambda_{kj}`, or an
+        """Missing entries: the mixture mean $\\sum_k w_k / \\lambda_{kj}$, or an
         exponential draw given a class drawn from the weights."""
         rates = np.broadcast_to(np.asarray(params), (X.shape[0], *np.shape(params)))
         return fill_missing(X, rates, class_weights, method, rng, _mixture_mean, _draw)

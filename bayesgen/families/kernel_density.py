@@ -1,22 +1,24 @@
 r"""The Gaussian kernel density family: a class density is a kernel mixture over rows.
 
-.. math::
+$$
+p(x \mid k) = \frac{1}{n_k} \sum_i w_{ik}\, \mathcal N(x;\, x_i, H_k), \qquad
+n_k = \sum_i w_{ik}, \qquad H_k = h_k^2\, \hat\Sigma_k,
+$$
 
-    p(x \mid k) = \frac{1}{n_k} \sum_i w_{ik}\, \mathcal N(x;\, x_i, H_k), \qquad
-    n_k = \sum_i w_{ik}, \qquad H_k = h_k^2\, \hat\Sigma_k,
+$$
+\hat\Sigma_k = \frac{1}{n_k - 1} \sum_i w_{ik} (x_i - \bar x_k)(x_i - \bar x_k)^\top,
+\qquad \bar x_k = \frac{1}{n_k} \sum_i w_{ik}\, x_i.
+$$
 
-    \hat\Sigma_k = \frac{1}{n_k - 1} \sum_i w_{ik} (x_i - \bar x_k)(x_i - \bar x_k)^\top,
-    \qquad \bar x_k = \frac{1}{n_k} \sum_i w_{ik}\, x_i.
-
-The weights :math:`w_{ik}` are frequency weights: a weight of :math:`w` counts as
-:math:`w` copies of row :math:`i` (EM's soft responsibilities enter the same formulas
-fractionally). :math:`\hat\Sigma_k` is ``numpy.cov(X.T, fweights=w)`` and the factor
-:math:`h_k` (Scott or Silverman) uses :math:`n_k`, so with integer weights the density is
+The weights $w_{ik}$ are frequency weights: a weight of $w$ counts as
+$w$ copies of row $i$ (EM's soft responsibilities enter the same formulas
+fractionally). $\hat\Sigma_k$ is ``numpy.cov(X.T, fweights=w)`` and the factor
+$h_k$ (Scott or Silverman) uses $n_k$, so with integer weights the density is
 ``scipy.stats.gaussian_kde`` of the rows repeated. The statistics are the weighted rows
 themselves: merging two batches is concatenation.
 
 Missing entries (NaN) of a scored row are integrated out: the kernel's marginal on the
-observed block, :math:`\mathcal N(x_o;\, x_{i,o}, H_{k,oo})`.
+observed block, $\mathcal N(x_o;\, x_{i,o}, H_{k,oo})$.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ class KernelStats(NamedTuple):
     ----------
     rows : array of shape (n_train, n_features)
     weights : array of shape (n_train, n_classes)
-        The frequency weights :math:`w_{ik}`.
+        The frequency weights $w_{ik}$.
     """
 
     rows: np.ndarray
@@ -61,7 +63,7 @@ class KernelParams(NamedTuple):
     training_weights : array of shape (n_train, n_classes)
         Non-negative weight of each centre in each class (normalised per class when used).
     kernel_covariances : array of shape (n_classes, n_features, n_features)
-        :math:`H_k`.
+        $H_k$.
     """
 
     training_X: np.ndarray
@@ -71,11 +73,11 @@ class KernelParams(NamedTuple):
 
 # ---------------------------------------------------------------------- fitting
 def bandwidth_factor(rule, class_sizes, n_features: int) -> np.ndarray:
-    r"""The factor :math:`h` of ``scipy.stats.gaussian_kde`` for ``bw_method=rule``.
+    r"""The factor $h$ of ``scipy.stats.gaussian_kde`` for ``bw_method=rule``.
 
-    ``rule`` "scott": :math:`n_k^{-1/(d+4)}`; "silverman": :math:`(n_k(d+2)/4)^{-1/(d+4)}`;
-    a number is the factor itself. ``class_sizes`` (n_classes,) are :math:`n_k = \sum_i
-    w_{ik}`; the result has the same shape.
+    ``rule`` "scott": $n_k^{-1/(d+4)}$; "silverman": $(n_k(d+2)/4)^{-1/(d+4)}$;
+    a number is the factor itself. ``class_sizes`` (n_classes,) are $n_k = \sum_i
+    w_{ik}$; the result has the same shape.
     """
     class_sizes = np.asarray(class_sizes, dtype=np.float64)
     if rule == "scott":
@@ -88,10 +90,10 @@ def bandwidth_factor(rule, class_sizes, n_features: int) -> np.ndarray:
 def weighted_covariances(rows: np.ndarray, weights: np.ndarray):
     r"""Per class, the frequency-weighted covariance and the class size.
 
-    :math:`n_k = \sum_i w_{ik}` and :math:`\hat\Sigma_k = \sum_i w_{ik} (x_i - \bar
-    x_k)(x_i - \bar x_k)^\top / (n_k - 1)`, NumPy's ``cov(fweights=w)`` (which equals the
-    covariance of the rows repeated). A class with :math:`n_k \le 1` gets :math:`\hat\Sigma
-    = 0`.
+    $n_k = \sum_i w_{ik}$ and $\hat\Sigma_k = \sum_i w_{ik} (x_i - \bar
+    x_k)(x_i - \bar x_k)^\top / (n_k - 1)$, NumPy's ``cov(fweights=w)`` (which equals the
+    covariance of the rows repeated). A class with $n_k \le 1$ gets $\hat\Sigma
+    = 0$.
 
     Parameters
     ----------
@@ -115,11 +117,11 @@ def weighted_covariances(rows: np.ndarray, weights: np.ndarray):
 
 
 def pooled_covariance(covariances: np.ndarray, class_sizes: np.ndarray) -> np.ndarray:
-    r""":math:`\sum_k (n_k - 1)\hat\Sigma_k / \sum_k (n_k - 1)`, classes with :math:`n_k > 1`.
+    r"""$\sum_k (n_k - 1)\hat\Sigma_k / \sum_k (n_k - 1)$, classes with $n_k > 1$.
 
     From ``covariances`` (K, d, d) and ``class_sizes`` (K,), a (d, d) matrix: LDA's pooled
-    within-class covariance :math:`\sum_k S_k / (N - K)` of the rows repeated; zero when
-    no class has :math:`n_k > 1`.
+    within-class covariance $\sum_k S_k / (N - K)$ of the rows repeated; zero when
+    no class has $n_k > 1$.
     """
     degrees = np.maximum(class_sizes - 1.0, 0.0)
     if degrees.sum() <= 0:
@@ -128,10 +130,10 @@ def pooled_covariance(covariances: np.ndarray, class_sizes: np.ndarray) -> np.nd
 
 
 def feature_ridge(rows: np.ndarray, row_weights: np.ndarray, reg_covar: float, dtype):
-    r""":math:`\lambda v_j`: ``reg_covar`` times each feature's weighted variance.
+    r"""$\lambda v_j$: ``reg_covar`` times each feature's weighted variance.
 
-    The variance :math:`v_j` is over all training rows, with ``row_weights`` (n_train,);
-    :math:`\lambda` is raised to at least ``n_features`` times the machine epsilon of
+    The variance $v_j$ is over all training rows, with ``row_weights`` (n_train,);
+    $\lambda$ is raised to at least ``n_features`` times the machine epsilon of
     ``dtype`` unless it is 0. Returns shape (n_features,).
     """
     if reg_covar == 0:
@@ -146,10 +148,10 @@ def feature_ridge(rows: np.ndarray, row_weights: np.ndarray, reg_covar: float, d
 
 
 def kernel_covariances(stats: KernelStats, bandwidth, scope: str, ridge: np.ndarray):
-    r"""``(factors h_k, kernels H_k)``: :math:`H_k = h_k^2(\hat\Sigma_k + \mathrm{diag}(r))`.
+    r"""``(factors h_k, kernels H_k)``: $H_k = h_k^2(\hat\Sigma_k + \mathrm{diag}(r))$.
 
-    ``scope="class"``: each class its own :math:`\hat\Sigma_k` and :math:`h_k` from
-    :math:`n_k`; ``"shared"``: the pooled covariance and one factor from :math:`\sum_k n_k`.
+    ``scope="class"``: each class its own $\hat\Sigma_k$ and $h_k$ from
+    $n_k$; ``"shared"``: the pooled covariance and one factor from $\sum_k n_k$.
 
     Returns
     -------
@@ -173,8 +175,8 @@ def _log_kernel_mixture(values, row_index, shifts, lower, centres, centre_index,
     """``log sum_i w~_ik N(x; x_i, H_k)`` for a chunk of rows, (n_rows, n_classes).
 
     ``centres`` are already shifted by ``shifts`` and whitened by ``lower`` (the Cholesky
-    factor of :math:`H_k`); the squared distance is expanded as
-    :math:`|z|^2 + |c|^2 - 2 z\\cdot c`, so memory is rows × centres, not × features. A
+    factor of $H_k$); the squared distance is expanded as
+    $|z|^2 + |c|^2 - 2 z\\cdot c$, so memory is rows × centres, not × features. A
     centre whose ``centre_index`` equals the row's ``row_index`` is left out (leave-one-out
     scores of training rows; -1 elsewhere), and ``log_weights`` then are not renormalised.
     """
@@ -204,7 +206,7 @@ def observed_blocks(params: KernelParams, observed: np.ndarray, dtype):
     """Per class, the centres with positive weight, shifted and whitened on ``observed``.
 
     Returns JAX arrays in ``dtype``: ``shifts`` (K, d_o), each class's weighted mean
-    centre; ``lower`` (K, d_o, d_o), the Cholesky factors of :math:`H_{k,oo}`; ``centres``
+    centre; ``lower`` (K, d_o, d_o), the Cholesky factors of $H_{k,oo}$; ``centres``
     (K, n_max, d_o), padded to the most centres in a class; ``centre_index`` (K, n_max),
     their rows in ``training_X`` (integers, -2 for padding); ``log_weights`` (K, n_max),
     normalised (``-inf`` for padding).
@@ -237,7 +239,7 @@ def observed_blocks(params: KernelParams, observed: np.ndarray, dtype):
 
 
 def log_likelihood(params: KernelParams, X: np.ndarray, dtype, *, leave_out=None):
-    """:math:`\\log p(x \\mid k)` with missing entries (NaN) integrated out.
+    """$\\log p(x \\mid k)$ with missing entries (NaN) integrated out.
 
     Parameters
     ----------
@@ -281,10 +283,10 @@ def log_likelihood(params: KernelParams, X: np.ndarray, dtype, *, leave_out=None
 
 
 def leave_one_out_log_likelihood(params: KernelParams, X: np.ndarray, dtype) -> np.ndarray:
-    """:math:`\\log p_{-i}(x_i \\mid k)`: each training row under the other rows' kernels.
+    """$\\log p_{-i}(x_i \\mid k)$: each training row under the other rows' kernels.
 
-    The sum without row :math:`i`'s own kernel, renormalised by :math:`\\sum_{j \\ne i}
-    w_{jk}`; ``-inf`` where no other row has weight in class :math:`k`. ``X`` is
+    The sum without row $i$'s own kernel, renormalised by $\\sum_{j \\ne i}
+    w_{jk}$; ``-inf`` where no other row has weight in class $k$. ``X`` is
     ``training_X``, shape (n_train, n_features); the result is (n_train, n_classes).
     """
     weights = np.asarray(params.training_weights, dtype=np.float64)
@@ -301,11 +303,11 @@ def leave_one_out_log_likelihood(params: KernelParams, X: np.ndarray, dtype) -> 
 def conditional_missing(params: KernelParams, k: int, observed_values, pattern, rng=None):
     """The missing block of rows of class ``k`` given their observed block: mean or draw.
 
-    Centre :math:`i` has probability :math:`p(i \\mid x_o) \\propto w_{ik}\\,\\mathcal
-    N(x_o;\\, x_{i,o}, H_{k,oo})`, and given it :math:`x_m \\sim \\mathcal N(x_{i,m} + R(x_o -
-    x_{i,o}),\\, H_{mm} - R H_{om})` with :math:`R = H_{mo}H_{oo}^{-1}`. As the mean is
-    linear in the centre, :math:`E[x_m \\mid x_o, k]` is that mean at the posterior mean
-    centre :math:`\\sum_i p(i \\mid x_o)\\, x_i`.
+    Centre $i$ has probability $p(i \\mid x_o) \\propto w_{ik}\\,\\mathcal
+    N(x_o;\\, x_{i,o}, H_{k,oo})$, and given it $x_m \\sim \\mathcal N(x_{i,m} + R(x_o -
+    x_{i,o}),\\, H_{mm} - R H_{om})$ with $R = H_{mo}H_{oo}^{-1}$. As the mean is
+    linear in the centre, $E[x_m \\mid x_o, k]$ is that mean at the posterior mean
+    centre $\\sum_i p(i \\mid x_o)\\, x_i$.
 
     Parameters
     ----------
@@ -366,5 +368,5 @@ def _centre_conditional(params: KernelParams, k: int, observed_values, pattern):
 
 
 def _solve_lower(lower: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """:math:`L^{-1} r` for each row ``r`` of ``rows``, (n_rows, d)."""
+    """$L^{-1} r$ for each row ``r`` of ``rows``, (n_rows, d)."""
     return linalg.solve_triangular(lower, rows.T, lower=True).T

@@ -2,17 +2,17 @@ r"""Log-likelihoods that are linear in the data: the naive-Bayes count families.
 
 For Bernoulli, multinomial, categorical (one-hot) and Poisson features,
 
-.. math::
+$$
+\log p(x \mid y = k) = \sum_j x_j W_{kj} + b_k + r(x),
+$$
 
-    \log p(x \mid y = k) = \sum_j x_j W_{kj} + b_k + r(x),
-
-where :math:`r(x)` depends on the row only (a multinomial coefficient, Poisson
-factorials) and cancels from :math:`p(y \mid x)`. A missing feature (NaN) is integrated out
-by dropping its factor: its term :math:`x_j W_{kj}` and its share of :math:`b_k`.
+where $r(x)$ depends on the row only (a multinomial coefficient, Poisson
+factorials) and cancels from $p(y \mid x)$. A missing feature (NaN) is integrated out
+by dropping its factor: its term $x_j W_{kj}$ and its share of $b_k$.
 Maximum-likelihood estimates may put
-probability zero on an outcome, i.e. :math:`W_{kj} = -\infty`; evaluating
-:math:`0 \cdot (-\infty)` would give NaN, so the infinite parts are kept apart: class
-:math:`k` is impossible for row :math:`x` exactly when :math:`\sum_j x_j Z_{kj} + z_k > 0`.
+probability zero on an outcome, i.e. $W_{kj} = -\infty$; evaluating
+$0 \cdot (-\infty)$ would give NaN, so the infinite parts are kept apart: class
+$k$ is impossible for row $x$ exactly when $\sum_j x_j Z_{kj} + z_k > 0$.
 """
 
 from __future__ import annotations
@@ -29,20 +29,20 @@ class LinearLogLikelihood(NamedTuple):
     Attributes
     ----------
     weights : Array of shape (n_classes, n_features)
-        :math:`W_{kj}` with infinite entries replaced by zero.
+        $W_{kj}$ with infinite entries replaced by zero.
     bias : Array of shape (n_classes,)
-        :math:`b_k`, finite.
+        $b_k$, finite.
     zero_weights : Array of shape (n_classes, n_features)
-        Non-negative :math:`Z_{kj}`: positive where an occurrence of feature ``j`` has
+        Non-negative $Z_{kj}$: positive where an occurrence of feature ``j`` has
         probability zero in class ``k``.
     zero_bias : Array of shape (n_classes,)
-        :math:`z_k`, added to :math:`\\sum_j x_j Z_{kj}` before the positivity test.
+        $z_k$, added to $\\sum_j x_j Z_{kj}$ before the positivity test.
     feature_bias : Array of shape (n_classes, n_features), optional
-        The share of :math:`b_k` that each feature contributes whenever it is observed
-        (:math:`b_k = \\sum_j` ``feature_bias[k, j]``); a missing feature's share is
+        The share of $b_k$ that each feature contributes whenever it is observed
+        ($b_k = \\sum_j$ ``feature_bias[k, j]``); a missing feature's share is
         taken out. ``None`` when the bias does not depend on which features are observed.
     feature_zero_bias : Array of shape (n_classes, n_features), optional
-        The same for :math:`z_k`.
+        The same for $z_k$.
     """
 
     weights: Array
@@ -62,7 +62,7 @@ def finite_log(probabilities: Array) -> tuple[Array, Array]:
 def observed_counts(counts: Array, missing_counts: Array | None, shape) -> Array:
     """Per-class, per-feature weighted count of observed entries, of shape ``shape``.
 
-    ``counts`` are the class counts :math:`N_k`; ``missing_counts`` (or ``None``: nothing
+    ``counts`` are the class counts $N_k$; ``missing_counts`` (or ``None``: nothing
     missing) the per-feature counts of missing entries to take out.
     """
     observed = jnp.broadcast_to(counts[:, None], shape)

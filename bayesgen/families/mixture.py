@@ -1,19 +1,19 @@
 r"""The Gaussian-mixture class density: parameters, M-step, memberships, log-likelihoods.
 
-Class :math:`k` has the density :math:`p(x \mid k) = \sum_m w_{km}\,\mathcal N(x;
-\mu_{km}, \Sigma_{km})`, its :math:`K M` components treated as Gaussian "sub-classes" of
-the Gaussian family (:mod:`bayesgen.families.gaussian`). The memberships are
+Class $k$ has the density $p(x \mid k) = \sum_m w_{km}\,\mathcal N(x;
+\mu_{km}, \Sigma_{km})$, its $K M$ components treated as Gaussian "sub-classes" of
+the Gaussian family (`bayesgen.families.gaussian`). The memberships are
 
-.. math::
+$$
+\gamma_{ikm} = \frac{w_{km}\,\mathcal N(x_i; \mu_{km}, \Sigma_{km})}
+{\sum_{m'} w_{km'}\,\mathcal N(x_i; \mu_{km'}, \Sigma_{km'})},
+$$
 
-    \gamma_{ikm} = \frac{w_{km}\,\mathcal N(x_i; \mu_{km}, \Sigma_{km})}
-                        {\sum_{m'} w_{km'}\,\mathcal N(x_i; \mu_{km'}, \Sigma_{km'})},
-
-and the sub-classes' responsibilities :math:`R_{ik}\gamma_{ikm}` feed the Gaussian
+and the sub-classes' responsibilities $R_{ik}\gamma_{ikm}$ feed the Gaussian
 family's statistics, whose point estimate (per class, so that ``"tied"`` shares one
 covariance among a class's components) is the M-step; the weights are the Dirichlet point
-estimate of :math:`N_{km} = \sum_i R_{ik}\gamma_{ikm}`. The EM loops over these pieces
-are in :mod:`bayesgen.inference.mixture_em`; :func:`log_prior` is the prior term of the
+estimate of $N_{km} = \sum_i R_{ik}\gamma_{ikm}$. The EM loops over these pieces
+are in `bayesgen.inference.mixture_em`; `log_prior` is the prior term of the
 ``"map"`` objective.
 """
 
@@ -81,12 +81,12 @@ def m_step(stats: GaussianStats, prior, ridge, concentration, active, *, covaria
 
     Each class's components go through the Gaussian family's ``point_estimate`` together
     (so ``"tied"`` pools their scatter into one covariance per class), plus the ridge; the
-    weights are the Dirichlet point estimate of :math:`N_{km}`, zero for inactive slots.
+    weights are the Dirichlet point estimate of $N_{km}$, zero for inactive slots.
 
     Parameters
     ----------
     stats : GaussianStats
-        Of the K·M components (class-major), scatter as :func:`stats_type` says.
+        Of the K·M components (class-major), scatter as `stats_type` says.
     prior : NormalInverseWishart
         Every component's prior (ignored for ``kind="mle"``).
     ridge : Array
@@ -120,21 +120,21 @@ def m_step(stats: GaussianStats, prior, ridge, concentration, active, *, covaria
 
 
 def _split(component_log_likelihood, weights, responsibilities):
-    r"""The E-step: :math:`R_{ik}\gamma_{ikm}` and each class's log-likelihood.
+    r"""The E-step: $R_{ik}\gamma_{ikm}$ and each class's log-likelihood.
 
     Parameters
     ----------
     component_log_likelihood : Array of shape (n_samples, n_classes, n_components)
-        :math:`\log \mathcal N(x_i; \mu_{km}, \Sigma_{km})` (observed block if NaN).
+        $\log \mathcal N(x_i; \mu_{km}, \Sigma_{km})$ (observed block if NaN).
     weights : Array of shape (n_classes, n_components)
     responsibilities : Array of shape (n_samples, n_classes)
-        :math:`R_{ik}`.
+        $R_{ik}$.
 
     Returns
     -------
     sub_responsibilities : Array of shape (n_samples, n_classes * n_components)
     per_class : Array of shape (n_classes,)
-        :math:`\sum_i R_{ik} \log p(x_i \mid k)`.
+        $\sum_i R_{ik} \log p(x_i \mid k)$.
     """
     n_samples, n_classes, n_components = component_log_likelihood.shape
     joint = component_log_likelihood + jnp.log(weights)  # -inf for inactive components
@@ -150,7 +150,7 @@ split = jax.jit(_split)
 
 
 def _component_log_likelihood(params: MixtureParams, X, covariance_type):
-    """:math:`\\log \\mathcal N(x_i; \\mu_{km}, \\Sigma_{km})` of complete rows, (n, K, M)."""
+    """$\\log \\mathcal N(x_i; \\mu_{km}, \\Sigma_{km})$ of complete rows, (n, K, M)."""
     flat, flat_type = flat_params(params, covariance_type)
     n_classes, n_components = params.weights.shape
     values = log_likelihood(flat, X, flat_type)
@@ -162,13 +162,13 @@ component_log_likelihood = jax.jit(_component_log_likelihood, static_argnames="c
 
 @partial(jax.jit, static_argnames="covariance_type")
 def class_log_likelihood(params: MixtureParams, X: Array, covariance_type: str) -> Array:
-    """:math:`\\log p(x_i \\mid k)` of complete rows, (n_samples, n_classes)."""
+    """$\\log p(x_i \\mid k)$ of complete rows, (n_samples, n_classes)."""
     joint = _component_log_likelihood(params, X, covariance_type) + jnp.log(params.weights)
     return jax.nn.logsumexp(joint, axis=2)
 
 
 def missing_component_log_likelihood(params: MixtureParams, X, covariance_type):
-    """Observed-block :math:`\\log \\mathcal N(x_{i,o}; \\mu_{km,o}, \\Sigma_{km,oo})`, (n, K, M).
+    """Observed-block $\\log \\mathcal N(x_{i,o}; \\mu_{km,o}, \\Sigma_{km,oo})$, (n, K, M).
 
     NumPy (``families.gaussian.missing``): every missing pattern has its own block shapes.
     """
@@ -204,9 +204,9 @@ def log_prior(
     """Per class, the log density of its weights, means and covariances under the prior.
 
     Dirichlet(``concentration``) on the active weights, and the Normal–Inverse-Wishart (or
-    Normal–Inverse-Gamma) of :mod:`bayesgen.families.gaussian.posterior` on each active
+    Normal–Inverse-Gamma) of `bayesgen.families.gaussian.posterior` on each active
     component (``"tied"``: one inverse-Wishart per class, a normal mean per component), as
-    in :func:`bayesgen.stories.mixture.mixture_part`. Shape (n_classes,).
+    in [`bayesgen.stories.mixture.mixture_part`][bayesgen.stories.mixture_part]. Shape (n_classes,).
     """
     weights, means, covariances = params
     n_active = jnp.sum(active, axis=1)

@@ -1,13 +1,13 @@
 r"""Count vectors with a Dirichlet prior: the Dirichlet–multinomial event model.
 
-.. math::
+$$
+\theta_k \sim \mathrm{Dirichlet}(\alpha), \qquad
+x \mid y = k,\ L \sim \mathrm{Multinomial}(L, \theta_k), \quad L = \textstyle\sum_j x_j.
+$$
 
-    \theta_k \sim \mathrm{Dirichlet}(\alpha), \qquad
-    x \mid y = k,\ L \sim \mathrm{Multinomial}(L, \theta_k), \quad L = \textstyle\sum_j x_j.
-
-The row total :math:`L` is conditioned on, not modelled. With :math:`C_{kj} = \sum_i
-R_{ik} x_{ij}` the posterior is :math:`\mathrm{Dirichlet}(\alpha + C_k)`; its mean is
-additive smoothing :math:`(C_{kj} + \alpha_j) / \sum_j (C_{kj} + \alpha_j)`.
+The row total $L$ is conditioned on, not modelled. With $C_{kj} = \sum_i
+R_{ik} x_{ij}$ the posterior is $\mathrm{Dirichlet}(\alpha + C_k)$; its mean is
+additive smoothing $(C_{kj} + \alpha_j) / \sum_j (C_{kj} + \alpha_j)$.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ class MultinomialStats(NamedTuple):
     Attributes
     ----------
     counts : Array of shape (n_classes,)
-        :math:`N_k`, the (weighted) number of rows.
+        $N_k$, the (weighted) number of rows.
     feature_counts : Array of shape (n_classes, n_features)
-        :math:`C_{kj} = \\sum_i R_{ik} x_{ij}` (``R^T X``).
+        $C_{kj} = \\sum_i R_{ik} x_{ij}$ (``R^T X``).
     """
 
     counts: Array
@@ -47,27 +47,27 @@ def merge(a: MultinomialStats, b: MultinomialStats) -> MultinomialStats:
 
 
 def posterior(concentration: Array, stats: MultinomialStats) -> Array:
-    """Posterior Dirichlet concentrations :math:`\\alpha + C_k`, shape (n_classes, n_features)."""
+    """Posterior Dirichlet concentrations $\\alpha + C_k$, shape (n_classes, n_features)."""
     return concentration + stats.feature_counts
 
 
 def point_estimate(concentration: Array, stats: MultinomialStats, kind: str) -> Array:
-    """:math:`\\theta_k` by ``"mle"``, ``"map"`` or ``"mean"``, shape (n_classes, n_features)."""
+    """$\\theta_k$ by ``"mle"``, ``"map"`` or ``"mean"``, shape (n_classes, n_features)."""
     return dirichlet.point_estimate(concentration, stats.feature_counts, kind)
 
 
 def sample_params(key: Array, posterior_concentration: Array, num_samples: int) -> Array:
-    """Draws of :math:`\\theta`, shape ``(num_samples, n_classes, n_features)``."""
+    """Draws of $\\theta$, shape ``(num_samples, n_classes, n_features)``."""
     shape = (num_samples, posterior_concentration.shape[0])
     return jax.random.dirichlet(key, posterior_concentration, shape=shape)
 
 
 def linear_form(theta: Array) -> LinearLogLikelihood:
-    """:math:`\\log p(x \\mid k, L) = \\sum_j x_j \\log\\theta_{kj}` + the multinomial coefficient.
+    """$\\log p(x \\mid k, L) = \\sum_j x_j \\log\\theta_{kj}$ + the multinomial coefficient.
 
-    The coefficient :math:`\\log L! - \\sum_j \\log x_j!` depends on the row only and is
-    added by the caller; a count of a feature with :math:`\\theta_{kj} = 0` makes class
-    :math:`k` impossible.
+    The coefficient $\\log L! - \\sum_j \\log x_j!$ depends on the row only and is
+    added by the caller; a count of a feature with $\\theta_{kj} = 0$ makes class
+    $k$ impossible.
     """
     log_theta, is_zero = finite_log(theta)
     n_classes = theta.shape[0]
@@ -83,13 +83,13 @@ MISSING_AT_FIT = (
 
 
 class MultinomialFamily(FeatureFamily):
-    """The Dirichlet–multinomial family behind :class:`bayesgen.MultinomialNB`.
+    """The Dirichlet–multinomial family behind [`bayesgen.MultinomialNB`][bayesgen.MultinomialNB].
 
-    Parameters are the word probabilities :math:`\\theta` of shape (n_classes,
+    Parameters are the word probabilities $\\theta$ of shape (n_classes,
     n_features); the prior and posterior are Dirichlet concentrations (arrays). ``X``
     holds non-negative counts, dense or SciPy sparse; NaN is refused by ``suff_stats`` and
     integrated out everywhere else (the observed words of a row are multinomial with
-    :math:`\\theta` renormalised over them).
+    $\\theta$ renormalised over them).
 
     Parameters
     ----------
@@ -129,23 +129,23 @@ class MultinomialFamily(FeatureFamily):
         return self.prior_for(stats.feature_counts.shape[-1], stats.counts.dtype)
 
     def posterior(self, prior, stats):
-        """Posterior concentrations :math:`\\alpha + C_k`."""
+        """Posterior concentrations $\\alpha + C_k$."""
         return posterior(prior, stats)
 
     def point_estimate(self, prior, stats, kind: str):
-        """:math:`\\theta` by ``"mle"``, ``"map"`` or ``"mean"``."""
+        """$\\theta$ by ``"mle"``, ``"map"`` or ``"mean"``."""
         return point_estimate(prior, stats, kind)
 
     def log_prior(self, prior, params, kind: str = "map") -> float:
-        """:math:`\\sum a \\log\\theta`, the log prior whose mode the ``kind`` estimate is."""
+        """$\\sum a \\log\\theta$, the log prior whose mode the ``kind`` estimate is."""
         return pseudo_log_density(pseudo_counts(prior, kind), np.asarray(params))
 
     def log_likelihood(self, params, X, *, row_terms: bool = True):
-        """``(n_samples, n_classes)`` :math:`\\log p(x \\mid k, L)`, NaN words integrated out.
+        """``(n_samples, n_classes)`` $\\log p(x \\mid k, L)$, NaN words integrated out.
 
-        Conditioning on the observed words, their counts follow :math:`\\theta`
-        renormalised over them: the correction :math:`-L_o \\log\\sum_{j \\in o}
-        \\theta_{kj}`. ``row_terms`` adds the multinomial coefficient.
+        Conditioning on the observed words, their counts follow $\\theta$
+        renormalised over them: the correction $-L_o \\log\\sum_{j \\in o}
+        \\theta_{kj}$. ``row_terms`` adds the multinomial coefficient.
         """
         filled, missing = count_data.split_missing(X)
         row_term = count_data.multinomial_coefficients(filled) if row_terms else None
@@ -159,14 +159,14 @@ class MultinomialFamily(FeatureFamily):
         return log_likelihood + correction
 
     def predictive_log_likelihood(self, posterior, X):
-        """The Dirichlet–multinomial :math:`\\log p(x \\mid k, L, \\mathcal D)`, float64.
+        """The Dirichlet–multinomial $\\log p(x \\mid k, L, \\mathcal D)$, float64.
 
-        With :math:`a = \\alpha + C_k` and :math:`A = \\sum_j a_j`:
-        :math:`\\log\\frac{L!}{\\prod_j x_j!} + \\log\\Gamma(A) - \\log\\Gamma(A + L)
-        + \\sum_j [\\log\\Gamma(a_j + x_j) - \\log\\Gamma(a_j)]`. Missing words are
+        With $a = \\alpha + C_k$ and $A = \\sum_j a_j$:
+        $\\log\\frac{L!}{\\prod_j x_j!} + \\log\\Gamma(A) - \\log\\Gamma(A + L)
+        + \\sum_j [\\log\\Gamma(a_j + x_j) - \\log\\Gamma(a_j)]$. Missing words are
         integrated out: the observed words of a row are Dirichlet–multinomial with their
-        own concentrations (the aggregation property), so :math:`A` runs over the observed
-        words and :math:`L` is their total.
+        own concentrations (the aggregation property), so $A$ runs over the observed
+        words and $L$ is their total.
         """
         filled, missing = count_data.split_missing(X)
         concentration = np.asarray(posterior, dtype=np.float64)
@@ -182,7 +182,7 @@ class MultinomialFamily(FeatureFamily):
         )
 
     def sample_params(self, key, posterior, num_samples: int):
-        """Posterior draws of :math:`\\theta`, shape (num_samples, n_classes, n_features)."""
+        """Posterior draws of $\\theta$, shape (num_samples, n_classes, n_features)."""
         return sample_params(key, posterior, num_samples)
 
     def imputation_rates(self, params, X) -> np.ndarray:
@@ -190,7 +190,7 @@ class MultinomialFamily(FeatureFamily):
 
         The story conditions on row totals, so a missing count has no distribution of its
         own; it is imputed as if the document went on at the pace of its observed words:
-        :math:`L_o \\theta_{kj} / \\sum_{l \\in o} \\theta_{kl}`, a Poisson rate.
+        $L_o \\theta_{kj} / \\sum_{l \\in o} \\theta_{kl}$, a Poisson rate.
 
         Returns
         -------
@@ -205,11 +205,11 @@ class MultinomialFamily(FeatureFamily):
         return pace[:, :, None] * theta[None, :, :]
 
     def mean(self, params):
-        """Each feature's share :math:`\\theta_{kj}` (:math:`E[x_j \\mid k]` per unit of length)."""
+        """Each feature's share $\\theta_{kj}$ ($E[x_j \\mid k]$ per unit of length)."""
         return np.asarray(params)
 
     def conditional(self, params, X, class_weights, method: str, rng):
-        """Missing counts: the mode of the Poisson mixture at :meth:`imputation_rates`, or a
+        """Missing counts: the mode of the Poisson mixture at `imputation_rates`, or a
         Poisson draw given a drawn class."""
         if not np.isnan(X).any():
             return X.copy()

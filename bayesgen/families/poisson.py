@@ -1,18 +1,18 @@
 r"""Poisson counts with a Gamma prior on the rates.
 
-.. math::
+$$
+\lambda_{kj} \sim \mathrm{Gamma}(a, b), \qquad
+x_j \mid y = k \sim \mathrm{Poisson}(\lambda_{kj}).
+$$
 
-    \lambda_{kj} \sim \mathrm{Gamma}(a, b), \qquad
-    x_j \mid y = k \sim \mathrm{Poisson}(\lambda_{kj}).
+With $S_{kj} = \sum_i R_{ik} x_{ij}$ the posterior is $\mathrm{Gamma}(a +
+S_{kj},\ b + N_k)$.
 
-With :math:`S_{kj} = \sum_i R_{ik} x_{ij}` the posterior is :math:`\mathrm{Gamma}(a +
-S_{kj},\ b + N_k)`.
-
-The log-likelihood :math:`\sum_j x_j \log\lambda_{kj} - \sum_j \lambda_{kj} - \sum_j
-\log x_j!` contains :math:`\Lambda_k = \sum_j \lambda_{kj}`, the expected length of a
-document of class :math:`k`. This is the document-length correction of
+The log-likelihood $\sum_j x_j \log\lambda_{kj} - \sum_j \lambda_{kj} - \sum_j
+\log x_j!$ contains $\Lambda_k = \sum_j \lambda_{kj}$, the expected length of a
+document of class $k$. This is the document-length correction of
 ``001_8fd34bf03af75598.txt`` §3.4: a long document has more non-zero counts and so a larger
-linear part for classes with high word rates; subtracting :math:`\Lambda_k` stops long
+linear part for classes with high word rates; subtracting $\Lambda_k$ stops long
 documents from favouring such classes. Unlike the multinomial model, the Poisson model
 makes the classification depend on the document's length.
 """
@@ -48,11 +48,11 @@ class PoissonStats(NamedTuple):
     Attributes
     ----------
     counts : Array of shape (n_classes,)
-        :math:`N_k`.
+        $N_k$.
     feature_sums : Array of shape (n_classes, n_features)
-        :math:`S_{kj} = \\sum_i R_{ik} x_{ij}` over the observed entries (``R^T X``).
+        $S_{kj} = \\sum_i R_{ik} x_{ij}$ over the observed entries (``R^T X``).
     missing_counts : Array of shape (n_classes, n_features), optional
-        :math:`\\sum_i R_{ik} [x_{ij}` missing]; ``None`` means none missing.
+        $\\sum_i R_{ik} [x_{ij}$ missing]; ``None`` means none missing.
     """
 
     counts: Array
@@ -61,7 +61,7 @@ class PoissonStats(NamedTuple):
 
 
 class Gamma(NamedTuple):
-    """Gamma distributions over the rates: ``shape`` :math:`a`, ``rate`` :math:`b`."""
+    """Gamma distributions over the rates: ``shape`` $a$, ``rate`` $b$."""
 
     shape: Array
     rate: Array
@@ -78,16 +78,16 @@ def _observed(stats: PoissonStats) -> Array:
 
 
 def posterior(prior: Gamma, stats: PoissonStats) -> Gamma:
-    """Conjugate update: :math:`\\mathrm{Gamma}(a + S_{kj}, b + N_{kj})`, with
-    :math:`N_{kj}` the weighted count of observed entries (:math:`N_k` when none is missing)."""
+    """Conjugate update: $\\mathrm{Gamma}(a + S_{kj}, b + N_{kj})$, with
+    $N_{kj}$ the weighted count of observed entries ($N_k$ when none is missing)."""
     shape = prior.shape + stats.feature_sums
     rate = jnp.broadcast_to(prior.rate + _observed(stats), shape.shape)
     return Gamma(shape, rate)
 
 
 def point_estimate(prior: Gamma, stats: PoissonStats, kind: str) -> Array:
-    """Rates :math:`\\lambda_{kj}`: ``"mle"`` :math:`S/N`, ``"mean"`` :math:`(a+S)/(b+N)`,
-    ``"map"`` :math:`(a+S-1)_+/(b+N)`. A class with no rows gets rate 0 under ``"mle"``.
+    """Rates $\\lambda_{kj}$: ``"mle"`` $S/N$, ``"mean"`` $(a+S)/(b+N)$,
+    ``"map"`` $(a+S-1)_+/(b+N)$. A class with no rows gets rate 0 under ``"mle"``.
 
     Returns
     -------
@@ -109,12 +109,12 @@ def sample_params(key: Array, gamma: Gamma, num_samples: int) -> Array:
 
 
 def linear_form(rates: Array) -> LinearLogLikelihood:
-    """:math:`\\sum_j x_j \\log\\lambda_{kj} - \\Lambda_k`, each feature observed adding
-    :math:`-\\lambda_{kj}` to the bias.
+    """$\\sum_j x_j \\log\\lambda_{kj} - \\Lambda_k$, each feature observed adding
+    $-\\lambda_{kj}$ to the bias.
 
-    The caller adds the row term :math:`-\\sum_j \\log x_j!`.
+    The caller adds the row term $-\\sum_j \\log x_j!$.
 
-    A positive count of a feature with :math:`\\lambda_{kj} = 0` makes class ``k`` impossible.
+    A positive count of a feature with $\\lambda_{kj} = 0$ makes class ``k`` impossible.
     """
     log_rates, is_zero = finite_log(rates)
     zeros = jnp.zeros(rates.shape[0], rates.dtype)
@@ -129,9 +129,9 @@ def linear_form(rates: Array) -> LinearLogLikelihood:
 
 
 class PoissonFamily(FeatureFamily):
-    """The Gamma–Poisson family behind :class:`bayesgen.PoissonNB`.
+    """The Gamma–Poisson family behind [`bayesgen.PoissonNB`][bayesgen.PoissonNB].
 
-    Parameters are the rates :math:`\\lambda` of shape (n_classes, n_features); ``X``
+    Parameters are the rates $\\lambda$ of shape (n_classes, n_features); ``X``
     holds non-negative counts (non-integers accepted: ``gammaln`` replaces the
     factorial), dense or SciPy sparse, NaN for missing.
 
@@ -176,8 +176,8 @@ class PoissonFamily(FeatureFamily):
         return point_estimate(prior, stats, kind)
 
     def log_prior(self, prior, params, kind: str = "map") -> float:
-        """:math:`\\sum (a - 1) \\log\\lambda - b \\lambda` for ``"map"``; ``"mean"`` is the
-        mode under :math:`\\mathrm{Gamma}(a + 1, b)`; ``"mle"`` has none (0)."""
+        """$\\sum (a - 1) \\log\\lambda - b \\lambda$ for ``"map"``; ``"mean"`` is the
+        mode under $\\mathrm{Gamma}(a + 1, b)$; ``"mle"`` has none (0)."""
         if kind == "mle":
             return 0.0
         rates = np.asarray(params)
@@ -189,18 +189,18 @@ class PoissonFamily(FeatureFamily):
     def log_likelihood(self, params, X, *, row_terms: bool = True):
         """``(n_samples, n_classes)`` log-likelihood; a NaN feature's factor is dropped.
 
-        ``row_terms`` adds :math:`-\\sum_j \\log x_j!`.
+        ``row_terms`` adds $-\\sum_j \\log x_j!$.
         """
         filled, missing = count_data.split_missing(X)
         row_term = -count_data.log_factorial_sums(filled) if row_terms else None
         return count_data.evaluate(linear_form(jnp.asarray(params)), filled, row_term, missing)
 
     def predictive_log_likelihood(self, posterior, X):
-        """The negative-binomial :math:`\\log p(x \\mid k, \\mathcal D)`, float64.
+        """The negative-binomial $\\log p(x \\mid k, \\mathcal D)$, float64.
 
-        With the posterior :math:`\\mathrm{Gamma}(a, b)` of a rate,
-        :math:`\\log p(x_j) = \\log\\Gamma(a + x_j) - \\log\\Gamma(a) - \\log x_j!
-        + a\\log\\frac{b}{b+1} - x_j\\log(b+1)`, summed over the observed features.
+        With the posterior $\\mathrm{Gamma}(a, b)$ of a rate,
+        $\\log p(x_j) = \\log\\Gamma(a + x_j) - \\log\\Gamma(a) - \\log x_j!
+        + a\\log\\frac{b}{b+1} - x_j\\log(b+1)$, summed over the observed features.
         """
         filled, missing = count_data.split_missing(X)
         shape, rate = (np.asarray(p, dtype=np.float64) for p in posterior)
@@ -223,7 +223,7 @@ class PoissonFamily(FeatureFamily):
         return sample_params(key, posterior, num_samples)
 
     def mean(self, params):
-        """The rates :math:`\\lambda_{kj} = E[x_j \\mid k]`."""
+        """The rates $\\lambda_{kj} = E[x_j \\mid k]$."""
         return np.asarray(params)
 
     def conditional(self, params, X, class_weights, method: str, rng):

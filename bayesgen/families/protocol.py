@@ -1,7 +1,7 @@
-r"""The contract a feature family implements once: :class:`FeatureFamily`.
+r"""The contract a feature family implements once: `FeatureFamily`.
 
-A feature family is the class-conditional part :math:`p(x \mid y = k, \theta_k)` of the
-joint, with a conjugate prior :math:`p(\theta)`. A family *object* holds only its
+A feature family is the class-conditional part $p(x \mid y = k, \theta_k)$ of the
+joint, with a conjugate prior $p(\theta)$. A family *object* holds only its
 hyperparameters (``alpha``, ``covariance_type``, ...); everything fitted travels in
 NamedTuple pytrees it defines: statistics, prior/posterior, parameters. Every method is a
 pure function of its arguments, so estimators, EM, Dask workers and model files can all
@@ -19,21 +19,21 @@ The contract, in the order a fit uses it:
                             defaults may look at the statistics)
 ``posterior(prior, s)``     the conjugate posterior
 ``point_estimate(...)``     parameters: ``"mle"``, ``"map"`` or ``"mean"``
-``log_likelihood(p, X)``    (n_samples, n_classes) :math:`\log p(x \mid k)`, NaN
+``log_likelihood(p, X)``    (n_samples, n_classes) $\log p(x \mid k)$, NaN
                             entries integrated out
 ``log_prior(prior, p, k)``  the EM objective's prior term, whose mode is estimate ``k``
 ``sample_params(key, ...)`` parameter draws from the posterior
-``predictive_log_likelihood``  the posterior predictive :math:`\log p(x \mid k, D)`
+``predictive_log_likelihood``  the posterior predictive $\log p(x \mid k, D)$
 ``conditional(...)``        fill missing entries given observed ones and a class
 ==========================  ==========================================================
 
 The family's share of the NumPyro story lives one layer up, in ``bayesgen/stories/``
 (stories import families, never the reverse): a story module registers a function
 ``part(family, prior, n_classes) -> StoryPart`` under the family's name with
-:func:`bayesgen.registry.register_story_part`, and the estimators find it there.
+`bayesgen.registry.register_story_part`, and the estimators find it there.
 
 A family that lacks a piece says so through the capability flags below instead of being
-special-cased by its callers; the default bodies raise :class:`NoClosedForm` naming the
+special-cased by its callers; the default bodies raise `NoClosedForm` naming the
 family and the piece.
 
 How to add a family, step by step, is ``docs/adding-a-family.md``.
@@ -56,8 +56,8 @@ class FeatureFamily(abc.ABC):
 
     Subclasses set ``name`` (the key under which the family is registered, used by
     ``MixedNB(features={column: name})``) and implement the abstract methods; the optional
-    ones default to raising :class:`NoClosedForm`. Declaring a subclass with a ``name``
-    registers it (:func:`bayesgen.registry.families`).
+    ones default to raising `NoClosedForm`. Declaring a subclass with a ``name``
+    registers it (`bayesgen.registry.families`).
 
     Attributes
     ----------
@@ -111,7 +111,7 @@ class FeatureFamily(abc.ABC):
     def log_prior(self, prior, params, kind: str = "map") -> float:
         """The prior term of the EM objective: a log density whose mode is the ``kind`` estimate.
 
-        ``"map"``: :math:`\\log p(\\theta)` up to a constant; ``"mle"``: 0; ``"mean"``: the
+        ``"map"``: $\\log p(\\theta)$ up to a constant; ``"mle"``: 0; ``"mean"``: the
         family's choice of a density whose mode is the posterior mean (for the Dirichlet,
         Beta and Gamma families, the prior with one more pseudo-count), so that EM with
         that estimate as its M-step never decreases the objective.
@@ -122,22 +122,22 @@ class FeatureFamily(abc.ABC):
         """The prior of ``n_features`` features when it needs no data (the story's prior).
 
         Families whose prior defaults are empirical (the Gaussian's) resolve it from
-        statistics with :meth:`prior` instead and do not implement this.
+        statistics with `prior` instead and do not implement this.
         """
         raise NoClosedForm(f"the {self.name} family's prior depends on the data")
 
     # ------------------------------------------------------------ densities
     @abc.abstractmethod
     def log_likelihood(self, params, X, *, row_terms: bool = True):
-        """``(n_samples, n_classes)`` array of :math:`\\log p(x_i \\mid y = k)`.
+        """``(n_samples, n_classes)`` array of $\\log p(x_i \\mid y = k)$.
 
         NaN entries of ``X`` are missing and integrated out. Without ``row_terms`` the
         result may leave out terms that depend on the row only (they cancel from
-        :math:`p(y \\mid x)`).
+        $p(y \\mid x)$).
         """
 
     def predictive_log_likelihood(self, posterior, X):
-        """:math:`\\log p(x \\mid k, D)` with the parameters integrated out."""
+        """$\\log p(x \\mid k, D)$ with the parameters integrated out."""
         raise NoClosedForm(f"the {self.name} family has no closed-form posterior predictive")
 
     # ---------------------------------------------------------------- draws
@@ -146,7 +146,7 @@ class FeatureFamily(abc.ABC):
         raise NoClosedForm(f"the {self.name} family has no exact posterior draws")
 
     def mean(self, params):
-        """:math:`E[x_j \\mid y = k]` under ``params``, shape (n_classes, n_features).
+        """$E[x_j \\mid y = k]$ under ``params``, shape (n_classes, n_features).
 
         What a class looks like on average (``bayesgen.plot.class_images`` draws it).
         """
@@ -155,7 +155,7 @@ class FeatureFamily(abc.ABC):
     def conditional(self, params, X, class_weights, method: str, rng):
         """``X`` with its NaN entries filled given the observed ones.
 
-        ``class_weights`` (n_samples, n_classes) are :math:`p(k \\mid x_o)` (or one-hot
+        ``class_weights`` (n_samples, n_classes) are $p(k \\mid x_o)$ (or one-hot
         for known labels); ``method`` is ``"mean"`` (the mixture's mean or mode) or
         ``"sample"`` (a class drawn from the weights, then the entries given it).
         """

@@ -4,13 +4,13 @@ Every EM in the package (over unlabelled rows, over missing entries, over mixtur
 components, on Dask workers, the label-shift EM) is a ``step`` from one payload to the next
 that also returns the objective of the parameters it computed. The driver owns the rest:
 counting iterations, keeping the objective history, deciding convergence with
-:func:`has_converged`, and advancing the progress bar.
+`has_converged`, and advancing the progress bar.
 
 The rule is the relative change of the objective,
 
-.. math::
-
-    |\ell_t - \ell_{t-1}| \le \mathrm{tol}\, |\ell_t|,
+$$
+|\ell_t - \ell_{t-1}| \le \mathrm{tol}\, |\ell_t|,
+$$
 
 tested from the second iteration on. An objective may be an array (one value per class);
 the rule then looks at its sum.
@@ -36,13 +36,13 @@ class EMState(NamedTuple):
     iteration : int or Array
         Iterations run so far.
     history : list or Array
-        The objective after each iteration: a list in :func:`run`; in :func:`run_jitted`
+        The objective after each iteration: a list in `run`; in `run_jitted`
         an array of shape ``(max_iter, *objective_shape)``, NaN past ``iteration``.
     converged : bool or Array
-        Whether :func:`has_converged` held after the last iteration.
+        Whether `has_converged` held after the last iteration.
     payload : Any
         What the steps carry from one iteration to the next (responsibilities,
-        statistics, ...); a pytree in :func:`run_jitted`.
+        statistics, ...); a pytree in `run_jitted`.
     """
 
     iteration: Any
@@ -74,7 +74,7 @@ def run(
     progress_ticks: bool = False,
     converged: Callable | None = None,
 ) -> EMState:
-    """Iterate ``step`` in a Python loop until :func:`has_converged` or ``max_iter``.
+    """Iterate ``step`` in a Python loop until `has_converged` or ``max_iter``.
 
     Parameters
     ----------
@@ -90,7 +90,7 @@ def run(
     converged : callable, optional
         ``converged(previous_payload, payload) -> bool`` for a loop whose stopping test
         is on the payload, not the objective (the label-shift EM, which stops when no
-        class probability moves by more than ``tol``). By default :func:`has_converged`
+        class probability moves by more than ``tol``). By default `has_converged`
         on the objective.
 
     Returns
@@ -141,7 +141,7 @@ def run_jitted(
         Of the history; the default float type if not given.
     report : bool, default=False
         Compile the variant that advances the progress bar each iteration
-        (``jax.debug.callback``; see :func:`bayesgen.progress.reporting`).
+        (``jax.debug.callback``; see `bayesgen.progress.reporting`).
 
     Returns
     -------

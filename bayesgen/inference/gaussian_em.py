@@ -1,8 +1,8 @@
 r"""Fitting Gaussian class densities when features are missing: EM over the missing entries.
 
 The E-step completes each row given its class: the missing block gets its conditional mean
-:math:`\hat x_{m} = \mathbb E[x_m \mid x_o, k]`, and the scatter gets the conditional
-covariance :math:`\mathrm{Cov}[x_m \mid x_o, k]` added in the missing block, so the
+$\hat x_{m} = \mathbb E[x_m \mid x_o, k]$, and the scatter gets the conditional
+covariance $\mathrm{Cov}[x_m \mid x_o, k]$ added in the missing block, so the
 expected sufficient statistics are exact. The M-step is the family's ordinary point
 estimate from those statistics. For ``estimate="mle"`` and ``"map"`` this is EM, and the
 objective (observed-data log-likelihood, plus the log prior for ``"map"``) never decreases;
@@ -44,7 +44,7 @@ class GaussianBatch(NamedTuple):
 
 
 EM_PRIOR = object()
-"""Default of ``GaussianDA._update_parameters(frozen_prior=...)``: :func:`em_prior`."""
+"""Default of ``GaussianDA._update_parameters(frozen_prior=...)``: `em_prior`."""
 
 
 def em_prior(estimator):

@@ -1,7 +1,7 @@
 r"""EM over unlabelled rows for ``GaussianDA``, as one jitted ``lax.while_loop``.
 
-Each iteration is one M-step (:func:`suff_stats` of the responsibilities, then
-:func:`point_estimate` plus the ridge) and one E-step (:func:`log_likelihood`, whose
+Each iteration is one M-step (`suff_stats` of the responsibilities, then
+`point_estimate` plus the ridge) and one E-step (`log_likelihood`, whose
 normalised rows are the next responsibilities and whose log-sum-exp gives the objective).
 The prior and the ridge are fixed: the empirical-Bayes defaults depend on the rows' total
 weights only, which EM does not change. The labelled rows' responsibilities (one-hot times

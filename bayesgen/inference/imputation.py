@@ -28,10 +28,10 @@ def impute(estimator, X, *, method="mean", y=None, random_state=None):
     X : array-like of shape (n_samples, n_features)
         NaN (or None for categories) marks a missing entry.
     method : {"mean", "sample"}, default="mean"
-        ``"mean"``: for continuous features :math:`\\mathbb E[x_m \\mid x_o]`, the class
-        conditional means mixed over :math:`p(k \\mid x_o)`; for discrete features the most
+        ``"mean"``: for continuous features $\\mathbb E[x_m \\mid x_o]$, the class
+        conditional means mixed over $p(k \\mid x_o)$; for discrete features the most
         probable value under that mixture. ``"sample"``: a draw of the class from
-        :math:`p(k \\mid x_o)`, then of the missing entries given it.
+        $p(k \\mid x_o)$, then of the missing entries given it.
     y : array-like of shape (n_samples,), optional
         Known labels: condition on them instead of mixing over the classes.
     random_state : None, int or numpy.random.RandomState

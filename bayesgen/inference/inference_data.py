@@ -39,7 +39,7 @@ def build(
     dims, coords : dict
         ArviZ dims of each site and the labels of each dim.
     log_likelihood : ndarray of shape (chain, draw, n_rows), optional
-        :math:`\\log p(x_i, y_i \\mid \\theta)` of each observed row under each draw, stored
+        $\\log p(x_i, y_i \\mid \\theta)$ of each observed row under each draw, stored
         as the variable ``"joint"`` of the ``log_likelihood`` group (so ``az.loo`` and
         ``az.waic`` work without naming a variable).
     observed_labels : ndarray of shape (n_rows,), optional

@@ -1,14 +1,14 @@
 r"""Label shift: the class probabilities of a new population by EM, the densities fixed.
 
-When the class densities :math:`p(x \mid k)` stay fixed and only the class probabilities
-change, the new :math:`\pi'` is the maximum-likelihood mixture weight of the target inputs,
+When the class densities $p(x \mid k)$ stay fixed and only the class probabilities
+change, the new $\pi'$ is the maximum-likelihood mixture weight of the target inputs,
 
-.. math::
-
-    \pi' = \arg\max_\pi \sum_i \log \sum_k \pi_k\, p(x_i \mid k),
+$$
+\pi' = \arg\max_\pi \sum_i \log \sum_k \pi_k\, p(x_i \mid k),
+$$
 
 found by EM (Saerens, Latinne & Decaestecker 2002): the E-step computes
-:math:`p(k \mid x_i)` under the current :math:`\pi`, the M-step sets :math:`\pi_k` to
+$p(k \mid x_i)$ under the current $\pi$, the M-step sets $\pi_k$ to
 their mean. Unlike the other EMs, it stops when no class probability moves by more than
 ``tol`` (the driver's ``converged=``), not on the objective's relative change.
 """
@@ -32,7 +32,7 @@ class PriorAdaptation(NamedTuple):
         EM iterations run.
     converged : bool
     log_likelihood_history : ndarray of shape (n_iter,)
-        :math:`\\sum_i \\log \\sum_k \\pi_k\\, p(x_i \\mid k)` of the target inputs after
+        $\\sum_i \\log \\sum_k \\pi_k\\, p(x_i \\mid k)$ of the target inputs after
         each iteration; it never decreases.
     """
 
@@ -42,12 +42,12 @@ class PriorAdaptation(NamedTuple):
 
 
 def log_mixture(log_likelihood: np.ndarray, log_prior: np.ndarray):
-    """Per-row :math:`\\log p(x)` and log responsibilities under weights ``exp(log_prior)``.
+    """Per-row $\\log p(x)$ and log responsibilities under weights ``exp(log_prior)``.
 
     Parameters
     ----------
     log_likelihood : ndarray of shape (n_samples, n_classes)
-        :math:`\\log p(x_i \\mid k)`.
+        $\\log p(x_i \\mid k)$.
     log_prior : ndarray of shape (n_classes,)
 
     Returns
@@ -67,7 +67,7 @@ def class_prior_em(log_likelihood: np.ndarray, prior: np.ndarray, *, max_iter: i
     Parameters
     ----------
     log_likelihood : ndarray of shape (n_samples, n_classes)
-        :math:`\\log p(x_i \\mid k)` of the target inputs under the fixed densities.
+        $\\log p(x_i \\mid k)$ of the target inputs under the fixed densities.
     prior : ndarray of shape (n_classes,)
         The starting class probabilities.
     max_iter : int

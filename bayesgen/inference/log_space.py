@@ -57,7 +57,7 @@ def normalise(joint: np.ndarray, log_class_prior: np.ndarray) -> np.ndarray:
 def probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> tuple[np.ndarray, int]:
     """``p(k | x)`` from ``log p(x, k)`` of shape ``(n, K)``, overwriting ``joint``.
 
-    The same log-sum-exp normalisation as :func:`normalise` (the largest term is shifted to
+    The same log-sum-exp normalisation as `normalise` (the largest term is shifted to
     0 before exponentiating, so nothing overflows), without taking the logarithm and
     exponentiating again: what ``predict_proba`` needs, in one pass less. A row with
     probability zero under every class gets ``exp(log_class_prior)``; their number is

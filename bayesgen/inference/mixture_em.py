@@ -1,26 +1,26 @@
 r"""EM for mixture discriminant analysis: a Gaussian mixture per class, from responsibilities.
 
-Class :math:`k` has the density :math:`p(x \mid k) = \sum_m w_{km}\,\mathcal N(x;
-\mu_{km}, \Sigma_{km})`. Its :math:`K M` components are treated as Gaussian "sub-classes"
-whose responsibilities are :math:`R_{ik}\,\gamma_{ikm}`, with :math:`R` the class
+Class $k$ has the density $p(x \mid k) = \sum_m w_{km}\,\mathcal N(x;
+\mu_{km}, \Sigma_{km})$. Its $K M$ components are treated as Gaussian "sub-classes"
+whose responsibilities are $R_{ik}\,\gamma_{ikm}$, with $R$ the class
 responsibilities of the rows (one-hot times sample weight, or soft in the semi-supervised
 EM) and
 
-.. math::
-
-    \gamma_{ikm} = \frac{w_{km}\,\mathcal N(x_i; \mu_{km}, \Sigma_{km})}
-                        {\sum_{m'} w_{km'}\,\mathcal N(x_i; \mu_{km'}, \Sigma_{km'})}.
+$$
+\gamma_{ikm} = \frac{w_{km}\,\mathcal N(x_i; \mu_{km}, \Sigma_{km})}
+{\sum_{m'} w_{km'}\,\mathcal N(x_i; \mu_{km'}, \Sigma_{km'})}.
+$$
 
 The M-step is then the Gaussian family's own point estimate from the sub-classes'
 sufficient statistics (per class, so that ``"tied"`` shares one covariance among a class's
 components), plus the ridge, and the weights are the Dirichlet point estimate of
-:math:`N_{km} = \sum_i R_{ik}\gamma_{ikm}`. With missing entries (NaN) the statistics are
-the exact expected ones (:func:`bayesgen.inference.gaussian_em._expected_stats`), so
+$N_{km} = \sum_i R_{ik}\gamma_{ikm}$. With missing entries (NaN) the statistics are
+the exact expected ones (`bayesgen.inference.gaussian_em._expected_stats`), so
 components and missing entries are one EM. The objective, per class,
 
-.. math::
-
-    \ell_k = \sum_i R_{ik} \log p(x_{i,o} \mid k) + \log p(w_k, \mu_k, \Sigma_k)
+$$
+\ell_k = \sum_i R_{ik} \log p(x_{i,o} \mid k) + \log p(w_k, \mu_k, \Sigma_k)
+$$
 
 (the log prior only for ``"map"``) never decreases. Components past a class's own count
 (a per-class ``n_components``) are inactive: weight zero, left out of the prior.
@@ -142,7 +142,7 @@ def _bucket(n_samples: int) -> int:
 
 
 def pad_rows(X: np.ndarray, *arrays):
-    """``X`` and per-row ``arrays`` padded with zero rows to :func:`_bucket` rows, as JAX
+    """``X`` and per-row ``arrays`` padded with zero rows to `_bucket` rows, as JAX
     arrays in ``X``'s dtype. A zero-weight row adds nothing to any statistic."""
     rows = X.shape[0]
     padded = _bucket(rows)

@@ -1,6 +1,7 @@
 """NUTS on an estimator's own generative story: the independent check of the exact posterior.
 
-NumPyro's ``MCMC(NUTS)`` runs :func:`bayesgen.stories.classifier_story` with the
+NumPyro's ``MCMC(NUTS)`` runs
+[`bayesgen.stories.classifier_story`][bayesgen.stories.classifier_story] with the
 estimator's prior and the given rows observed; NumPyro maps every constrained site
 (simplex, positive, positive-definite) to an unconstrained space on its own. Nothing of the
 conjugate algebra is used, so agreement with the exact draws checks both.

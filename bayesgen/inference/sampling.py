@@ -94,7 +94,7 @@ def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs)
     Notes
     -----
     Safe to call from many threads: the story runs under NumPyro's handlers, whose stack
-    NumPyro shares between threads, so runs hold :data:`bayesgen._threads.STORY_LOCK`.
+    NumPyro shares between threads, so runs hold `bayesgen._threads.STORY_LOCK`.
     """
     check_is_fitted(estimator)
     rows, labels = _labels_to_draw(estimator, n_samples, y)

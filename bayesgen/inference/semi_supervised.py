@@ -1,18 +1,18 @@
 r"""Semi-supervised fitting: EM over unlabelled rows on the sufficient-statistics path.
 
-An unlabelled row has the mixture likelihood :math:`\sum_k \pi_k\, p(x \mid k)`
+An unlabelled row has the mixture likelihood $\sum_k \pi_k\, p(x \mid k)$
 (``004_dce6e695048eec0f.txt``, "unlabeled inputs"). EM alternates
 
-- E-step: :math:`R_{ik} = \lambda\, w_i\, p(k \mid x_i)` for an unlabelled row (one-hot
-  times :math:`w_i` for a labelled one), under the current parameters;
-- M-step: the family's ordinary closed-form fit from :math:`R` (``_add_rows``), i.e. the
+- E-step: $R_{ik} = \lambda\, w_i\, p(k \mid x_i)$ for an unlabelled row (one-hot
+  times $w_i$ for a labelled one), under the current parameters;
+- M-step: the family's ordinary closed-form fit from $R$ (``_add_rows``), i.e. the
   same conjugate update as a labelled fit.
 
-The objective is :math:`\sum_{\text{labelled}} w_i \log p(x_i, y_i) + \lambda
-\sum_{\text{unlabelled}} w_i \log p(x_i)`, plus the log prior whose mode the M-step
+The objective is $\sum_{\text{labelled}} w_i \log p(x_i, y_i) + \lambda
+\sum_{\text{unlabelled}} w_i \log p(x_i)$, plus the log prior whose mode the M-step
 takes (``_em_log_prior``): none for ``"mle"``, the prior for ``"map"``, and for the
 Dirichlet, Beta and Gamma families under ``"mean"`` the prior with one more pseudo-count,
-whose mode is that posterior mean. EM never decreases it. :math:`\lambda` is the EM-λ
+whose mode is that posterior mean. EM never decreases it. $\lambda$ is the EM-λ
 weight of Nigam et al. (2000).
 """
 
@@ -46,7 +46,7 @@ EM_PARAMETERS_DOC = """
         The first start is the fit on the labelled rows alone; the others give the
         unlabelled rows random class probabilities (``random_state``).
     unlabeled_weight : float, default=1.0
-        :math:`\\lambda`, the weight of an unlabelled row relative to a labelled one
+        $\\lambda$, the weight of an unlabelled row relative to a labelled one
         (EM-λ of Nigam et al. 2000); in (0, 1].
     n_classes : int, optional
         Number of classes when no row is labelled (clustering); the classes are then

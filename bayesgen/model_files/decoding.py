@@ -1,7 +1,7 @@
-"""Tagged JSON back to values: the reader's half of :mod:`.encoding`'s grammar.
+"""Tagged JSON back to values: the reader's half of `encoding`'s grammar.
 
 Every node is checked against the grammar (exact tag keys, JSON types, allowed dtypes,
-names in :mod:`.registry`) before anything is built from it.
+names in `registry`) before anything is built from it.
 """
 
 from __future__ import annotations

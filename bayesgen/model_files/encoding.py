@@ -1,4 +1,4 @@
-"""Values to tagged JSON: the grammar of a model file's header (read back in :mod:`.decoding`).
+"""Values to tagged JSON: the grammar of a model file's header (read back in `decoding`).
 
 Plain JSON stands for itself: ``null``, ``true``/``false``, integers, finite floats,
 strings, and arrays (Python lists). Every JSON object is a tag, ``{"$type": ..., ...}``:
@@ -15,7 +15,7 @@ strings, and arrays (Python lists). Every JSON object is a tag, ``{"$type": ...,
 ``estimator``       ``{"class": "GaussianDA", "params": {...}, "state": {...}}``
 ==================  =====================================================================
 
-``namedtuple`` and ``estimator`` names are looked up in :mod:`.registry` only. Numeric
+``namedtuple`` and ``estimator`` names are looked up in `registry` only. Numeric
 arrays live in ``.npy`` members of the zip, one per distinct array object (two attributes
 holding the same array share one member, and share one array again when read).
 """

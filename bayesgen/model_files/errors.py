@@ -6,7 +6,8 @@ from __future__ import annotations
 class ModelFileError(ValueError):
     """A model file is not a valid bayesgen model file, or holds something it may not.
 
-    Raised by :func:`bayesgen.load` and :func:`bayesgen.model_file_info` for anything wrong
+    Raised by [`bayesgen.load`][bayesgen.load] and
+    [`bayesgen.model_file_info`][bayesgen.model_file_info] for anything wrong
     with the file's contents (not a zip archive, truncated, a missing or malformed header,
     an unknown format or class, a newer format version, an array that is not plain data),
     and by ``save`` for an estimator holding a value the format cannot store. The message

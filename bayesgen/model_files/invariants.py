@@ -1,6 +1,6 @@
 """What every fitted estimator in a model file must satisfy before it is used.
 
-The tag grammar (:mod:`.decoding`) checks types, not meaning: a well-formed file may still say
+The tag grammar (`decoding`) checks types, not meaning: a well-formed file may still say
 ``classes_ = 5``, ``n_features_in_ = 10**30`` or hold a NaN class probability, and the
 estimator would then fail with a traceback, build a list of 10**30 names, or predict NaN.
 These checks run on each rebuilt estimator (nested ones included) before it is returned:

@@ -9,7 +9,7 @@
 
 The header is ``{"format": "bayesgen-model", "format_version": 1, "bayesgen_version": ...,
 "saved_at": ..., "class": ..., "fitted": ..., "metadata": {...}, "estimator": {...}}``,
-where ``"estimator"`` is the tagged JSON of :mod:`.encoding`. ``FORMAT_VERSION`` rises
+where ``"estimator"`` is the tagged JSON of `encoding`. ``FORMAT_VERSION`` rises
 whenever the layout or the tag grammar changes in a way an older reader would misread.
 """
 

@@ -1,8 +1,8 @@
 """Reading a model file: validate everything, rebuild only whitelisted types, run nothing.
 
 Arrays are read with ``np.load(..., allow_pickle=False)``, so a pickled member is refused
-before any of it is unpickled; names of classes are looked up in :mod:`.registry`, never
-imported. Every problem with the file's contents is a :class:`ModelFileError`.
+before any of it is unpickled; names of classes are looked up in `registry`, never
+imported. Every problem with the file's contents is a [`ModelFileError`][bayesgen.ModelFileError].
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from bayesgen.model_files.layout import (
 )
 
 _NPY_MAGIC = b"\x93NUMPY"
-#: The default cap on a model file's decompressed size (``max_bytes`` of :func:`load`).
+#: The default cap on a model file's decompressed size (``max_bytes`` of `load`).
 DEFAULT_MAX_BYTES = 2**30
 # What zipfile and zlib raise for a damaged or unusual member: a failed CRC or bad header
 # (BadZipFile), a corrupt deflate stream (zlib.error), a cut-off member (EOFError), an
@@ -51,7 +51,7 @@ def load(file, *, max_bytes=DEFAULT_MAX_BYTES):
     Parameters
     ----------
     file : str, os.PathLike or binary file object
-        A file written by :meth:`GenerativeClassifier.save` (``est.save(path)``).
+        A file written by `GenerativeClassifier.save` (``est.save(path)``).
     max_bytes : int, default=2**30 (1 GiB)
         Refuse a file whose members would inflate to more than this many bytes, checked
         from the zip's directory before anything is decompressed (a small file can claim
@@ -71,7 +71,7 @@ def load(file, *, max_bytes=DEFAULT_MAX_BYTES):
         version, would inflate beyond ``max_bytes``, or holds anything outside the format
         (an unknown class, a pickled or object array, a malformed header, an array whose
         header claims more data than the member holds, a fitted estimator breaking its own
-        invariants, see :mod:`bayesgen.model_files.invariants`); nothing in such a file is
+        invariants, see `bayesgen.model_files.invariants`); nothing in such a file is
         executed, and reading takes time linear in the number of members.
 
     Warns
@@ -144,7 +144,7 @@ def model_file_info(file) -> dict:
     Raises
     ------
     FileNotFoundError, ModelFileError
-        As :func:`load`, for the header.
+        As [`load`][bayesgen.load], for the header.
     """
     source = describe_file(file)
     with _archive(file, source, DEFAULT_MAX_BYTES) as archive:

@@ -42,7 +42,7 @@ def estimator_classes() -> dict[str, type]:
     Returns
     -------
     dict of str to type
-        The estimators registered in :mod:`bayesgen.registry` (each public class that
+        The estimators registered in `bayesgen.registry` (each public class that
         declares a ``model_name``).
     """
     return registry.estimators()

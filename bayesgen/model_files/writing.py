@@ -52,7 +52,7 @@ def save_model(estimator, file, *, metadata=None) -> None:
         A path is written atomically (a temporary file in the same folder, then renamed).
     metadata : dict, optional
         JSON-serialisable user metadata with string keys, returned by
-        :func:`bayesgen.model_file_info`.
+        [`bayesgen.model_file_info`][bayesgen.model_file_info].
 
     Raises
     ------

@@ -3,12 +3,17 @@
 Every function takes a fitted bayesgen classifier, draws into the given Axes (a new figure
 when none is given) and returns the Axes, or an ndarray of Axes for a grid of panels:
 
-- :func:`decision_regions`: predicted-class regions of two features, class density contours;
-- :func:`credible_band`: plug-in :math:`p(y \\mid x)`, posterior mean and credible band
+- [`decision_regions`][bayesgen.plot.decision_regions]: predicted-class regions of two features,
+class density contours;
+- [`credible_band`][bayesgen.plot.credible_band]: plug-in $p(y \\mid x)$, posterior mean and
+credible band
   along a path;
-- :func:`reliability_diagram`: calibration of the plug-in and predictive probabilities;
-- :func:`class_images`: the class-conditional means of image-like data, as images;
-- :func:`synthetic_vs_real`: marginal histograms of real and generated rows.
+- [`reliability_diagram`][bayesgen.plot.reliability_diagram]: calibration of the plug-in and
+predictive probabilities;
+- [`class_images`][bayesgen.plot.class_images]: the class-conditional means of image-like data, as
+images;
+- [`synthetic_vs_real`][bayesgen.plot.synthetic_vs_real]: marginal histograms of real and generated
+rows.
 
 Not imported by ``import bayesgen`` (matplotlib stays out of the core import); use
 ``from bayesgen import plot``.

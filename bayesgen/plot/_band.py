@@ -1,4 +1,4 @@
-r"""The credible band of :math:`p(y \mid x)` along a path of inputs."""
+r"""The credible band of $p(y \mid x)$ along a path of inputs."""
 
 from __future__ import annotations
 
@@ -51,13 +51,13 @@ def credible_band(
     random_state=None,
     xlabel=None,
 ):
-    r"""The plug-in :math:`p(y \mid x)`, its posterior mean and credible band along a path.
+    r"""The plug-in $p(y \mid x)$, its posterior mean and credible band along a path.
 
     Each row of ``X_path`` is one point of the path. For every chosen class the figure
     shows the plug-in probability ``model.predict_proba`` (solid), the mean of
-    :math:`p(y = k \mid x, \theta_s)` over ``n_draws`` exact posterior draws
-    :math:`\theta_s` (``model.predict_proba_draws``, dashed), and the equal-tailed band
-    between their :math:`(1 - \mathrm{level})/2` and :math:`(1 + \mathrm{level})/2`
+    $p(y = k \mid x, \theta_s)$ over ``n_draws`` exact posterior draws
+    $\theta_s$ (``model.predict_proba_draws``, dashed), and the equal-tailed band
+    between their $(1 - \mathrm{level})/2$ and $(1 + \mathrm{level})/2$
     quantiles (``numpy.quantile``'s default linear interpolation).
 
     Parameters

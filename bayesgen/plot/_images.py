@@ -14,15 +14,15 @@ from bayesgen.plot._common import check_fitted
 def class_means(model) -> np.ndarray:
     r"""What each class's image shows, shape (n_classes, n_features).
 
-    - Gaussian models (``means_`` of shape (K, d)): the class means :math:`\mu_k`;
-    - ``MixtureDA``: the mixture means :math:`\sum_m w_{km}\,\mu_{km}`;
+    - Gaussian models (``means_`` of shape (K, d)): the class means $\mu_k$;
+    - ``MixtureDA``: the mixture means $\sum_m w_{km}\,\mu_{km}$;
     - ``KernelDensityDA``: the weighted means of the training rows of each class;
-    - ``BernoulliNB``: the feature probabilities :math:`\theta_{kj} = E[x_j \mid k]`;
-    - ``MultinomialNB``: each pixel's share :math:`\theta_{kj}` of the class's intensity
-      (proportional to :math:`E[x_j \mid k]`; the figure of seed 004);
-    - ``PoissonNB``: the rates :math:`\lambda_{kj} = E[x_j \mid k]`;
-    - any other family: its ``mean`` (:class:`bayesgen.families.protocol.FeatureFamily`),
-      such as ``ExponentialNB``'s mean waiting times :math:`1 / \lambda_{kj}`.
+    - ``BernoulliNB``: the feature probabilities $\theta_{kj} = E[x_j \mid k]$;
+    - ``MultinomialNB``: each pixel's share $\theta_{kj}$ of the class's intensity
+      (proportional to $E[x_j \mid k]$; the figure of seed 004);
+    - ``PoissonNB``: the rates $\lambda_{kj} = E[x_j \mid k]$;
+    - any other family: its ``mean`` (`bayesgen.families.protocol.FeatureFamily`),
+      such as ``ExponentialNB``'s mean waiting times $1 / \lambda_{kj}$.
     """
     model = getattr(model, "best_estimator_", model)  # RDACV
     means = getattr(model, "means_", None)
@@ -74,7 +74,7 @@ def class_images(
     """One image per class: the class-conditional mean of every pixel.
 
     Each feature is one pixel of a ``height × width`` image (row-major, as
-    ``sklearn.datasets.load_digits`` stores its 8×8 images). See :func:`class_means`
+    ``sklearn.datasets.load_digits`` stores its 8×8 images). See `class_means`
     for what is drawn for each kind of model: for ``MultinomialNB`` the fitted pixel
     probabilities, each class a blurred average digit.
 

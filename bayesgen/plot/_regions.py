@@ -2,8 +2,8 @@ r"""Decision regions of a fitted classifier in the plane of two features, with c
 
 For a model of more than two features, the other features of every grid point are missing
 (NaN), and the model integrates them out exactly: the regions are the decisions given
-:math:`(x_i, x_j)` alone, and the contours are the marginal class densities
-:math:`p(x_i, x_j \mid k) = p(x_i, x_j, k) / \pi_k`.
+$(x_i, x_j)$ alone, and the contours are the marginal class densities
+$p(x_i, x_j \mid k) = p(x_i, x_j, k) / \pi_k$.
 """
 
 from __future__ import annotations
@@ -101,14 +101,14 @@ def decision_regions(
     resolution : int, default=200
         Grid points per axis.
     density_contours : bool, default=True
-        Draw the contours of each class density :math:`p(x_i, x_j \mid k)`.
+        Draw the contours of each class density $p(x_i, x_j \mid k)$.
     contour_levels : sequence of float, default=(1, 2, 3)
-        Each value :math:`c` draws the contour where the log density is :math:`c^2 / 2`
+        Each value $c$ draws the contour where the log density is $c^2 / 2$
         below the class's highest value on the grid; for a Gaussian class these are the
-        ellipses at Mahalanobis distance :math:`c`.
+        ellipses at Mahalanobis distance $c$.
     shade_confidence : bool, default=True
         Fade each region where the model is unsure: the opacity grows from a quarter of
-        ``region_alpha`` where the top class probability is :math:`1/K` to
+        ``region_alpha`` where the top class probability is $1/K$ to
         ``region_alpha`` where it is 1. False draws every region at ``region_alpha``.
     region_alpha : float, default=0.35
         Opacity of the regions.
@@ -203,7 +203,7 @@ def decision_regions(
 
 
 def _draw_density_contours(ax, model, rows, grid_x, grid_y, levels, colors) -> None:
-    """One ContourSet per class of :math:`\\log p(x_i, x_j \\mid k)` on the grid."""
+    """One ContourSet per class of $\\log p(x_i, x_j \\mid k)$ on the grid."""
     with np.errstate(divide="ignore", invalid="ignore"):  # a class of probability 0
         log_density = model.predict_joint_log_proba(rows) - np.log(model.class_prior_)
     for k in range(log_density.shape[1]):

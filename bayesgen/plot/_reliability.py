@@ -83,7 +83,8 @@ def reliability_diagram(
     For each method, the rows of ``X`` are put into ``n_bins`` equal-width bins of their
     top-label confidence (the largest class probability); each non-empty bin is one point
     at (mean confidence, fraction of rows whose most probable class is ``y``), as in
-    :func:`bayesgen.metrics.calibration_bins`. A calibrated model has its points on the
+    [`bayesgen.metrics.calibration_bins`][bayesgen.metrics.calibration_bins]. A calibrated model
+    has its points on the
     diagonal. The legend gives each method's expected calibration error; the number beside
     each point is how many rows its bin holds (a point of 3 rows says little; bins whose
     points fall on one spot share a label, "10+11").

@@ -1,8 +1,11 @@
 """The frame every story shares: class probabilities, parameters, then a plate of rows.
 
-A family contributes a :class:`StoryPart`: how to draw its parameters from their prior,
-and how to draw (or observe) its features given the labels. :func:`classifier_story` puts
-one part inside the common frame; :func:`combined_part` joins the parts of several
+A family contributes a [`StoryPart`][bayesgen.stories.StoryPart]: how to draw its parameters from
+their prior,
+and how to draw (or observe) its features given the labels.
+[`classifier_story`][bayesgen.stories.classifier_story] puts
+one part inside the common frame; [`combined_part`][bayesgen.stories.combined_part] joins the parts
+of several
 families (each under its own name scope) so that they share one label per row.
 """
 
@@ -66,7 +69,7 @@ def classifier_story(
     fixed_class_prior: Array | None = None,
     n_samples: int | None = None,
 ) -> None:
-    r"""The common frame: :math:`\pi`, the family's parameters, then per row ``y`` and ``X``.
+    r"""The common frame: $\pi$, the family's parameters, then per row ``y`` and ``X``.
 
     Parameters
     ----------
@@ -75,7 +78,7 @@ def classifier_story(
     y : array of shape (n_samples,), optional
         Observed class indices (``None`` draws them). With ``X`` observed, an index of -1
         marks an unlabelled row: it enters through the factor ``"unlabelled"``, its
-        mixture likelihood :math:`\\sum_k \\pi_k\\, p(x \\mid k)`.
+        mixture likelihood $\\sum_k \\pi_k\\, p(x \\mid k)$.
     class_prior : Dirichlet
     part : StoryPart
     fixed_class_prior : array, optional
@@ -115,7 +118,7 @@ def take_rows(X, rows):
 
 
 def _observe_unlabelled(part, params, pi, X) -> None:
-    r"""The factor ``"unlabelled"``: :math:`\sum_i \log \sum_k \pi_k\, p(x_i \mid k)`.
+    r"""The factor ``"unlabelled"``: $\sum_i \log \sum_k \pi_k\, p(x_i \mid k)$.
 
     The label of an unlabelled row is summed out exactly: the family's feature sites are
     run once per class under ``block`` (hidden from inference) and ``trace`` (to read

@@ -112,25 +112,25 @@ def categorical_part(concentrations: list[Array], n_classes: int) -> StoryPart:
 
 @registry.register_story_part("bernoulli")
 def _bernoulli_family_part(family, prior: Beta, n_classes: int) -> StoryPart:
-    """The registered part of :class:`~bayesgen.families.bernoulli.BernoulliFamily`."""
+    """The registered part of `BernoulliFamily`."""
     return bernoulli_part(prior, n_classes)
 
 
 @registry.register_story_part("multinomial")
 def _multinomial_family_part(family, prior: Array, n_classes: int, lengths=None) -> StoryPart:
-    """The registered part of :class:`~bayesgen.families.multinomial.MultinomialFamily`."""
+    """The registered part of `MultinomialFamily`."""
     return multinomial_part(prior, n_classes, lengths)
 
 
 @registry.register_story_part("poisson")
 def _poisson_family_part(family, prior: Gamma, n_classes: int) -> StoryPart:
-    """The registered part of :class:`~bayesgen.families.poisson.PoissonFamily`."""
+    """The registered part of `PoissonFamily`."""
     return poisson_part(prior, n_classes)
 
 
 @registry.register_story_part("categorical")
 def _categorical_family_part(family, prior, n_classes: int) -> StoryPart:
-    """The registered part of :class:`~bayesgen.families.categorical.CategoricalFamily`."""
+    """The registered part of `CategoricalFamily`."""
     return categorical_part(family.block_concentrations(prior), n_classes)
 
 
@@ -143,12 +143,11 @@ def bernoulli_story(
 ) -> None:
     r"""Beta–Bernoulli naive Bayes.
 
-    .. math::
-
-        \pi \sim \mathrm{Dirichlet}, \quad \theta_{kj} \sim \mathrm{Beta}(\alpha_1, \alpha_0),
-        \quad y_i \sim \mathrm{Categorical}(\pi), \quad
-        x_{ij} \mid y_i \sim \mathrm{Bernoulli}(\theta_{y_i j}).
-    """
+    $$
+    \pi \sim \mathrm{Dirichlet}, \quad \theta_{kj} \sim \mathrm{Beta}(\alpha_1, \alpha_0),
+    \quad y_i \sim \mathrm{Categorical}(\pi), \quad
+    x_{ij} \mid y_i \sim \mathrm{Bernoulli}(\theta_{y_i j}).
+    $$"""
     part = bernoulli_part(prior, _n_classes(class_prior))
     classifier_story(
         X,
@@ -172,12 +171,12 @@ def multinomial_story(
 ) -> None:
     r"""Dirichlet–multinomial naive Bayes.
 
-    .. math::
+    $$
+    \theta_k \sim \mathrm{Dirichlet}(\alpha), \quad y_i \sim \mathrm{Categorical}(\pi),
+    \quad x_i \mid y_i, L_i \sim \mathrm{Multinomial}(L_i, \theta_{y_i}).
+    $$
 
-        \theta_k \sim \mathrm{Dirichlet}(\alpha), \quad y_i \sim \mathrm{Categorical}(\pi),
-        \quad x_i \mid y_i, L_i \sim \mathrm{Multinomial}(L_i, \theta_{y_i}).
-
-    The row totals :math:`L_i` are not modelled: they are the row sums of ``X`` or the
+    The row totals $L_i$ are not modelled: they are the row sums of ``X`` or the
     given ``lengths``.
     """
     if X is None and lengths is None:
@@ -200,11 +199,10 @@ def poisson_story(
 ) -> None:
     r"""Gamma–Poisson naive Bayes.
 
-    .. math::
-
-        \lambda_{kj} \sim \mathrm{Gamma}(a, b), \quad y_i \sim \mathrm{Categorical}(\pi),
-        \quad x_{ij} \mid y_i \sim \mathrm{Poisson}(\lambda_{y_i j}).
-    """
+    $$
+    \lambda_{kj} \sim \mathrm{Gamma}(a, b), \quad y_i \sim \mathrm{Categorical}(\pi),
+    \quad x_{ij} \mid y_i \sim \mathrm{Poisson}(\lambda_{y_i j}).
+    $$"""
     part = poisson_part(prior, _n_classes(class_prior))
     classifier_story(
         X,
@@ -227,11 +225,10 @@ def categorical_story(
 ) -> None:
     r"""Dirichlet–categorical naive Bayes, one Dirichlet per feature and class.
 
-    .. math::
-
-        \theta_{kj} \sim \mathrm{Dirichlet}(\alpha_j), \quad y_i \sim \mathrm{Categorical}(\pi),
-        \quad x_{ij} \mid y_i \sim \mathrm{Categorical}(\theta_{y_i j}).
-    """
+    $$
+    \theta_{kj} \sim \mathrm{Dirichlet}(\alpha_j), \quad y_i \sim \mathrm{Categorical}(\pi),
+    \quad x_{ij} \mid y_i \sim \mathrm{Categorical}(\theta_{y_i j}).
+    $$"""
     part = categorical_part(concentrations, _n_classes(class_prior))
     classifier_story(
         X,

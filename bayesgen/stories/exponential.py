@@ -18,7 +18,7 @@ def exponential_part(family, prior: Gamma, n_classes: int) -> StoryPart:
     """Sites ``"rates"`` (n_classes, n_features) ~ Gamma and ``"X"`` ~ Exponential.
 
     Missing entries (NaN) are masked out: their factor is dropped. ``family`` (an
-    :class:`~bayesgen.families.exponential.ExponentialFamily`) is not needed beyond its
+    `ExponentialFamily`) is not needed beyond its
     prior.
     """
 
@@ -39,12 +39,11 @@ def exponential_story(
 ) -> None:
     r"""Gamma–exponential naive Bayes.
 
-    .. math::
-
-        \pi \sim \mathrm{Dirichlet}, \quad \lambda_{kj} \sim \mathrm{Gamma}(\alpha, \beta),
-        \quad y_i \sim \mathrm{Categorical}(\pi), \quad
-        x_{ij} \mid y_i \sim \mathrm{Exponential}(\lambda_{y_i j}).
-    """
+    $$
+    \pi \sim \mathrm{Dirichlet}, \quad \lambda_{kj} \sim \mathrm{Gamma}(\alpha, \beta),
+    \quad y_i \sim \mathrm{Categorical}(\pi), \quad
+    x_{ij} \mid y_i \sim \mathrm{Exponential}(\lambda_{y_i j}).
+    $$"""
     part = exponential_part(None, prior, jnp.shape(class_prior.concentration)[-1])
     classifier_story(
         X,

@@ -64,9 +64,9 @@ def _observe_with_missing(means, covariances, y, X, covariance_type):
     """Observe rows with NaN entries: each row's observed block has its marginal density.
 
     Diagonal types mask the missing coordinates' factors. Full and tied covariances are
-    masked to :math:`\\Sigma_{oo} \\oplus I`
-    (:mod:`bayesgen.families.gaussian.observed_block`); the factor ``"X_missing"`` takes
-    out the :math:`-\\tfrac{m}{2}\\log 2\\pi` the identity block adds.
+    masked to $\\Sigma_{oo} \\oplus I$
+    (`bayesgen.families.gaussian.observed_block`); the factor ``"X_missing"`` takes
+    out the $-\\tfrac{m}{2}\\log 2\\pi$ the identity block adds.
     """
     present = ~jnp.isnan(X)
     filled = jnp.where(present, X, 0.0)
@@ -105,7 +105,7 @@ def gaussian_part(prior: NormalInverseWishart, covariance_type: str, n_classes: 
 
 @registry.register_story_part("gaussian")
 def family_part(family, prior: NormalInverseWishart, n_classes: int) -> StoryPart:
-    """:func:`gaussian_part` for a :class:`~bayesgen.families.gaussian.GaussianFamily`."""
+    """[`gaussian_part`][bayesgen.stories.gaussian_part] for a `GaussianFamily`."""
     return gaussian_part(prior, family.covariance_type, n_classes)
 
 
@@ -121,15 +121,15 @@ def gaussian_story(
 ) -> None:
     r"""Gaussian discriminant analysis as a generative story.
 
-    .. math::
-
-        \pi \sim \mathrm{Dirichlet}(\alpha), \quad
-        (\mu_k, \Sigma_k) \sim \mathrm{NIW}(m_0, \kappa_0, \nu_0, \Psi_0), \quad
-        y_i \sim \mathrm{Categorical}(\pi), \quad
-        x_i \mid y_i \sim \mathcal N(\mu_{y_i}, \Sigma_{y_i}),
+    $$
+    \pi \sim \mathrm{Dirichlet}(\alpha), \quad
+    (\mu_k, \Sigma_k) \sim \mathrm{NIW}(m_0, \kappa_0, \nu_0, \Psi_0), \quad
+    y_i \sim \mathrm{Categorical}(\pi), \quad
+    x_i \mid y_i \sim \mathcal N(\mu_{y_i}, \Sigma_{y_i}),
+    $$
 
     with the covariance structure of ``covariance_type`` (see
-    :mod:`bayesgen.families.gaussian.posterior` for the exact prior of each type).
+    `bayesgen.families.gaussian.posterior` for the exact prior of each type).
 
     Parameters
     ----------

@@ -2,14 +2,14 @@ r"""The Parzen-window (kernel density) classifier as a NumPyro story.
 
 A class density is a Gaussian kernel mixture over the training rows,
 
-.. math::
+$$
+p(x \mid k) = \sum_i \tilde w_{ik}\, \mathcal N(x;\, x_i, H_k), \qquad
+\tilde w_{ik} = w_{ik} \Big/ \sum_j w_{jk},
+$$
 
-    p(x \mid k) = \sum_i \tilde w_{ik}\, \mathcal N(x;\, x_i, H_k), \qquad
-    \tilde w_{ik} = w_{ik} \Big/ \sum_j w_{jk},
-
-so a row of class :math:`k` is drawn by picking a kernel centre :math:`c \sim
-\mathrm{Categorical}(\tilde w_{\cdot k})` (site ``"kernel_center"``) and then
-:math:`x \sim \mathcal N(x_c, H_k)`. The training rows, their class weights and the kernel
+so a row of class $k$ is drawn by picking a kernel centre $c \sim
+\mathrm{Categorical}(\tilde w_{\cdot k})$ (site ``"kernel_center"``) and then
+$x \sim \mathcal N(x_c, H_k)$. The training rows, their class weights and the kernel
 covariances are not random: they enter as ``deterministic`` sites (``"training_X"``,
 ``"training_weights"``, ``"kernel_covariances"``), which ``handlers.substitute`` can
 replace. An observed row is scored by the mixture itself, the factor ``"X"``, with the
@@ -33,10 +33,10 @@ from bayesgen.stories.common import StoryPart, classifier_story
 
 
 def mixture_log_density(params: KernelParams, labels: Array, X: Array) -> Array:
-    r""":math:`\log \sum_i \tilde w_{i y}\, \mathcal N(x_o;\, x_{i,o}, H_{y,oo})` per row.
+    r"""$\log \sum_i \tilde w_{i y}\, \mathcal N(x_o;\, x_{i,o}, H_{y,oo})$ per row.
 
     Missing entries (NaN) are integrated out: each row's kernel covariance is masked to
-    :math:`H_{oo} \oplus I` (:mod:`bayesgen.families.gaussian.observed_block`) with the
+    $H_{oo} \oplus I$ (`bayesgen.families.gaussian.observed_block`) with the
     deviations from every centre set to 0 on the row's missing coordinates. This is the
     story's plain definition (memory n_rows × n_train × n_features); the estimator scores
     rows with a chunked, jitted version of the same sum.
@@ -127,12 +127,12 @@ def kernel_density_story(
 ) -> None:
     r"""The Parzen-window classifier as a generative story.
 
-    .. math::
-
-        \pi \sim \mathrm{Dirichlet}(\alpha), \quad
-        y_r \sim \mathrm{Categorical}(\pi), \quad
-        c_r \mid y_r \sim \mathrm{Categorical}(\tilde w_{\cdot y_r}), \quad
-        x_r \mid y_r, c_r \sim \mathcal N(x_{c_r}, H_{y_r}).
+    $$
+    \pi \sim \mathrm{Dirichlet}(\alpha), \quad
+    y_r \sim \mathrm{Categorical}(\pi), \quad
+    c_r \mid y_r \sim \mathrm{Categorical}(\tilde w_{\cdot y_r}), \quad
+    x_r \mid y_r, c_r \sim \mathcal N(x_{c_r}, H_{y_r}).
+    $$
 
     Parameters
     ----------
@@ -143,7 +143,7 @@ def kernel_density_story(
     class_prior : Dirichlet
         Prior over the class probabilities (site ``"class_prior"``).
     training_X, training_weights, kernel_covariances : arrays
-        See :func:`kernel_density_part`.
+        See [`kernel_density_part`][bayesgen.stories.kernel_density_part].
     fixed_class_prior : array of shape (n_classes,), optional
         Known class probabilities; then ``"class_prior"`` is not a random site.
     n_samples : int, optional

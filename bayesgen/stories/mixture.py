@@ -1,20 +1,20 @@
 r"""Mixture discriminant analysis as a NumPyro story: a Gaussian mixture inside each class.
 
-.. math::
+$$
+\pi \sim \mathrm{Dirichlet}(\alpha), \quad
+w_k \sim \mathrm{Dirichlet}(\beta), \quad
+(\mu_{km}, \Sigma_{km}) \sim \mathrm{NIW}(m_0, \kappa_0, \nu_0, \Psi_0), \quad
+y_i \sim \mathrm{Categorical}(\pi), \quad
+c_i \mid y_i \sim \mathrm{Categorical}(w_{y_i}), \quad
+x_i \mid y_i, c_i \sim \mathcal N(\mu_{y_i c_i}, \Sigma_{y_i c_i}).
+$$
 
-    \pi \sim \mathrm{Dirichlet}(\alpha), \quad
-    w_k \sim \mathrm{Dirichlet}(\beta), \quad
-    (\mu_{km}, \Sigma_{km}) \sim \mathrm{NIW}(m_0, \kappa_0, \nu_0, \Psi_0), \quad
-    y_i \sim \mathrm{Categorical}(\pi), \quad
-    c_i \mid y_i \sim \mathrm{Categorical}(w_{y_i}), \quad
-    x_i \mid y_i, c_i \sim \mathcal N(\mu_{y_i c_i}, \Sigma_{y_i c_i}).
-
-With ``"tied"`` one :math:`\Sigma_k \sim \mathcal{IW}(\nu_0, \Psi_0)` per class is shared by
-its components, each :math:`\mu_{km} \mid \Sigma_k \sim \mathcal N(m_0, \Sigma_k/\kappa_0)`;
+With ``"tied"`` one $\Sigma_k \sim \mathcal{IW}(\nu_0, \Psi_0)$ per class is shared by
+its components, each $\mu_{km} \mid \Sigma_k \sim \mathcal N(m_0, \Sigma_k/\kappa_0)$;
 ``"diag"`` and ``"spherical"`` use the Normal–Inverse-Gamma of
-:mod:`bayesgen.families.gaussian.posterior`. The component :math:`c_i` is a site
+`bayesgen.families.gaussian.posterior`. The component $c_i$ is a site
 (``"component"``) only when ``X`` is drawn; an observed row is scored by the closed-form
-mixture :math:`\sum_m w_{km}\,\mathcal N(x_i; \mu_{km}, \Sigma_{km})` (NumPyro's
+mixture $\sum_m w_{km}\,\mathcal N(x_i; \mu_{km}, \Sigma_{km})$ (NumPyro's
 ``MixtureSameFamily``), so the log density is exact and has no discrete latent site.
 """
 
@@ -115,8 +115,8 @@ def mixture_part(
     n_features) and ``"covariances"`` (shaped as ``MixtureDA.covariances_``), then per row
     ``"component"`` (only when ``X`` is drawn) and ``"X"``. Observed rows may have
     missing entries (NaN): the mixture of their observed blocks is observed, with the
-    factor ``"X_missing"`` taking out the :math:`-\\tfrac{m}{2}\\log 2\\pi` of the masked
-    identity block (as in :func:`bayesgen.stories.gaussian_part`).
+    factor ``"X_missing"`` taking out the $-\\tfrac{m}{2}\\log 2\\pi$ of the masked
+    identity block (as in [`bayesgen.stories.gaussian_part`][bayesgen.stories.gaussian_part]).
     """
 
     def parameters():
@@ -183,7 +183,7 @@ def mixture_story(
     n_components : int
         Components per class.
     weight_concentration : float, default=1.0
-        :math:`\\beta`, the symmetric Dirichlet prior of each class's weights.
+        $\\beta$, the symmetric Dirichlet prior of each class's weights.
     fixed_class_prior : array of shape (n_classes,), optional
         Known class probabilities; then ``"class_prior"`` is not a random site.
     n_samples : int, optional

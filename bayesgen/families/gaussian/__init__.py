@@ -1,7 +1,7 @@
 """Gaussian class densities with full, tied, diagonal or spherical covariance.
 
 The conjugate prior is Normal–Inverse-Wishart (Normal–Inverse-Gamma per coordinate for
-the diagonal and spherical types); see :mod:`bayesgen.families.gaussian.posterior`.
+the diagonal and spherical types); see `bayesgen.families.gaussian.posterior`.
 """
 
 from bayesgen.families.gaussian.family import GaussianFamily

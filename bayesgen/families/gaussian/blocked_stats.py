@@ -1,18 +1,18 @@
 r"""Gaussian sufficient statistics in NumPy, a block of rows at a time.
 
-The NumPy kernel of :func:`bayesgen.families.gaussian.suff_stats` (means around a pilot
+The NumPy kernel of `bayesgen.families.gaussian.suff_stats` (means around a pilot
 row, scatter around each class mean: two passes, never
-:math:`\sum xx^\top - N\bar x\bar x^\top`), for fitting from a NumPy array: NumPy reads it in
+$\sum xx^\top - N\bar x\bar x^\top$), for fitting from a NumPy array: NumPy reads it in
 place, where handing it to JAX copies it, and the temporaries are a block of rows, never
-:math:`n \times K \times d`. Sums are accumulated in float64 and returned in ``X``'s dtype.
+$n \times K \times d$. Sums are accumulated in float64 and returned in ``X``'s dtype.
 
 Labelled rows have one-hot responsibilities (one class per row, times its weight). They
 take one pass: each block of a few thousand rows (small enough to stay in cache) is grouped
 by class, each group is centred at its own mean and its scatter is one product, and the
 groups are merged into the running statistics exactly (Chan, Golub and LeVeque's pairwise
-update, :math:`S = S_a + S_b + \frac{n_a n_b}{n_a + n_b}\delta\delta^\top`): :math:`n d^2`
+update, $S = S_a + S_b + \frac{n_a n_b}{n_a + n_b}\delta\delta^\top$): $n d^2$
 work in all, where soft responsibilities (EM) need every row for every class,
-:math:`K n d^2`. ``"tied"`` sums the per-class scatters.
+$K n d^2$. ``"tied"`` sums the per-class scatters.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _blocks(n_rows: int):
 def suff_stats(X: np.ndarray, responsibilities: np.ndarray, covariance_type: str):
     """Statistics of the rows of ``X`` weighted by ``responsibilities`` (NumPy arrays).
 
-    Call :func:`bayesgen.families.gaussian.suff_stats`, which picks this kernel for NumPy
+    Call `bayesgen.families.gaussian.suff_stats`, which picks this kernel for NumPy
     input.
 
     Parameters
@@ -91,7 +91,7 @@ def _one_hot_diagonal_stats(X, R, labels):
     """Counts, means and per-feature scatter of labelled rows in one pass.
 
     Per block, the class means are one product with the block's one-hot rows and the
-    squared deviations another; blocks are merged with :func:`_merge`.
+    squared deviations another; blocks are merged with `_merge`.
     """
     n_classes, n_features = R.shape[1], X.shape[1]
     running = (

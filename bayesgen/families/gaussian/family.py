@@ -1,6 +1,6 @@
-r"""The Gaussian family behind the :class:`~bayesgen.families.protocol.FeatureFamily` contract.
+r"""The Gaussian family behind the `FeatureFamily` contract.
 
-:math:`x \mid y = k \sim \mathcal N(\mu_k, \Sigma_k)` with a Normal–Inverse-Wishart prior
+$x \mid y = k \sim \mathcal N(\mu_k, \Sigma_k)$ with a Normal–Inverse-Wishart prior
 (Normal–Inverse-Gamma per coordinate for ``"diag"`` and ``"spherical"``). Every method
 delegates to the pure functions of this package; the object holds only hyperparameters.
 
@@ -47,15 +47,15 @@ class GaussianFamily(FeatureFamily):
     ----------
     covariance_type : {"full", "tied", "diag", "spherical"}, default="full"
     mean_prior : array-like of shape (n_features,), optional
-        :math:`m_0`; default: the mean of all rows.
+        $m_0$; default: the mean of all rows.
     mean_precision_prior : float, default=1.0
-        :math:`\\kappa_0`.
+        $\\kappa_0$.
     degrees_of_freedom_prior : float, optional
-        :math:`\\nu_0`; default :func:`~bayesgen.families.gaussian.default_dof`.
+        $\\nu_0$; default `default_dof`.
     covariance_prior : array-like, optional
-        :math:`\\Psi_0`; default: the covariance of all rows plus the ridge.
+        $\\Psi_0$; default: the covariance of all rows plus the ridge.
     reg_covar : float, default=1e-6
-        Ridge relative to each feature's variance over all rows (see :meth:`ridge`).
+        Ridge relative to each feature's variance over all rows (see `ridge`).
 
     Examples
     --------
@@ -104,12 +104,12 @@ class GaussianFamily(FeatureFamily):
 
     @classmethod
     def of(cls, owner) -> GaussianFamily:
-        """The family with the hyperparameters :attr:`HYPERPARAMETERS` read off ``owner``."""
+        """The family with the hyperparameters `HYPERPARAMETERS` read off ``owner``."""
         return cls(**{name: getattr(owner, name) for name in cls.HYPERPARAMETERS})
 
     # ----------------------------------------------------------- statistics
     def suff_stats(self, X, responsibilities, dtype=None) -> GaussianStats:
-        """:func:`~bayesgen.families.gaussian.suff_stats` of complete rows, in ``dtype``.
+        """`suff_stats` of complete rows, in ``dtype``.
 
         A NaN entry makes its classes' statistics NaN: rows with missing entries need EM
         (``missing_needs_em``), whose E-step completes them.
@@ -147,7 +147,7 @@ class GaussianFamily(FeatureFamily):
 
     # ------------------------------------------------------ prior, posterior
     def prior(self, stats: GaussianStats, ridge=None) -> NormalInverseWishart:
-        """The prior, defaults resolved from ``stats`` (the ridge from :meth:`ridge`)."""
+        """The prior, defaults resolved from ``stats`` (the ridge from `ridge`)."""
         if ridge is None:
             ridge = self.ridge(stats)
         return resolve_prior(
@@ -175,7 +175,7 @@ class GaussianFamily(FeatureFamily):
         stats : GaussianStats
         kind : {"mle", "map", "mean"}
         ridge : Array, optional
-            Default :meth:`ridge` of ``stats``.
+            Default `ridge` of ``stats``.
         regularise : callable, optional
             ``GaussianParams -> GaussianParams`` applied before the ridge (an estimator's
             regularised covariance).
@@ -187,7 +187,7 @@ class GaussianFamily(FeatureFamily):
         return add_ridge(params, ridge, self.covariance_type)
 
     def log_prior(self, prior: NormalInverseWishart, params: GaussianParams, kind: str = "map"):
-        """:math:`\\log p(\\mu, \\Sigma)`, the story's parameter density (0 for ``"mle"``).
+        """$\\log p(\\mu, \\Sigma)$, the story's parameter density (0 for ``"mle"``).
 
         ``"map"`` and ``"mean"`` both use the NIW density itself.
         """
@@ -211,7 +211,7 @@ class GaussianFamily(FeatureFamily):
 
     # ------------------------------------------------------------ densities
     def log_likelihood(self, params: GaussianParams, X, *, row_terms: bool = True):
-        """``(n_samples, n_classes)`` :math:`\\log p(x_i \\mid k)`, NaN entries integrated out.
+        """``(n_samples, n_classes)`` $\\log p(x_i \\mid k)$, NaN entries integrated out.
 
         Returns a NumPy array (the rows with missing entries are scored on the host).
         """
@@ -223,7 +223,7 @@ class GaussianFamily(FeatureFamily):
 
         Scoring every row as complete first finds the rows with a missing entry without
         another pass over ``X``: their scores are NaN. Those get the density of their
-        observed block (:mod:`~bayesgen.families.gaussian.missing`).
+        observed block (`missing`).
         """
         result = complete if isinstance(complete, np.ndarray) else np.array(complete)
         flagged = np.flatnonzero(np.isnan(result[:, 0]))
@@ -254,7 +254,7 @@ class GaussianFamily(FeatureFamily):
         )
 
     def predictive_log_likelihood(self, posterior: NormalInverseWishart, X) -> np.ndarray:
-        """The Student-t posterior predictive :math:`\\log p(x \\mid k, D)`, NaN = missing."""
+        """The Student-t posterior predictive $\\log p(x \\mid k, D)$, NaN = missing."""
         student_t = predictive.predictive(posterior, self.covariance_type)
         return predictive.log_likelihood(student_t, X, self.covariance_type)
 
@@ -266,9 +266,9 @@ class GaussianFamily(FeatureFamily):
     def conditional(self, params: GaussianParams, X, class_weights, method: str, rng):
         """``X`` with its NaN entries filled given the observed ones.
 
-        ``"mean"``: :math:`\\sum_k p(k \\mid x_o)\\,\\mathbb E[x_m \\mid x_o, k]`;
-        ``"sample"``: a class drawn from ``class_weights``, then :math:`x_m` from the
-        Gaussian conditional of :func:`~bayesgen.families.gaussian.missing.conditional`.
+        ``"mean"``: $\\sum_k p(k \\mid x_o)\\,\\mathbb E[x_m \\mid x_o, k]$;
+        ``"sample"``: a class drawn from ``class_weights``, then $x_m$ from the
+        Gaussian conditional of `conditional`.
         """
         means, covariances = np.asarray(params.means), self.full_covariances(params)
         filled = X.copy()

@@ -1,21 +1,21 @@
 r"""Fisher's discriminant coordinates and reduced-rank class means.
 
-With class means :math:`\mu_k`, class weights :math:`n_k`, their weighted mean :math:`\bar\mu`
-and the shared within-class covariance :math:`\Sigma`, the between-class scatter is
-:math:`S_B = \sum_k \frac{n_k}{n}(\mu_k - \bar\mu)(\mu_k - \bar\mu)^\top` and the
-discriminant directions solve :math:`S_B w = \lambda \Sigma w`, normalised so that
-:math:`W^\top \Sigma W = I` (unit within-class variance; ``004_dce6e695048eec0f.txt``,
-"Several classes and reduced-rank LDA"). At most :math:`\min(K-1, d)` eigenvalues are
+With class means $\mu_k$, class weights $n_k$, their weighted mean $\bar\mu$
+and the shared within-class covariance $\Sigma$, the between-class scatter is
+$S_B = \sum_k \frac{n_k}{n}(\mu_k - \bar\mu)(\mu_k - \bar\mu)^\top$ and the
+discriminant directions solve $S_B w = \lambda \Sigma w$, normalised so that
+$W^\top \Sigma W = I$ (unit within-class variance; ``004_dce6e695048eec0f.txt``,
+"Several classes and reduced-rank LDA"). At most $\min(K-1, d)$ eigenvalues are
 positive.
 
-Keeping the first :math:`q` coordinates, the class means constrained to the
-:math:`q`-dimensional discriminant subspace are
-:math:`\mu_k^{(q)} = \bar\mu + \Sigma W_q W_q^\top(\mu_k - \bar\mu)`. A Gaussian model with
-these means and covariance :math:`\Sigma` has
-:math:`(x-\mu_k^{(q)})^\top\Sigma^{-1}(x-\mu_k^{(q)}) = \lVert W_q^\top(x - \bar\mu) -
-W_q^\top(\mu_k - \bar\mu)\rVert^2 + r(x)` with :math:`r(x)` the same for every class, so it
-classifies by the nearest class mean in the first :math:`q` coordinates (with the
-:math:`\log\pi_k` terms): reduced-rank LDA as a generative model.
+Keeping the first $q$ coordinates, the class means constrained to the
+$q$-dimensional discriminant subspace are
+$\mu_k^{(q)} = \bar\mu + \Sigma W_q W_q^\top(\mu_k - \bar\mu)$. A Gaussian model with
+these means and covariance $\Sigma$ has
+$(x-\mu_k^{(q)})^\top\Sigma^{-1}(x-\mu_k^{(q)}) = \lVert W_q^\top(x - \bar\mu) -
+W_q^\top(\mu_k - \bar\mu)\rVert^2 + r(x)$ with $r(x)$ the same for every class, so it
+classifies by the nearest class mean in the first $q$ coordinates (with the
+$\log\pi_k$ terms): reduced-rank LDA as a generative model.
 """
 
 from __future__ import annotations
@@ -27,15 +27,15 @@ import scipy.linalg
 
 
 class DiscriminantCoordinates(NamedTuple):
-    """The solution of :math:`S_B w = \\lambda \\Sigma w`.
+    """The solution of $S_B w = \\lambda \\Sigma w$.
 
     Attributes
     ----------
     center : ndarray of shape (n_features,)
-        :math:`\\bar\\mu`, the weighted mean of the class means.
+        $\\bar\\mu$, the weighted mean of the class means.
     scalings : ndarray of shape (n_features, n_directions)
-        The directions :math:`W`, by decreasing eigenvalue, with :math:`W^\\top\\Sigma W =
-        I`; each column's largest-magnitude entry is positive (a deterministic sign).
+        The directions $W$, by decreasing eigenvalue, with $W^\\top\\Sigma W =
+        I$; each column's largest-magnitude entry is positive (a deterministic sign).
     eigenvalues : ndarray of shape (n_directions,)
         The between- to within-class variance ratio along each direction.
     """
@@ -61,7 +61,7 @@ def discriminant_coordinates(
     Returns
     -------
     DiscriminantCoordinates
-        With :math:`\\min(K - 1, d)` directions.
+        With $\\min(K - 1, d)$ directions.
     """
     weights = np.asarray(weights, dtype=float) / np.sum(weights)
     center = weights @ means

@@ -1,12 +1,12 @@
-r"""Log-densities :math:`\log \mathcal N(x_i \mid \mu_k, \Sigma_k)` of every row under every class.
+r"""Log-densities $\log \mathcal N(x_i \mid \mu_k, \Sigma_k)$ of every row under every class.
 
 All four covariance types are evaluated through Cholesky factors and triangular solves
 (never an explicit inverse), with differences x - mu taken before any squaring, one class
 at a time so that the temporaries stay (n, d). Inputs and means are first shifted by the
 average class mean, which keeps the whitening of offset data accurate.
 
-:func:`log_likelihood` owns the quantity and has two kernels: NumPy blocks for a NumPy
-array (:mod:`~bayesgen.families.gaussian.scores`, which read it in place) and the jitted
+`log_likelihood` owns the quantity and has two kernels: NumPy blocks for a NumPy
+array (`scores`, which read it in place) and the jitted
 JAX kernel here for a ``jax.Array`` or traced values inside ``jit``.
 """
 
@@ -94,12 +94,12 @@ def log_likelihood(
     covariance_type : {"full", "tied", "diag", "spherical"}
     row_terms : bool, default=True
         ``False`` lets the NumPy kernel leave out terms that are the same for every class of
-        a row (enough for :math:`p(y \\mid x)`); the JAX kernel always includes them.
+        a row (enough for $p(y \\mid x)$); the JAX kernel always includes them.
 
     Returns
     -------
     array of shape (n_samples, n_classes)
-        :math:`\\log \\mathcal N(x_i \\mid \\mu_k, \\Sigma_k)`, normalising constant included.
+        $\\log \\mathcal N(x_i \\mid \\mu_k, \\Sigma_k)$, normalising constant included.
     """
     leaves = jax.tree.leaves(params)
     if isinstance(X, np.ndarray) and not any(isinstance(a, jax.core.Tracer) for a in leaves):
@@ -110,7 +110,7 @@ def log_likelihood(
 
 @partial(jax.jit, static_argnames="covariance_type")
 def jax_log_likelihood(params: GaussianParams, X: Array, covariance_type: str) -> Array:
-    """The JAX kernel of :func:`log_likelihood` (Cholesky whitening, one class at a time)."""
+    """The JAX kernel of `log_likelihood` (Cholesky whitening, one class at a time)."""
     shift = jnp.mean(params.means, axis=0)
     kernel = _KERNELS[covariance_type]
     log_density = kernel(params.means - shift, params.covariances, X - shift)

@@ -1,17 +1,17 @@
 r"""Gaussian densities and conditionals when some features are missing (NaN).
 
-A missing feature is integrated out exactly: the observed block :math:`x_o` of a row is
-Gaussian with mean :math:`\mu_{k,o}` and covariance :math:`\Sigma_{k,oo}`, and the missing
+A missing feature is integrated out exactly: the observed block $x_o$ of a row is
+Gaussian with mean $\mu_{k,o}$ and covariance $\Sigma_{k,oo}$, and the missing
 block given the observed one is Gaussian with
 
-.. math::
-
-    \mathbb E[x_m \mid x_o, k] = \mu_{k,m} + \Sigma_{k,mo}\Sigma_{k,oo}^{-1}(x_o - \mu_{k,o}),
-    \qquad
-    \mathrm{Cov}[x_m \mid x_o, k] = \Sigma_{k,mm} - \Sigma_{k,mo}\Sigma_{k,oo}^{-1}\Sigma_{k,om}.
+$$
+\mathbb E[x_m \mid x_o, k] = \mu_{k,m} + \Sigma_{k,mo}\Sigma_{k,oo}^{-1}(x_o - \mu_{k,o}),
+\qquad
+\mathrm{Cov}[x_m \mid x_o, k] = \Sigma_{k,mm} - \Sigma_{k,mo}\Sigma_{k,oo}^{-1}\Sigma_{k,om}.
+$$
 
 Rows are grouped by their pattern of missing features, with one Cholesky factor of
-:math:`\Sigma_{k,oo}` per pattern and class. This module is NumPy/SciPy rather than JAX on
+$\Sigma_{k,oo}$ per pattern and class. This module is NumPy/SciPy rather than JAX on
 purpose: the blocks have a different shape for every pattern, which ``jit`` would compile
 anew each time.
 """
@@ -77,13 +77,13 @@ def missing_patterns(X: np.ndarray):
 
 
 def log_likelihood(means: np.ndarray, covariances: np.ndarray, X: np.ndarray) -> np.ndarray:
-    """:math:`\\log \\mathcal N(x_{i,o} \\mid \\mu_{k,o}, \\Sigma_{k,oo})` for rows with NaN.
+    """$\\log \\mathcal N(x_{i,o} \\mid \\mu_{k,o}, \\Sigma_{k,oo})$ for rows with NaN.
 
     Parameters
     ----------
     means : ndarray of shape (n_classes, n_features)
     covariances : ndarray of shape (n_classes, n_features, n_features)
-        See :func:`full_covariances`.
+        See `full_covariances`.
     X : ndarray of shape (n_samples, n_features)
         NaN marks a missing entry. A row with every entry missing gets 0 (log 1).
 
@@ -100,18 +100,18 @@ def observed_block_forms(means: np.ndarray, covariances: np.ndarray, X: np.ndarr
 
     Few distinct missing patterns: one Cholesky factor per pattern and class. Many
     patterns: every row at once, in chunks, with its covariance masked to
-    :math:`\\Sigma_{oo} \\oplus I` (:func:`bayesgen.families.gaussian.observed_block.forms`).
+    $\\Sigma_{oo} \\oplus I$ (`bayesgen.families.gaussian.observed_block.forms`).
 
     Parameters
     ----------
-    means, covariances, X : as in :func:`log_likelihood`
+    means, covariances, X : as in `log_likelihood`
 
     Returns
     -------
     squared : ndarray of shape (n_samples, n_classes)
-        :math:`(x_o - \\mu_{k,o})^\\top \\Sigma_{k,oo}^{-1} (x_o - \\mu_{k,o})`.
+        $(x_o - \\mu_{k,o})^\\top \\Sigma_{k,oo}^{-1} (x_o - \\mu_{k,o})$.
     half_log_det : ndarray of shape (n_samples, n_classes)
-        :math:`\\tfrac12 \\log\\det \\Sigma_{k,oo}`.
+        $\\tfrac12 \\log\\det \\Sigma_{k,oo}$.
     n_observed : ndarray of shape (n_samples,)
         Number of observed entries of each row.
     """
@@ -139,7 +139,7 @@ MANY_PATTERNS = 64
 
 
 def _masked_forms(means, covariances, X, chunk_rows: int = 2048):
-    """:func:`observed_block_forms` of many patterns: the masked covariances, in chunks."""
+    """`observed_block_forms` of many patterns: the masked covariances, in chunks."""
     squared = np.empty((X.shape[0], means.shape[0]), dtype=X.dtype)
     half_log_det = np.empty_like(squared)
     with precision(X.dtype):
@@ -157,7 +157,7 @@ def conditional(means, covariances, X, rows, missing, k):
 
     Parameters
     ----------
-    means, covariances : as in :func:`log_likelihood`
+    means, covariances : as in `log_likelihood`
     X : ndarray of shape (n_samples, n_features)
     rows : ndarray of int
         Rows sharing the missing pattern ``missing``.

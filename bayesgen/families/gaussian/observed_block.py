@@ -1,22 +1,22 @@
-r"""The Gaussian density of a row's observed block, every row at once: :math:`\Sigma_{oo} \oplus I`.
+r"""The Gaussian density of a row's observed block, every row at once: $\Sigma_{oo} \oplus I$.
 
 A row with missing entries (NaN) has the marginal density
-:math:`\mathcal N(x_o \mid \mu_o, \Sigma_{oo})` of its observed block :math:`o`. Rows with
+$\mathcal N(x_o \mid \mu_o, \Sigma_{oo})$ of its observed block $o$. Rows with
 different patterns have blocks of different sizes; to evaluate them side by side (in one
 batched Cholesky, or in a NumPyro distribution over all rows) the covariance is *masked*,
 
-.. math::
+$$
+\tilde\Sigma = M \Sigma M + (I - M), \qquad M = \mathrm{diag}(\text{observed}),
+$$
 
-    \tilde\Sigma = M \Sigma M + (I - M), \qquad M = \mathrm{diag}(\text{observed}),
-
-which is :math:`\Sigma_{oo}` on the observed block and the identity on the missing one,
-zero across. With the deviation :math:`x - \mu` set to 0 on the missing entries,
-:math:`\tilde\Sigma` has the observed block's determinant and quadratic form; the only
-difference is the normalising constant of the :math:`m` identity coordinates,
-:math:`-\tfrac m2 \log 2\pi`, which :func:`missing_log_norm` gives back.
+which is $\Sigma_{oo}$ on the observed block and the identity on the missing one,
+zero across. With the deviation $x - \mu$ set to 0 on the missing entries,
+$\tilde\Sigma$ has the observed block's determinant and quadratic form; the only
+difference is the normalising constant of the $m$ identity coordinates,
+$-\tfrac m2 \log 2\pi$, which `missing_log_norm` gives back.
 
 Pure JAX: the stories (Gaussian, mixture, kernel density), the NumPy pattern code in
-:mod:`~bayesgen.families.gaussian.missing` (for rows with many distinct patterns) and the
+`missing` (for rows with many distinct patterns) and the
 Student-t predictive all use this one module.
 """
 
@@ -31,7 +31,7 @@ from jax.scipy.linalg import solve_triangular
 
 
 def masked_covariance(covariances: Array, present: Array) -> Array:
-    """:math:`\\Sigma_{oo} \\oplus I` per row.
+    """$\\Sigma_{oo} \\oplus I$ per row.
 
     Parameters
     ----------
@@ -52,7 +52,7 @@ def masked_covariance(covariances: Array, present: Array) -> Array:
 
 
 def masked_cholesky(covariances: Array, present: Array) -> Array:
-    """The lower Cholesky factor of :func:`masked_covariance`."""
+    """The lower Cholesky factor of `masked_covariance`."""
     return jnp.linalg.cholesky(masked_covariance(covariances, present))
 
 
@@ -62,22 +62,22 @@ def masked_mean(means: Array, present: Array) -> Array:
 
 
 def missing_log_norm(present: Array) -> Array:
-    """:math:`\\tfrac m2 \\log 2\\pi` per row: what to add to the masked density.
+    """$\\tfrac m2 \\log 2\\pi$ per row: what to add to the masked density.
 
-    The identity block of :func:`masked_covariance` contributes
-    :math:`-\\tfrac m2 \\log 2\\pi` for the :math:`m` missing entries of a row.
+    The identity block of `masked_covariance` contributes
+    $-\\tfrac m2 \\log 2\\pi$ for the $m$ missing entries of a row.
     """
     n_missing = jnp.sum(~present, axis=-1)
     return 0.5 * n_missing * math.log(2.0 * math.pi)
 
 
 def whitened_squares(lower: Array, deviations: Array) -> Array:
-    """:math:`\\|L^{-1} d_j\\|^2` for the columns :math:`d_j` of ``deviations``.
+    """$\\|L^{-1} d_j\\|^2$ for the columns $d_j$ of ``deviations``.
 
     Parameters
     ----------
     lower : Array of shape (..., n_features, n_features)
-        From :func:`masked_cholesky`.
+        From `masked_cholesky`.
     deviations : Array of shape (..., n_features, n_columns)
         Zero on each row's missing entries.
 
@@ -90,7 +90,7 @@ def whitened_squares(lower: Array, deviations: Array) -> Array:
 
 
 def half_log_det(lower: Array) -> Array:
-    """:math:`\\tfrac12\\log\\det\\Sigma_{oo}` from :func:`masked_cholesky`'s factor."""
+    """$\\tfrac12\\log\\det\\Sigma_{oo}$ from `masked_cholesky`'s factor."""
     return jnp.sum(jnp.log(jnp.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
 
 
@@ -108,9 +108,9 @@ def forms(means: Array, covariances: Array, X: Array) -> tuple[Array, Array, Arr
     Returns
     -------
     squared : Array of shape (n_samples, n_classes)
-        :math:`(x_o - \\mu_{k,o})^\\top \\Sigma_{k,oo}^{-1} (x_o - \\mu_{k,o})`.
+        $(x_o - \\mu_{k,o})^\\top \\Sigma_{k,oo}^{-1} (x_o - \\mu_{k,o})$.
     half_log_det : Array of shape (n_samples, n_classes)
-        :math:`\\tfrac12 \\log\\det \\Sigma_{k,oo}`.
+        $\\tfrac12 \\log\\det \\Sigma_{k,oo}$.
     n_observed : Array of shape (n_samples,)
     """
     present = ~jnp.isnan(X)
@@ -129,13 +129,13 @@ def forms(means: Array, covariances: Array, X: Array) -> tuple[Array, Array, Arr
 
 
 def log_density(means: Array, covariances: Array, X: Array) -> Array:
-    """:math:`\\log \\mathcal N(x_{i,o} \\mid \\mu_{k,o}, \\Sigma_{k,oo})` per row and class.
+    """$\\log \\mathcal N(x_{i,o} \\mid \\mu_{k,o}, \\Sigma_{k,oo})$ per row and class.
 
     A row with every entry missing gets 0 (log 1).
 
     Parameters
     ----------
-    means, covariances, X : as in :func:`forms`
+    means, covariances, X : as in `forms`
 
     Returns
     -------

@@ -2,21 +2,21 @@ r"""Conjugate priors and posteriors of Gaussian class densities.
 
 Prior (the story in ``bayesgen.stories`` samples exactly this):
 
-- ``"full"``: per class, :math:`\Sigma_k \sim \mathcal{IW}(\nu_0, \Psi_0)` and
-  :math:`\mu_k \mid \Sigma_k \sim \mathcal N(m_0, \Sigma_k/\kappa_0)` (Normal–Inverse-Wishart).
-- ``"tied"``: one :math:`\Sigma \sim \mathcal{IW}(\nu_0, \Psi_0)`,
-  :math:`\mu_k \mid \Sigma \sim \mathcal N(m_0, \Sigma/\kappa_0)` for every class.
-- ``"diag"``: per class and feature, :math:`\sigma^2_{kj} \sim \mathrm{InvGamma}(\nu_0/2,
-  \psi_{0j}/2)` and :math:`\mu_{kj} \mid \sigma^2_{kj} \sim \mathcal N(m_{0j},
-  \sigma^2_{kj}/\kappa_0)` (Normal–Inverse-Gamma, the one-dimensional NIW).
-- ``"spherical"``: per class, :math:`\sigma^2_k \sim \mathrm{InvGamma}(\nu_0/2, \psi_0/2)`,
-  :math:`\mu_k \mid \sigma^2_k \sim \mathcal N(m_0, \sigma^2_k I/\kappa_0)`.
+- ``"full"``: per class, $\Sigma_k \sim \mathcal{IW}(\nu_0, \Psi_0)$ and
+  $\mu_k \mid \Sigma_k \sim \mathcal N(m_0, \Sigma_k/\kappa_0)$ (Normal–Inverse-Wishart).
+- ``"tied"``: one $\Sigma \sim \mathcal{IW}(\nu_0, \Psi_0)$,
+  $\mu_k \mid \Sigma \sim \mathcal N(m_0, \Sigma/\kappa_0)$ for every class.
+- ``"diag"``: per class and feature, $\sigma^2_{kj} \sim \mathrm{InvGamma}(\nu_0/2,
+  \psi_{0j}/2)$ and $\mu_{kj} \mid \sigma^2_{kj} \sim \mathcal N(m_{0j},
+  \sigma^2_{kj}/\kappa_0)$ (Normal–Inverse-Gamma, the one-dimensional NIW).
+- ``"spherical"``: per class, $\sigma^2_k \sim \mathrm{InvGamma}(\nu_0/2, \psi_0/2)$,
+  $\mu_k \mid \sigma^2_k \sim \mathcal N(m_0, \sigma^2_k I/\kappa_0)$.
 
-Posterior, with :math:`\kappa_k = \kappa_0 + N_k` and :math:`m_k = (\kappa_0 m_0 + N_k\bar
-x_k)/\kappa_k`: :math:`\Psi_k = \Psi_0 + S_k + \frac{\kappa_0 N_k}{\kappa_k}(\bar x_k -
-m_0)(\bar x_k - m_0)^\top` and :math:`\nu_k = \nu_0 + N_k` (for ``"tied"`` both sums run
-over all classes, :math:`\nu = \nu_0 + N`; for ``"spherical"`` :math:`\nu_k = \nu_0 + d
-N_k` and :math:`\Psi_k` is the trace form).
+Posterior, with $\kappa_k = \kappa_0 + N_k$ and $m_k = (\kappa_0 m_0 + N_k\bar
+x_k)/\kappa_k$: $\Psi_k = \Psi_0 + S_k + \frac{\kappa_0 N_k}{\kappa_k}(\bar x_k -
+m_0)(\bar x_k - m_0)^\top$ and $\nu_k = \nu_0 + N_k$ (for ``"tied"`` both sums run
+over all classes, $\nu = \nu_0 + N$; for ``"spherical"`` $\nu_k = \nu_0 + d
+N_k$ and $\Psi_k$ is the trace form).
 """
 
 from __future__ import annotations
@@ -42,15 +42,15 @@ class NormalInverseWishart(NamedTuple):
     Attributes
     ----------
     mean : Array of shape (n_features,) or (n_classes, n_features)
-        :math:`m`, the location of the class means.
+        $m$, the location of the class means.
     mean_precision : Array of shape () or (n_classes,)
-        :math:`\\kappa`, pseudo-observations behind :math:`m`.
+        $\\kappa$, pseudo-observations behind $m$.
     dof : Array of shape () or (n_classes,)
-        :math:`\\nu`, degrees of freedom; the inverse-gamma shape is :math:`\\nu/2`.
+        $\\nu$, degrees of freedom; the inverse-gamma shape is $\\nu/2$.
     scale : Array
-        :math:`\\Psi`: ``(d, d)`` or ``(K, d, d)`` for ``"full"``/``"tied"``, ``(d,)`` or
+        $\\Psi$: ``(d, d)`` or ``(K, d, d)`` for ``"full"``/``"tied"``, ``(d,)`` or
         ``(K, d)`` for ``"diag"``, ``()`` or ``(K,)`` for ``"spherical"``; the
-        inverse-gamma rate is :math:`\\psi/2`.
+        inverse-gamma rate is $\\psi/2$.
     """
 
     mean: Array
@@ -155,15 +155,15 @@ def point_estimate(
     stats : GaussianStats
     covariance_type : {"full", "tied", "diag", "spherical"}
     kind : {"mle", "map", "mean"}
-        ``"mle"``: class means and :math:`S_k/N_k` (pooled :math:`\\sum_k S_k / N` for
-        ``"tied"``, :math:`\\mathrm{tr}(S_k)/(d N_k)` for ``"spherical"``). ``"map"``: the
-        joint posterior mode. ``"mean"``: the posterior mean (needs :math:`\\nu > d + 1`,
-        or :math:`\\nu > 2` per coordinate).
+        ``"mle"``: class means and $S_k/N_k$ (pooled $\\sum_k S_k / N$ for
+        ``"tied"``, $\\mathrm{tr}(S_k)/(d N_k)$ for ``"spherical"``). ``"map"``: the
+        joint posterior mode. ``"mean"``: the posterior mean (needs $\\nu > d + 1$,
+        or $\\nu > 2$ per coordinate).
 
     Returns
     -------
     GaussianParams
-        Without any ridge; see :func:`add_ridge`. A class with no weight gets a zero
+        Without any ridge; see `add_ridge`. A class with no weight gets a zero
         covariance under ``"mle"``.
     """
     check_estimate_kind(kind)
@@ -200,9 +200,9 @@ def mean_exists(post: NormalInverseWishart, covariance_type: str) -> Array:
 def add_ridge(params: GaussianParams, ridge: Array, covariance_type: str) -> GaussianParams:
     """Add ``ridge`` to the diagonal of every covariance.
 
-    ``ridge`` is a per-feature :math:`\\lambda_j` of shape ``(n_features,)`` (or a scalar)
+    ``ridge`` is a per-feature $\\lambda_j$ of shape ``(n_features,)`` (or a scalar)
     for ``"full"``, ``"tied"`` and ``"diag"``, and a scalar for ``"spherical"``; for
-    ``"full"``/``"tied"`` this is :math:`\\Sigma + \\mathrm{diag}(\\lambda)`.
+    ``"full"``/``"tied"`` this is $\\Sigma + \\mathrm{diag}(\\lambda)$.
     """
     covariances = params.covariances
     if covariance_type in ("full", "tied"):
@@ -222,7 +222,7 @@ def sample_params(
     ----------
     key : jax.random key
     post : NormalInverseWishart
-        A posterior from :func:`posterior` (with a class axis).
+        A posterior from `posterior` (with a class axis).
     covariance_type : {"full", "tied", "diag", "spherical"}
     num_samples : int
 

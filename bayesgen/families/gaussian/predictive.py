@@ -1,23 +1,23 @@
 r"""The posterior predictive of Gaussian class densities: Student-t distributions.
 
-Integrating the mean and covariance out of :math:`\mathcal N(x \mid \mu_k, \Sigma_k)` under
-the Normal–Inverse-Wishart posterior of :mod:`bayesgen.families.gaussian.posterior`
-(:math:`m_k, \kappa_k, \nu_k, \Psi_k`) gives a multivariate Student-t,
+Integrating the mean and covariance out of $\mathcal N(x \mid \mu_k, \Sigma_k)$ under
+the Normal–Inverse-Wishart posterior of `bayesgen.families.gaussian.posterior`
+($m_k, \kappa_k, \nu_k, \Psi_k$) gives a multivariate Student-t,
 
-.. math::
+$$
+p(x \mid y = k, \mathcal D) = t_{\nu_k - d + 1}\!\left(x \;\middle|\; m_k,\
+\frac{\kappa_k + 1}{\kappa_k (\nu_k - d + 1)}\,\Psi_k\right)
+$$
 
-    p(x \mid y = k, \mathcal D) = t_{\nu_k - d + 1}\!\left(x \;\middle|\; m_k,\
-    \frac{\kappa_k + 1}{\kappa_k (\nu_k - d + 1)}\,\Psi_k\right)
-
-(``"tied"``: the shared :math:`\nu, \Psi` with each class's :math:`m_k, \kappa_k`). For
-``"diag"`` each coordinate is an independent univariate :math:`t_{\nu_{kj}}(m_{kj},
-\psi_{kj}(\kappa_k + 1)/(\kappa_k\nu_k))`, and for ``"spherical"`` the shared variance makes
-it a multivariate :math:`t_{\nu_k}` with scale :math:`\psi_k(\kappa_k+1)/(\kappa_k\nu_k)\,I`.
+(``"tied"``: the shared $\nu, \Psi$ with each class's $m_k, \kappa_k$). For
+``"diag"`` each coordinate is an independent univariate $t_{\nu_{kj}}(m_{kj},
+\psi_{kj}(\kappa_k + 1)/(\kappa_k\nu_k))$, and for ``"spherical"`` the shared variance makes
+it a multivariate $t_{\nu_k}$ with scale $\psi_k(\kappa_k+1)/(\kappa_k\nu_k)\,I$.
 This is the ``method="predictive"`` of MASS ``predict.lda``. A missing feature is
 integrated out exactly: the marginal of a Student-t over the observed block is the Student-t
 with the same degrees of freedom and the observed block of the scale.
 
-The densities are NumPy/SciPy for the same reason as :mod:`.missing`: each missing pattern
+The densities are NumPy/SciPy for the same reason as `missing`: each missing pattern
 has blocks of its own shape.
 """
 
@@ -95,12 +95,12 @@ def _t_log_density(squared, half_log_det, dimension, dof):
 
 
 def log_likelihood(t: StudentT, X: np.ndarray, covariance_type: str) -> np.ndarray:
-    """:math:`\\log p(x_{i,o} \\mid y = k, \\mathcal D)` over the observed entries of each row.
+    """$\\log p(x_{i,o} \\mid y = k, \\mathcal D)$ over the observed entries of each row.
 
     Parameters
     ----------
     t : StudentT
-        From :func:`predictive` with the same ``covariance_type``.
+        From `predictive` with the same ``covariance_type``.
     X : ndarray of shape (n_samples, n_features)
         NaN marks a missing entry (integrated out); a row with none observed gets 0.
     covariance_type : {"full", "tied", "diag", "spherical"}

@@ -3,15 +3,16 @@ r"""The Normal–Inverse-Wishart prior: resolved from hyperparameters, and its l
 Defaults are empirical Bayes from the sufficient statistics themselves (the mean and
 covariance of all rows), so ``partial_fit`` over chunks resolves the same prior as ``fit``.
 
-The log density is the parameter part of :func:`bayesgen.stories.gaussian_story`:
+The log density is the parameter part of
+[`bayesgen.stories.gaussian_story`][bayesgen.stories.gaussian_story]:
 
-.. math::
+$$
+\log p(\mu, \Sigma) = \sum_k \log \mathcal{IW}(\Sigma_k \mid \nu_0, \Psi_0)
++ \sum_k \log \mathcal N(\mu_k \mid m_0, \Sigma_k / \kappa_0)
+$$
 
-    \log p(\mu, \Sigma) = \sum_k \log \mathcal{IW}(\Sigma_k \mid \nu_0, \Psi_0)
-        + \sum_k \log \mathcal N(\mu_k \mid m_0, \Sigma_k / \kappa_0)
-
-(``"tied"``: one inverse-Wishart term for the shared :math:`\Sigma`; ``"diag"`` and
-``"spherical"``: inverse-gamma :math:`\mathcal{IG}(\nu_0/2, \Psi_0/2)` per variance).
+(``"tied"``: one inverse-Wishart term for the shared $\Sigma$; ``"diag"`` and
+``"spherical"``: inverse-gamma $\mathcal{IG}(\nu_0/2, \Psi_0/2)$ per variance).
 """
 
 from __future__ import annotations
@@ -53,13 +54,13 @@ def resolve_prior(
         is constant.
     covariance_type : {"full", "tied", "diag", "spherical"}
     mean_prior : array-like of shape (n_features,), optional
-        :math:`m_0`; default: the mean of all rows.
+        $m_0$; default: the mean of all rows.
     mean_precision_prior : float, default=1.0
-        :math:`\\kappa_0`.
+        $\\kappa_0$.
     degrees_of_freedom_prior : float, optional
-        :math:`\\nu_0`; default :func:`~bayesgen.families.gaussian.default_dof`.
+        $\\nu_0$; default `default_dof`.
     covariance_prior : array-like, optional
-        :math:`\\Psi_0`; default: the covariance of all rows plus the ridge.
+        $\\Psi_0$; default: the covariance of all rows plus the ridge.
 
     Returns
     -------
@@ -142,7 +143,7 @@ def _check_scale(scale: np.ndarray, covariance_type: str, n_features: int) -> No
 def covariance_log_prior(
     prior: NormalInverseWishart, covariances: Array, covariance_type: str
 ) -> Array:
-    """:math:`\\log p(\\Sigma)` of each covariance under the prior.
+    """$\\log p(\\Sigma)$ of each covariance under the prior.
 
     Parameters
     ----------
@@ -168,14 +169,14 @@ def covariance_log_prior(
 def mean_log_prior(
     prior: NormalInverseWishart, means: Array, covariances: Array, covariance_type: str
 ) -> Array:
-    """:math:`\\log \\mathcal N(\\mu \\mid m_0, \\Sigma / \\kappa_0)` of each mean.
+    """$\\log \\mathcal N(\\mu \\mid m_0, \\Sigma / \\kappa_0)$ of each mean.
 
     Parameters
     ----------
     prior : NormalInverseWishart
     means : Array of shape (..., n_features)
     covariances : Array
-        Each mean's covariance, shaped as in :func:`covariance_log_prior` and broadcast
+        Each mean's covariance, shaped as in `covariance_log_prior` and broadcast
         against the batch shape of ``means`` (a ``"tied"`` covariance serves every mean).
     covariance_type : {"full", "tied", "diag", "spherical"}
 
@@ -192,7 +193,7 @@ def mean_log_prior(
 
 
 def log_prior(prior: NormalInverseWishart, params: GaussianParams, covariance_type: str) -> Array:
-    """:math:`\\log p(\\mu, \\Sigma)` of the class parameters (see the module docstring).
+    """$\\log p(\\mu, \\Sigma)$ of the class parameters (see the module docstring).
 
     Parameters
     ----------

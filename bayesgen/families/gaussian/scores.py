@@ -1,17 +1,17 @@
 r"""Per-class Gaussian log-densities of complete rows, in NumPy, a block of rows at a time.
 
-The same quantities as :func:`bayesgen.families.gaussian.log_likelihood`, for prediction:
+The same quantities as `bayesgen.families.gaussian.log_likelihood`, for prediction:
 NumPy reads the caller's array in place (handing it to JAX copies it, about 0.3 s for
 400 MB here), and rows go through in blocks, so the temporaries stay a few megabytes
 whatever ``n``. Rows and means are shifted by the average class mean first, as there.
 
 When the row-only terms may be left out (``row_terms=False``, enough for
-:math:`p(y \mid x)`), the tied covariance needs one product over all rows,
-:math:`\log p(x \mid k) \doteq x^\top\Sigma^{-1}(\mu_k - s) - s^\top\Sigma^{-1}(\mu_k - s) -
-\tfrac12 (\mu_k - s)^\top\Sigma^{-1}(\mu_k - s)` (scikit-learn's linear form; no shifted
-copy of the rows), and the diagonal types two per block, as they are linear in :math:`x - s`
-and :math:`(x - s)^2`. With the row terms, differences are squared (never the expanded form),
-which keeps :math:`\log p(x)` accurate far from every mean.
+$p(y \mid x)$), the tied covariance needs one product over all rows,
+$\log p(x \mid k) \doteq x^\top\Sigma^{-1}(\mu_k - s) - s^\top\Sigma^{-1}(\mu_k - s) -
+\tfrac12 (\mu_k - s)^\top\Sigma^{-1}(\mu_k - s)$ (scikit-learn's linear form; no shifted
+copy of the rows), and the diagonal types two per block, as they are linear in $x - s$
+and $(x - s)^2$. With the row terms, differences are squared (never the expanded form),
+which keeps $\log p(x)$ accurate far from every mean.
 
 The result is computed class by class, as a ``(K, n)`` array, and returned transposed: a
 ``(n, K)`` view whose columns are contiguous, which is the layout in which NumPy reduces and
@@ -29,7 +29,7 @@ BLOCK_ROWS = 32_768
 
 
 def _inverse_cholesky(covariance: np.ndarray) -> tuple[np.ndarray, float]:
-    """:math:`L^{-1}` of :math:`\\Sigma = LL^\\top` and :math:`\\log|L|` (``d x d``, small)."""
+    """$L^{-1}$ of $\\Sigma = LL^\\top$ and $\\log|L|$ (``d x d``, small)."""
     lower = np.linalg.cholesky(covariance)
     inverse = scipy.linalg.solve_triangular(lower, np.eye(lower.shape[0]), lower=True)
     return inverse.astype(covariance.dtype), float(np.sum(np.log(np.diagonal(lower))))
@@ -43,7 +43,7 @@ def log_likelihood(
     *,
     row_terms: bool = True,
 ) -> np.ndarray:
-    """:math:`\\log \\mathcal N(x_i \\mid \\mu_k, \\Sigma_k)` of complete rows, ``(n, K)``.
+    """$\\log \\mathcal N(x_i \\mid \\mu_k, \\Sigma_k)$ of complete rows, ``(n, K)``.
 
     Parameters
     ----------
@@ -82,7 +82,7 @@ def log_likelihood(
 
 
 def _tied_linear(centred_means, covariance):
-    r"""Rows :math:`\Sigma^{-1}(\mu_k - s)` and offsets of the linear tied discriminant."""
+    r"""Rows $\Sigma^{-1}(\mu_k - s)$ and offsets of the linear tied discriminant."""
     inverse, half_log_det = _inverse_cholesky(covariance)
     whitened_means = centred_means @ inverse.T
     weights = whitened_means @ inverse  # (K, d)

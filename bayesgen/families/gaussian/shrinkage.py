@@ -4,25 +4,25 @@ Regularised discriminant analysis (Friedman 1989; ``004_dce6e695048eec0f.txt``,
 "Regularized discriminant analysis") moves each class covariance toward the pooled one and
 the pooled one toward a multiple of the identity,
 
-.. math::
+$$
+\hat\Sigma_k(\alpha, \gamma) = \alpha\hat\Sigma_k + (1-\alpha)\hat\Sigma(\gamma), \qquad
+\hat\Sigma(\gamma) = \gamma\hat\Sigma + (1-\gamma)\hat\sigma^2 I, \qquad
+\hat\sigma^2 = \operatorname{tr}(\hat\Sigma)/d .
+$$
 
-    \hat\Sigma_k(\alpha, \gamma) = \alpha\hat\Sigma_k + (1-\alpha)\hat\Sigma(\gamma), \qquad
-    \hat\Sigma(\gamma) = \gamma\hat\Sigma + (1-\gamma)\hat\sigma^2 I, \qquad
-    \hat\sigma^2 = \operatorname{tr}(\hat\Sigma)/d .
-
-Shrinkage toward :math:`\hat\sigma^2 I` with intensity :math:`s`, :math:`(1-s)\hat\Sigma +
-s\,\hat\sigma^2 I`, moves every eigenvalue a fraction :math:`s` of the way to their mean.
+Shrinkage toward $\hat\sigma^2 I$ with intensity $s$, $(1-s)\hat\Sigma +
+s\,\hat\sigma^2 I$, moves every eigenvalue a fraction $s$ of the way to their mean.
 Ledoit and Wolf (2004) give the intensity that minimises the expected Frobenius loss,
 
-.. math::
+$$
+s = \min\Bigl(1, \frac{\beta}{\delta}\Bigr), \quad
+\delta = \tfrac1d\lVert S - \mu I\rVert_F^2, \quad
+\beta = \frac{1}{d\,n}\Bigl(\frac1n\sum_i \lVert c_i\rVert^4 - \lVert S\rVert_F^2\Bigr),
+$$
 
-    s = \min\Bigl(1, \frac{\beta}{\delta}\Bigr), \quad
-    \delta = \tfrac1d\lVert S - \mu I\rVert_F^2, \quad
-    \beta = \frac{1}{d\,n}\Bigl(\frac1n\sum_i \lVert c_i\rVert^4 - \lVert S\rVert_F^2\Bigr),
-
-with :math:`c_i` the centred rows, :math:`S = \frac1n\sum_i c_i c_i^\top` and :math:`\mu =
-\operatorname{tr}(S)/d` (``sklearn.covariance.ledoit_wolf``). Besides the scatter it needs
-the fourth moment :math:`\sum_i w_i\lVert c_i\rVert^4`; :class:`FourthMoments` keeps it, with
+with $c_i$ the centred rows, $S = \frac1n\sum_i c_i c_i^\top$ and $\mu =
+\operatorname{tr}(S)/d$ (``sklearn.covariance.ledoit_wolf``). Besides the scatter it needs
+the fourth moment $\sum_i w_i\lVert c_i\rVert^4$; `FourthMoments` keeps it, with
 the third moment that merging two batches needs, so that ``partial_fit`` stays exact.
 """
 
@@ -46,10 +46,10 @@ class FourthMoments(NamedTuple):
     stats : GaussianStats
         ``"full"`` statistics: counts, class means, per-class scatter ``(K, d, d)``.
     third : Array of shape (n_classes, n_features)
-        :math:`\\sum_i w_{ik}\\lVert c_{ik}\\rVert^2 c_{ik}`, with :math:`c_{ik} = x_i -
-        \\bar x_k`.
+        $\\sum_i w_{ik}\\lVert c_{ik}\\rVert^2 c_{ik}$, with $c_{ik} = x_i -
+        \\bar x_k$.
     fourth : Array of shape (n_classes,)
-        :math:`\\sum_i w_{ik}\\lVert c_{ik}\\rVert^4`.
+        $\\sum_i w_{ik}\\lVert c_{ik}\\rVert^4$.
     """
 
     stats: GaussianStats
@@ -59,7 +59,7 @@ class FourthMoments(NamedTuple):
 
 @jax.jit
 def fourth_moments(X: Array, responsibilities: Array) -> FourthMoments:
-    """The :class:`FourthMoments` of the rows of ``X`` weighted by ``responsibilities``."""
+    """The `FourthMoments` of the rows of ``X`` weighted by ``responsibilities``."""
     stats = suff_stats(X, responsibilities, "full")
 
     def class_moments(args):
@@ -97,7 +97,7 @@ def _about(moments: FourthMoments, means: Array) -> tuple[Array, Array]:
 
 @jax.jit
 def merge_fourth_moments(a: FourthMoments, b: FourthMoments) -> FourthMoments:
-    """Moments of the union of two disjoint batches: exact, like :func:`merge`."""
+    """Moments of the union of two disjoint batches: exact, like `merge`."""
     stats = merge(a.stats, b.stats, "full")
     third_a, fourth_a = _about(a, stats.means)
     third_b, fourth_b = _about(b, stats.means)
@@ -119,7 +119,7 @@ def ledoit_wolf_intensity(moments: FourthMoments, *, pooled: bool) -> Array:
     Returns
     -------
     Array
-        In :math:`[0, 1]`; 0 for one feature, and for a class without weight.
+        In $[0, 1]$; 0 for one feature, and for a class without weight.
     """
     counts, scatter, fourth = moments.stats.counts, moments.stats.scatter, moments.fourth
     if pooled:
@@ -139,7 +139,7 @@ def ledoit_wolf_intensity(moments: FourthMoments, *, pooled: bool) -> Array:
 
 
 def shrink_toward_identity(covariances: Array, intensity) -> Array:
-    """:math:`(1-s)\\Sigma + s\\,(\\operatorname{tr}\\Sigma/d) I` for each matrix of a stack.
+    """$(1-s)\\Sigma + s\\,(\\operatorname{tr}\\Sigma/d) I$ for each matrix of a stack.
 
     Parameters
     ----------
@@ -153,7 +153,7 @@ def shrink_toward_identity(covariances: Array, intensity) -> Array:
 
 
 def regularised_covariances(class_covariances: Array, pooled: Array, alpha, gamma) -> Array:
-    """Friedman's :math:`\\hat\\Sigma_k(\\alpha, \\gamma)` from class and pooled covariances.
+    """Friedman's $\\hat\\Sigma_k(\\alpha, \\gamma)$ from class and pooled covariances.
 
     Parameters
     ----------

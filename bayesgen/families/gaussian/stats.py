@@ -1,23 +1,23 @@
 r"""Sufficient statistics of Gaussian class densities, computed from responsibilities.
 
-For class :math:`k` with responsibilities :math:`R_{ik}` (one-hot times sample weight for
+For class $k$ with responsibilities $R_{ik}$ (one-hot times sample weight for
 labelled rows, soft weights in EM) the statistics are
 
-.. math::
-
-    N_k = \sum_i R_{ik}, \qquad
-    \bar x_k = \frac{1}{N_k}\sum_i R_{ik} x_i, \qquad
-    S_k = \sum_i R_{ik} (x_i - \bar x_k)(x_i - \bar x_k)^\top .
+$$
+N_k = \sum_i R_{ik}, \qquad
+\bar x_k = \frac{1}{N_k}\sum_i R_{ik} x_i, \qquad
+S_k = \sum_i R_{ik} (x_i - \bar x_k)(x_i - \bar x_k)^\top .
+$$
 
 The scatter is accumulated around each class mean (two passes), never as
-:math:`\sum x x^\top - N \bar x \bar x^\top`, which loses every digit in float32 when the
-data are offset. What is stored depends on the covariance type: the full :math:`S_k`
+$\sum x x^\top - N \bar x \bar x^\top$, which loses every digit in float32 when the
+data are offset. What is stored depends on the covariance type: the full $S_k$
 (``"full"``), their sum over classes (``"tied"``), or their diagonals (``"diag"`` and
 ``"spherical"``; the spherical likelihood needs only the trace, the diagonal also gives
 the per-feature total variance used by the default prior and the ridge).
 
-:func:`suff_stats` owns the quantity and has two kernels: NumPy blocks that read a NumPy
-array in place (:mod:`~bayesgen.families.gaussian.blocked_stats`; handing the array to JAX
+`suff_stats` owns the quantity and has two kernels: NumPy blocks that read a NumPy
+array in place (`blocked_stats`; handing the array to JAX
 would copy it) and a jitted JAX kernel for a ``jax.Array`` (on its own device) or traced
 values inside ``jit``.
 """
@@ -46,9 +46,9 @@ class GaussianStats(NamedTuple):
     Attributes
     ----------
     counts : Array of shape (n_classes,)
-        :math:`N_k`, summed responsibilities.
+        $N_k$, summed responsibilities.
     means : Array of shape (n_classes, n_features)
-        :math:`\\bar x_k` (zero for a class with :math:`N_k = 0`).
+        $\\bar x_k$ (zero for a class with $N_k = 0$).
     scatter : Array
         Centred second moments: ``(n_classes, n_features, n_features)`` for ``"full"``,
         ``(n_features, n_features)`` (summed over classes) for ``"tied"``,
@@ -61,7 +61,7 @@ class GaussianStats(NamedTuple):
 
 
 def check_covariance_type(covariance_type: str) -> None:
-    """Raise a ``ValueError`` unless ``covariance_type`` is one of :data:`COVARIANCE_TYPES`."""
+    """Raise a ``ValueError`` unless ``covariance_type`` is one of `COVARIANCE_TYPES`."""
     if covariance_type not in COVARIANCE_TYPES:
         raise ValueError(
             f"covariance_type must be one of {COVARIANCE_TYPES}; got {covariance_type!r}."
@@ -74,7 +74,7 @@ def suff_stats(X, responsibilities, covariance_type: str) -> GaussianStats:
     A NumPy ``X`` (with concrete responsibilities) goes through the NumPy blocks, which read
     it in place and return NumPy arrays in its dtype; anything else (a ``jax.Array``, values
     traced by ``jit``) through the jitted JAX kernel, in the precision of the enclosing
-    :func:`bayesgen._precision.precision` scope. Both compute the same statistics.
+    `bayesgen._precision.precision` scope. Both compute the same statistics.
 
     Parameters
     ----------
@@ -97,7 +97,7 @@ def suff_stats(X, responsibilities, covariance_type: str) -> GaussianStats:
 
 @partial(jax.jit, static_argnames="covariance_type")
 def jax_suff_stats(X: Array, responsibilities: Array, covariance_type: str) -> GaussianStats:
-    """The JAX kernel of :func:`suff_stats` (two passes, one class at a time)."""
+    """The JAX kernel of `suff_stats` (two passes, one class at a time)."""
     counts = jnp.sum(responsibilities, axis=0)
     # Sum deviations from a data point, not raw values: on offset float32 data the raw sums
     # would lose several units in the last place of the means.
