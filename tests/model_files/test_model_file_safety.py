@@ -445,20 +445,21 @@ def test_a_file_that_would_inflate_past_max_bytes_is_refused(saved, tmp_path):
         bayesgen.load(saved, max_bytes=0)
 
 
-@pytest.mark.skipif(not pathlib.Path("/dev/zero").exists(), reason="no /dev/zero")
 def test_a_device_is_not_read():
     with pytest.raises(ModelFileError, match="not a regular file"):
         bayesgen.load("/dev/zero")
 
 
-def test_many_members_are_read_in_linear_time(saved, tmp_path):
-    import time
-
+def test_many_members_are_read_in_linear_time(saved, tmp_path, monkeypatch):
+    """The member list is read a fixed number of times, not once per member (quadratic)."""
     members = _members(saved)
     members.update({f"extra/{i}": b"" for i in range(20_000)})
     path = _write(tmp_path / "many.npz", members)
-    start = time.perf_counter()
+    listings = []
+    namelist = zipfile.ZipFile.namelist
+    monkeypatch.setattr(
+        zipfile.ZipFile, "namelist", lambda self: listings.append(1) or namelist(self)
+    )
     with pytest.raises(ModelFileError, match="and 19995 more"):
         bayesgen.load(path)
-    # Quadratic look-ups took about 30 s for 20,000 members; linear ones well under one.
-    assert time.perf_counter() - start < 15
+    assert 1 <= len(listings) <= 3
