@@ -22,6 +22,10 @@ def _batches(n_rows: int, batch_size: int):
 def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, batch_size):
     """The output table: ``predicted``, and ``p(...)``/credible bounds when asked for.
 
+    ``p(c)`` is the plug-in probability (``predict_proba``, what ``predicted`` decides
+    with); with ``uncertainty``, ``p(c) mean`` is the mean of the posterior draws of
+    p(c | x, θ), the point that belongs with the interval ``p(c) lower`` … ``p(c) upper``.
+
     Rows are predicted in batches of ``batch_size`` (a progress bar counts them), fewer when
     there are many classes (at most 2**24 values of p(class | x) and its draws per batch);
     the draws of the credible intervals use one seed for the whole table.
@@ -43,7 +47,9 @@ def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, ba
                 draws = model.predict_proba_draws(rows, n_draws, random_state=seed)
                 tail = (1.0 - uncertainty) / 2.0
                 lower, upper = np.quantile(draws, [tail, 1.0 - tail], axis=0)
+                mean = draws.mean(axis=0)
                 for k, name in enumerate(names):
+                    part[f"p({name}) mean"] = mean[:, k]
                     part[f"p({name}) lower"] = lower[:, k]
                     part[f"p({name}) upper"] = upper[:, k]
             parts.append(pd.DataFrame(part))
@@ -60,7 +66,8 @@ def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, ba
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
     metavar="LEVEL",
     help="Add equal-tailed credible intervals of p(class | x) at LEVEL (e.g. 0.9), from "
-    "draws of the parameters' posterior.",
+    "draws of the parameters' posterior, and their mean 'p(CLASS) mean'. 'p(CLASS)' stays the "
+    "plug-in probability (the fitted parameters put in), which can lie outside the interval.",
 )
 @click.option(
     "--draws",

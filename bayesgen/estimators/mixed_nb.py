@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 
 import jax
@@ -59,6 +60,27 @@ def infer_family(column: pd.Series) -> str:
         f"Column {column.name!r} has dtype {dtype}, which MixedNB cannot model; convert it, "
         "or name its family in features={column: family}."
     )
+
+
+@contextlib.contextmanager
+def _errors_of_group(family: str, estimator):
+    """Re-raise a column group's ``ValueError`` naming MixedNB, the estimator the user fitted.
+
+    A group's own estimator would otherwise speak of itself ("This GaussianNB was fitted
+    ..."), a class the user never made.
+    """
+    try:
+        yield
+    except ValueError as error:
+        name = type(estimator).__name__
+        if name not in str(error):
+            raise
+        message = str(error).replace(name, f"MixedNB's {family} family")
+        try:
+            renamed = type(error)(message)
+        except TypeError:  # an exception class that takes other arguments
+            raise error from None
+        raise renamed.with_traceback(error.__traceback__) from None
 
 
 class _Columns:
@@ -231,7 +253,8 @@ class MixedNB(NaiveBayesClassPrior):
             vars(self).pop("_stats", None)
         for family, estimator in self.estimators_.items():
             estimator.classes_ = self.classes_
-            group = estimator._check_X(self._group(X, family), reset=reset)
+            with _errors_of_group(family, estimator):
+                group = estimator._check_X(self._group(X, family), reset=reset)
             self._group_data = {**getattr(self, "_group_data", {}), family: group}
         super()._add_rows(X, responsibilities, reset=reset)
         self._group_data = {}
@@ -241,9 +264,10 @@ class MixedNB(NaiveBayesClassPrior):
     def _feature_stats(self, X, responsibilities, dtype):
         stats = {}
         for family, estimator in self.estimators_.items():
-            stats[family] = estimator._feature_stats(
-                self._group_data[family], responsibilities, dtype
-            )
+            with _errors_of_group(family, estimator):
+                stats[family] = estimator._feature_stats(
+                    self._group_data[family], responsibilities, dtype
+                )
             if hasattr(self, "_stats"):  # partial_fit: a group may have re-laid its statistics
                 self._stats[family] = estimator._stats
         return stats
@@ -259,13 +283,15 @@ class MixedNB(NaiveBayesClassPrior):
             estimator._stats = self._stats[family]
             estimator._class_stats = self._class_stats
             estimator.class_count_ = self._class_stats.counts
-            estimator._update_parameters()
+            with _errors_of_group(family, estimator):
+                estimator._update_parameters()
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
         total = 0.0
         for family, estimator in self.estimators_.items():
-            group = estimator._check_X(self._group(X, family), reset=False)
-            part = estimator._log_likelihood(group, dtype, row_terms=row_terms)
+            with _errors_of_group(family, estimator):
+                group = estimator._check_X(self._group(X, family), reset=False)
+                part = estimator._log_likelihood(group, dtype, row_terms=row_terms)
             total = total + np.asarray(part)
         return total
 
@@ -288,7 +314,8 @@ class MixedNB(NaiveBayesClassPrior):
         filled = columns.frame.copy()
         for family, estimator in self.estimators_.items():
             group = self._group(columns, family)
-            values = estimator._check_X(group, reset=False)
+            with _errors_of_group(family, estimator):
+                values = estimator._check_X(group, reset=False)
             values = values.toarray() if hasattr(values, "toarray") else np.array(values)
             imputed = estimator._impute_rows(values, class_weights, method, rng)
             for position, column in zip(self._groups[family], imputed.T, strict=True):
@@ -322,18 +349,19 @@ class MixedNB(NaiveBayesClassPrior):
         return frame if self._fitted_on_frame else frame.to_numpy()
 
     def _story_features(self, X: _Columns) -> dict:
-        return {
-            family: estimator._story_features(
-                estimator._check_X(self._group(X, family), reset=False)
-            )
-            for family, estimator in self.estimators_.items()
-        }
+        features = {}
+        for family, estimator in self.estimators_.items():
+            with _errors_of_group(family, estimator):
+                group = estimator._check_X(self._group(X, family), reset=False)
+            features[family] = estimator._story_features(group)
+        return features
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
         super()._check_exact_posterior()
-        for estimator in self.estimators_.values():
-            estimator._check_exact_posterior()
+        for family, estimator in self.estimators_.items():
+            with _errors_of_group(family, estimator):
+                estimator._check_exact_posterior()
 
     def _parameter_posterior_draws(self, key, num_samples):
         keys = jax.random.split(key, len(self.estimators_))
@@ -358,7 +386,8 @@ class MixedNB(NaiveBayesClassPrior):
     def _predictive_log_likelihood(self, X, dtype):
         total = 0.0
         for family, estimator in self.estimators_.items():
-            group = estimator._check_X(self._group(X, family), reset=False)
+            with _errors_of_group(family, estimator):
+                group = estimator._check_X(self._group(X, family), reset=False)
             total = total + np.asarray(estimator._predictive_log_likelihood(group, dtype))
         return total
 

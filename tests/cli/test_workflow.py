@@ -86,7 +86,11 @@ def test_credible_intervals_are_quantiles_of_the_posterior_draws(
     table = read(out)
     draws = model.predict_proba_draws(iris_frame[FEATURES], 300, random_state=3)
     lower, upper = np.quantile(draws, [0.1, 0.9], axis=0)
+    plug_in = model.predict_proba(iris_frame[FEATURES])
     for k, name in enumerate(model.classes_):
+        # p(c) is the plug-in probability; p(c) mean is the mean of the same draws.
+        np.testing.assert_allclose(table[f"p({name})"], plug_in[:, k], rtol=1e-12)
+        np.testing.assert_allclose(table[f"p({name}) mean"], draws[..., k].mean(0), rtol=1e-12)
         np.testing.assert_allclose(table[f"p({name}) lower"], lower[:, k], rtol=1e-12)
         np.testing.assert_allclose(table[f"p({name}) upper"], upper[:, k], rtol=1e-12)
     # Batches share one set of parameter draws: the table does not depend on the batch size.

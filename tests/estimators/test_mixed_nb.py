@@ -220,3 +220,17 @@ def test_column_families_are_the_registered_families_with_an_estimator():
     for name, family in offered.items():
         assert registry.family(name) is family
         assert family.estimator in registry.estimators()
+
+
+def test_errors_from_a_column_group_name_mixed_nb():
+    """A group's error speaks of the MixedNB the user fitted, not of a class they never made."""
+    X, y = _frame(n=60, seed=2)
+    X.loc[3, "height"] = np.nan  # a Gaussian column: fitted by EM over the missing entry
+    model = MixedNB().fit(X, y)
+    with pytest.raises(ValueError, match="This MixedNB's gaussian family was fitted") as caught:
+        model.predict_proba_draws(X, 5)
+    assert "GaussianNB" not in str(caught.value)
+    negative = X.iloc[:1].assign(visits=-1)
+    with pytest.raises(ValueError, match="MixedNB's poisson family models counts") as caught:
+        model.predict(negative)
+    assert "PoissonNB" not in str(caught.value)
