@@ -13,7 +13,8 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from bayesgen import registry, stories
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
-from bayesgen.inference import imputation
+from bayesgen.families import column_choice
+from bayesgen.inference import imputation, semi_supervised
 from bayesgen.validation import check_positive
 
 
@@ -26,40 +27,6 @@ def column_families() -> dict[str, type]:
         Family name to family class, in registration order.
     """
     return {name: cls for name, cls in registry.families().items() if cls.estimator}
-
-
-def infer_family(column: pd.Series) -> str:
-    """The family a column's dtype (and, for integers, its values) calls for.
-
-    float → ``"gaussian"``; bool, or integers that are all 0/1 → ``"bernoulli"``; other
-    non-negative integers → ``"poisson"``; negative integers → ``"gaussian"``;
-    category, object and string columns → ``"categorical"``.
-
-    Raises
-    ------
-    ValueError
-        For any other dtype (dates, complex numbers, ...), naming the column.
-    """
-    dtype = column.dtype
-    if pd.api.types.is_bool_dtype(dtype):
-        return "bernoulli"
-    if pd.api.types.is_integer_dtype(dtype):
-        values = column.to_numpy()
-        if np.isin(values, (0, 1)).all():
-            return "bernoulli"
-        return "poisson" if values.min() >= 0 else "gaussian"
-    if pd.api.types.is_float_dtype(dtype):
-        return "gaussian"
-    if (
-        isinstance(dtype, pd.CategoricalDtype)
-        or pd.api.types.is_object_dtype(dtype)
-        or (pd.api.types.is_string_dtype(dtype))
-    ):
-        return "categorical"
-    raise ValueError(
-        f"Column {column.name!r} has dtype {dtype}, which MixedNB cannot model; convert it, "
-        "or name its family in features={column: family}."
-    )
 
 
 @contextlib.contextmanager
@@ -81,6 +48,28 @@ def _errors_of_group(family: str, estimator):
         except TypeError:  # an exception class that takes other arguments
             raise error from None
         raise renamed.with_traceback(error.__traceback__) from None
+
+
+def _labelled_rows(y, n_rows: int):
+    """Rows, class of each and class count the evidence is taken on.
+
+    The labelled rows with their classes; every row as one class when none is labelled,
+    or when y is not a usable label vector (fit then reports what is wrong with it).
+    """
+    everything = (np.arange(n_rows), np.zeros(n_rows, dtype=int), 1)
+    if y is None:
+        return everything
+    try:
+        y = np.asarray(y)
+        if y.ndim != 1 or y.shape[0] != n_rows:
+            return everything
+        rows = np.flatnonzero(~semi_supervised.unlabeled_rows(y))
+        classes, class_index = np.unique(y[rows], return_inverse=True)
+    except (TypeError, ValueError):
+        return everything
+    if rows.size == 0:
+        return everything
+    return rows, class_index, classes.shape[0]
 
 
 class _Columns:
@@ -119,14 +108,25 @@ class MixedNB(NaiveBayesClassPrior):
     ----------
     features : dict, optional
         Family of each column, ``{column: family}``, with column names for a DataFrame
-        and positions for an array. Columns not listed get the family their dtype calls
-        for (see `infer_family`: float → gaussian, bool or 0/1 integers →
-        bernoulli, other non-negative integers → poisson, category/object/string →
-        categorical); ``"multinomial"`` is only ever chosen here.
+        and positions for an array; ``"multinomial"`` is only ever chosen here. Every
+        other column gets, among the families its dtype and values admit
+        (`bayesgen.families.column_choice.admissible_families`: bool or 0/1 →
+        bernoulli; whole numbers → poisson (if none is negative), gaussian or categorical;
+        other numbers → gaussian, or exponential if none is negative; text and categories
+        → categorical), the one of highest evidence $\\log p(x \\mid y)$ on the labelled
+        training rows, the parameters integrated out under each family's prior
+        (`bayesgen.families.column_evidence`; for whole numbers the Gaussian is scored
+        as a model of integers, the mass of each unit interval).
     alpha : float, default=1.0
         Prior pseudo-counts of the discrete families (as in their own estimators).
     reg_covar : float, default=1e-6
         Relative ridge of the Gaussian columns (see [`GaussianDA`][bayesgen.GaussianDA]).
+    family_params : dict, optional
+        Settings of one family's columns, ``{family: {parameter: value}}``, with the
+        parameters of that family's own estimator (``{"gaussian": {"estimate": "mle"}}``
+        fits the Gaussian columns as [`GaussianNB`][bayesgen.GaussianNB] does by default;
+        ``{"poisson": {"alpha": 0.5}}``). They override ``alpha``, ``estimate`` and
+        ``reg_covar`` for that family.
 """
         + COMMON_PARAMETERS_DOC
         + """
@@ -137,6 +137,9 @@ class MixedNB(NaiveBayesClassPrior):
     class_prior_ : ndarray of shape (n_classes,)
     feature_families_ : dict
         The family chosen for each column, in column order.
+    family_log_evidence_ : dict
+        For each column whose family was chosen by evidence, the log evidence of every
+        admissible family, ``{column: {family: log p(x | y)}}``.
     estimators_ : dict
         The fitted estimator of each family's column group, sharing ``class_prior_``.
     n_features_in_ : int
@@ -160,6 +163,7 @@ class MixedNB(NaiveBayesClassPrior):
         unlabeled_weight=1.0,
         n_classes=None,
         random_state=None,
+        family_params=None,
     ):
         self.features = features
         self.alpha = alpha
@@ -173,6 +177,7 @@ class MixedNB(NaiveBayesClassPrior):
         self.unlabeled_weight = unlabeled_weight
         self.n_classes = n_classes
         self.random_state = random_state
+        self.family_params = family_params
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -188,20 +193,59 @@ class MixedNB(NaiveBayesClassPrior):
         check_positive(self.reg_covar, "reg_covar", allow_zero=True)
         if self.features is not None and not isinstance(self.features, dict):
             raise ValueError(f"features must be a dict {{column: family}}; got {self.features!r}.")
+        self._check_family_params()
+
+    def _check_family_params(self) -> None:
+        if self.family_params is None:
+            return
+        if not isinstance(self.family_params, dict):
+            raise ValueError(
+                "family_params must be a dict {family: {parameter: value}}; got "
+                f"{self.family_params!r}."
+            )
+        known = column_families()
+        for family, settings in self.family_params.items():
+            if family not in known:
+                raise ValueError(
+                    f"family_params names the family {family!r}; known: {tuple(known)}."
+                )
+            if not isinstance(settings, dict):
+                raise ValueError(
+                    f"family_params[{family!r}] must be a dict {{parameter: value}}; got "
+                    f"{settings!r}."
+                )
+            cls = registry.estimators()[known[family].estimator]
+            accepted = cls().get_params(deep=False)
+            unknown = sorted(set(settings) - set(accepted))
+            if unknown:
+                raise ValueError(
+                    f"family_params[{family!r}] has {unknown}, which {cls.__name__} does not "
+                    f"take; its parameters: {sorted(accepted)}."
+                )
+            estimator = self._make_estimator(family)
+            with _errors_of_group(family, estimator):
+                estimator._check_hyperparameters()
+
+    @classmethod
+    def _upgrade_saved_state(cls, state: dict) -> dict:
+        """Translate a model file of the earlier layout: it predates ``family_params``."""
+        state = super()._upgrade_saved_state(state)
+        state.setdefault("family_params", None)
+        return state
 
     # ---------------------------------------------------------------- columns
-    def _check_X(self, X, *, reset):
+    def _check_X(self, X, *, reset, choosing=False):
         if isinstance(X, pd.DataFrame):
             if min(X.shape) == 0:
                 raise ValueError(f"Found array with shape {X.shape}: X needs rows and columns.")
             frame = X
         else:  # scikit-learn's checks: dense, 2-D, non-empty, not complex
             frame = pd.DataFrame(check_array(X, dtype=None, ensure_all_finite=False))
-        validate_data(self, X, reset=reset, skip_check_array=True)
+        if not choosing:
+            validate_data(self, X, reset=reset, skip_check_array=True)
         self._check_no_infinite(frame)
         if reset:
             self._fitted_on_frame = isinstance(X, pd.DataFrame)
-            self.feature_families_ = self._choose_families(frame)
             self._groups = {
                 family: [i for i, f in enumerate(self.feature_families_.values()) if f == family]
                 for family in column_families()
@@ -218,7 +262,25 @@ class MixedNB(NaiveBayesClassPrior):
             name = frame.select_dtypes(include="number").columns[column]
             raise ValueError(f"X contains inf (row {row}, column {name!r}); X must be finite.")
 
-    def _choose_families(self, frame: pd.DataFrame) -> dict:
+    def fit(self, X, y, sample_weight=None):
+        """Choose each column's family (``features=``, else by evidence), then fit.
+
+        As `GenerativeClassifier.fit`; the evidence is taken on the labelled rows
+        (all rows as one class when none is labelled).
+        """
+        self._choose_families(X, y)
+        return super().fit(X, y, sample_weight)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """As `GenerativeClassifier.partial_fit`; the first call's rows choose the families."""
+        if not hasattr(self, "classes_"):
+            self._choose_families(X, y)
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    def _choose_families(self, X, y) -> None:
+        """Set ``feature_families_`` and ``family_log_evidence_`` from X and labels y."""
+        self._check_hyperparameters()
+        frame = self._check_X(X, reset=False, choosing=True).frame
         chosen = dict(self.features or {})
         unknown_columns = [c for c in chosen if c not in frame.columns]
         if unknown_columns:
@@ -230,20 +292,36 @@ class MixedNB(NaiveBayesClassPrior):
         for column, family in chosen.items():
             if family not in known:
                 raise ValueError(f"features[{column!r}] must be one of {known}; got {family!r}.")
-        return {
-            column: chosen[column] if column in chosen else infer_family(frame[column])
-            for column in frame.columns
-        }
+        rows, class_index, n_classes = _labelled_rows(y, frame.shape[0])
+        families, evidence = {}, {}
+        for column in frame.columns:
+            if column in chosen:
+                families[column] = chosen[column]
+                continue
+            families[column], candidates = column_choice.choose_family(
+                frame[column].iloc[rows],
+                class_index,
+                n_classes,
+                alpha=self.alpha,
+                reg_covar=self.reg_covar,
+            )
+            if candidates:
+                evidence[column] = candidates
+        self.feature_families_ = families
+        self.family_log_evidence_ = evidence
 
     def _group(self, X: _Columns, family: str) -> pd.DataFrame:
         return X.frame.iloc[:, self._groups[family]]
 
     def _make_estimator(self, family: str):
-        """The family's own estimator, given those of MixedNB's hyperparameters it takes."""
+        """The family's own estimator: MixedNB's hyperparameters it takes, then
+        ``family_params[family]``."""
         cls = registry.estimators()[registry.family(family).estimator]
         shared = {"alpha": self.alpha, "estimate": self.estimate, "reg_covar": self.reg_covar}
         accepted = cls().get_params(deep=False)
-        return cls(**{name: value for name, value in shared.items() if name in accepted})
+        settings = {name: value for name, value in shared.items() if name in accepted}
+        settings.update((self.family_params or {}).get(family, {}))
+        return cls(**settings)
 
     # ------------------------------------------------------------------ hooks
     def _add_rows(self, X, responsibilities, *, reset):

@@ -28,31 +28,73 @@ def _frame(n=300, seed=0):
     return frame, y
 
 
-def test_families_are_chosen_from_the_dtypes():
-    """float -> gaussian, bool / 0-1 int -> bernoulli, int >= 0 -> poisson, text -> categorical."""
+def test_dtypes_rule_families_out_and_the_evidence_picks_among_the_rest():
+    """bool / 0-1 -> bernoulli and text -> categorical by dtype; numbers by evidence."""
     frame = pd.DataFrame(
         {
-            "f": [0.5, 1.5, 2.5, 3.5],
+            "f": [0.5, -1.5, 2.5, 3.5],
             "b": [True, False, True, False],
             "binary": [0, 1, 1, 0],
             "count": [0, 3, 5, 2],
             "signed": [-1, 2, 3, -4],
+            "positive": [0.5, 1.5, 2.5, 3.25],
             "text": ["a", "b", "a", "c"],
             "cat": pd.Categorical(["x", "y", "x", "y"]),
             "string": pd.array(["p", "q", "p", "q"], dtype="string"),
         }
     )
     model = MixedNB().fit(frame, [0, 1, 0, 1])
-    assert model.feature_families_ == {
+    by_dtype = {
         "f": "gaussian",
         "b": "bernoulli",
         "binary": "bernoulli",
-        "count": "poisson",
-        "signed": "gaussian",
         "text": "categorical",
         "cat": "categorical",
         "string": "categorical",
     }
+    assert {c: model.feature_families_[c] for c in by_dtype} == by_dtype
+    candidates = {
+        "count": {"poisson", "gaussian", "categorical"},
+        "signed": {"gaussian", "categorical"},
+        "positive": {"gaussian", "exponential"},
+    }
+    assert {c: set(e) for c, e in model.family_log_evidence_.items()} == candidates
+    for column, evidence in model.family_log_evidence_.items():
+        assert model.feature_families_[column] == max(evidence, key=evidence.get)
+
+
+def test_integer_columns_get_the_family_their_values_call_for():
+    """A year is not a count, a rounded measurement is Gaussian, counts stay Poisson."""
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 3, 340)
+    frame = pd.DataFrame(
+        {
+            # Penguins' "year": three levels, 2007-2009 (a Poisson would sample 1841-2140).
+            "year": rng.integers(2007, 2010, y.size),
+            # Pima's glucose: a rounded measurement, about 120 +- 30.
+            "glucose": np.round(rng.normal(110 + 15 * y, 30)).astype(int),
+            # Word counts: Poisson with class-dependent rates.
+            "word": rng.poisson(np.array([0.3, 1.0, 2.5])[y]),
+        }
+    )
+    model = MixedNB().fit(frame, y)
+    assert model.feature_families_["year"] != "poisson"
+    assert model.feature_families_["glucose"] == "gaussian"
+    assert model.feature_families_["word"] == "poisson"
+    X, _ = model.sample(500, random_state=0)
+    assert X["year"].between(2007, 2009).all()
+
+
+def test_families_are_chosen_on_the_labelled_rows():
+    """Unlabelled rows (-1) do not enter the evidence; the labelled ones decide."""
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 200)
+    frame = pd.DataFrame({"glucose": np.round(rng.normal(110 + 15 * y, 30)).astype(int)})
+    partly = y.copy()
+    partly[::4] = -1
+    model = MixedNB(max_iter=5).fit(frame, partly)
+    labelled = MixedNB().fit(frame[partly != -1], y[partly != -1])
+    assert model.family_log_evidence_ == labelled.family_log_evidence_
 
 
 def test_joint_is_the_sum_of_separately_fitted_family_models():
@@ -234,3 +276,37 @@ def test_errors_from_a_column_group_name_mixed_nb():
     with pytest.raises(ValueError, match="MixedNB's poisson family models counts") as caught:
         model.predict(negative)
     assert "PoissonNB" not in str(caught.value)
+
+
+def test_family_params_give_each_family_its_own_settings():
+    """All-Gaussian columns with GaussianNB's own estimate are GaussianNB, to 1e-10."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    X = X.iloc[:, :6]
+    plain = GaussianNB().fit(X, y)
+    mixed = MixedNB(family_params={"gaussian": {"estimate": plain.estimate}}).fit(X, y)
+    assert set(mixed.feature_families_.values()) == {"gaussian"}
+    np.testing.assert_allclose(mixed.predict_proba(X), plain.predict_proba(X), rtol=1e-10)
+    # Without it MixedNB's own estimate ("mean") applies: a different model.
+    assert not np.allclose(MixedNB().fit(X, y).predict_proba(X), plain.predict_proba(X))
+    frame, labels = _frame(200, seed=5)
+    counts = MixedNB(alpha=1.0, family_params={"poisson": {"alpha": 0.25}}).fit(frame, labels)
+    assert counts.estimators_["poisson"].alpha == 0.25
+    assert counts.estimators_["bernoulli"].alpha == 1.0
+
+
+@pytest.mark.parametrize(
+    ("family_params", "message"),
+    [
+        ([("gaussian", {})], "family_params must be a dict"),
+        ({"weibull": {}}, "family_params names the family 'weibull'"),
+        ({"gaussian": 3}, r"family_params\['gaussian'\] must be a dict"),
+        ({"poisson": {"binarize": 0.5}}, r"\['binarize'\], which PoissonNB does not take"),
+        ({"gaussian": {"estimate": "best"}}, "estimate"),
+    ],
+)
+def test_bad_family_params(family_params, message):
+    frame, y = _frame(50)
+    with pytest.raises(ValueError, match=message):
+        MixedNB(family_params=family_params).fit(frame, y)
