@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 from threadpoolctl import threadpool_info  # noqa: E402
 
-from benchmarks import workloads  # noqa: E402
+from benchmarks import missing_features, workloads  # noqa: E402
 from benchmarks.gaussian import Timing, run  # noqa: E402
 
 # Goals of issue 8: the largest acceptable ratio bayesgen / scikit-learn per row.
@@ -46,12 +46,14 @@ def _sizes(quick: bool) -> dict:
             "sparse": (500, 200, 5, 3, 1),
             "em": (1000, 3, 2),
             "small": (300, 4, 3),
+            "missing": (2000, 10, 3, 1),
         }
     return {
         "dense": (1_000_000, 50, 5, 3),
         "sparse": (200_000, 100_000, 100, 20, 3),
         "em": (1_000_000, 50, 5),
         "small": (10_000, 20, 3),
+        "missing": (1_000_000, 50, 5, 1),
     }
 
 
@@ -100,6 +102,7 @@ def main(argv: list[str] | None = None) -> str:
     em = workloads.semi_supervised_em(*sizes["em"])
     first = workloads.first_call(*sizes["small"])
     memory = workloads.peak_memory(n, d, k)
+    gaps = missing_features.run(*sizes["missing"])
     elapsed = time.perf_counter() - started
     blas = ", ".join(
         f"{pool['internal_api']} {pool.get('architecture', '')} x{pool['num_threads']}"
@@ -138,6 +141,12 @@ def main(argv: list[str] | None = None) -> str:
         f"First call in a fresh process, compilation included: n = {sn:,}, d = {sd}, "
         f"K = {sk} (goal ≤ {FIRST_CALL_GOAL_SECONDS} s)",
         first,
+    )
+    mn, md, mk, _ = sizes["missing"]
+    lines += missing_features.table(
+        f"Missing features (20 % of entries, at random) against complete rows: n = {mn:,}, "
+        f"d = {md}, K = {mk}",
+        gaps,
     )
     lines += [
         f"### Peak memory added by `fit` (n = {n:,}, d = {d}, K = {k})",

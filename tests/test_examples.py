@@ -31,10 +31,11 @@ def test_benchmark_smoke_run(tmp_path):
     report = main(["--quick", "--write", str(report_path)])
     assert report_path.read_text(encoding="utf-8") == report
     rows = [line for line in report.splitlines() if line.startswith("| ") and "x |" in line]
-    # 6 dense, 4 sparse, 1 EM, 6 first-call rows, each with a positive ratio.
-    assert len(rows) == 17
+    # 6 dense, 4 sparse, 1 EM, 6 first-call, 6 missing-feature rows, each with a positive ratio.
+    assert len(rows) == 23
     assert all(float(line.split("|")[-3].strip().rstrip("x")) > 0 for line in rows)
     assert report.count("| LDA | ") >= 3 and "Peak memory" in report
+    assert report.count("| QDA | one EM iteration |") == 1
 
 
 def test_synthetic_data_example():

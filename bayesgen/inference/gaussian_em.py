@@ -60,25 +60,30 @@ def em_prior(estimator):
 
 def _expected_stats(means, covariances, X, responsibilities, covariance_type):
     """Expected GaussianStats of the completed rows under the current parameters."""
-    n_classes = means.shape[0]
-    patterns, groups = missing.missing_patterns(X)
-    per_class = []
-    for k in range(n_classes):
-        completed = X.copy()
-        correction = np.zeros((X.shape[1], X.shape[1]))
-        for pattern, rows in zip(patterns, groups, strict=True):
-            if not pattern.any():
-                continue
-            mean, covariance = missing.conditional(means, covariances, X, rows, pattern, k)
-            completed[np.ix_(rows, pattern)] = mean
-            correction[np.ix_(pattern, pattern)] += responsibilities[rows, k].sum() * covariance
-        stats = gaussian.suff_stats(
-            jnp.asarray(completed), jnp.asarray(responsibilities[:, [k]]), "full"
+    n_classes, n_features = means.shape
+    completed = np.repeat(X[None], n_classes, axis=0)
+    corrections = np.zeros((n_classes, n_features * n_features))
+    for rows, index, mean, covariance in missing.conditionals(means, covariances, X):
+        completed[:, rows[:, None], index] = mean
+        # The conditional covariances, weighted by each row's responsibility, added into
+        # their (missing x missing) blocks of the scatter.
+        cells = (index[:, :, None] * n_features + index[:, None, :]).ravel()
+        for k in range(n_classes):
+            weighted = responsibilities[rows, k][:, None, None] * covariance[k]
+            corrections[k] += np.bincount(
+                cells, weights=weighted.ravel(), minlength=n_features * n_features
+            )
+    per_class = [
+        gaussian.suff_stats(
+            jnp.asarray(completed[k]), jnp.asarray(responsibilities[:, [k]]), "full"
         )
-        per_class.append((stats, correction))
-    counts = jnp.concatenate([s.counts for s, _ in per_class])
-    class_means = jnp.concatenate([s.means for s, _ in per_class])
-    scatter = jnp.concatenate([s.scatter + c[None] for s, c in per_class])
+        for k in range(n_classes)
+    ]
+    counts = jnp.concatenate([s.counts for s in per_class])
+    class_means = jnp.concatenate([s.means for s in per_class])
+    scatter = jnp.concatenate([s.scatter for s in per_class]) + corrections.reshape(
+        n_classes, n_features, n_features
+    )
     if covariance_type == "tied":
         scatter = jnp.sum(scatter, axis=0)
     elif covariance_type in ("diag", "spherical"):

@@ -272,21 +272,15 @@ class GaussianFamily(FeatureFamily):
         """
         means, covariances = np.asarray(params.means), self.full_covariances(params)
         filled = X.copy()
-        patterns, groups = missing.missing_patterns(X)
         classes = class_prior.draw_classes(class_weights, rng) if method == "sample" else None
-        for pattern, rows in zip(patterns, groups, strict=True):
-            if not pattern.any():
-                continue
-            values = np.zeros((len(rows), pattern.sum()))
-            for k in range(means.shape[0]):
-                mean, covariance = missing.conditional(means, covariances, X, rows, pattern, k)
-                if method == "mean":
-                    values += class_weights[rows, k][:, None] * mean
-                    continue
-                chosen = classes[rows] == k
-                if chosen.any():
-                    lower = np.linalg.cholesky(covariance)
-                    noise = rng.standard_normal((chosen.sum(), pattern.sum())) @ lower.T
-                    values[chosen] = mean[chosen] + noise
-            filled[np.ix_(rows, pattern)] = values
+        for rows, index, mean, covariance in missing.conditionals(means, covariances, X):
+            if method == "mean":
+                values = np.einsum("rk,krm->rm", class_weights[rows], mean)
+            else:
+                chosen = classes[rows]
+                picked = np.arange(rows.size)
+                lower = np.linalg.cholesky(covariance[chosen, picked])
+                noise = rng.standard_normal(index.shape)
+                values = mean[chosen, picked] + np.einsum("rij,rj->ri", lower, noise)
+            filled[rows[:, None], index] = values
         return filled
