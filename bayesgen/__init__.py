@@ -4,24 +4,46 @@ Every classifier is a generative story ``y ~ Categorical(pi)``, ``x | y ~ p(x | 
 conjugate priors, fitted in closed form from sufficient statistics and used through the
 scikit-learn API. The estimator classes (``bayesgen.QDA``, ``bayesgen.PoissonNB``, ...) are
 those registered in `bayesgen.registry`.
+
+Importing the package imports nothing heavy (no JAX, NumPyro, ArviZ, matplotlib, pyarrow or
+Dask): the public names below are looked up on first use (PEP 562), so a command line that
+only prints its help starts at once.
 """
 
-from bayesgen import registry as _registry
-from bayesgen.compilation_cache import enable_compilation_cache
-from bayesgen.model_files import ModelFileError, load, model_file_info
-from bayesgen.progress import show_progress
+import importlib
+import pkgutil
 
 __version__ = "0.1.0"
 
-# Looking the estimators up imports (and so registers) every one of them.
-globals().update(_registry.estimators())
+# Public names defined by one module each, imported on first use.
+_HELPERS = {
+    "ModelFileError": "bayesgen.model_files",
+    "load": "bayesgen.model_files",
+    "model_file_info": "bayesgen.model_files",
+    "enable_compilation_cache": "bayesgen.compilation_cache",
+    "show_progress": "bayesgen.progress",
+}
 
-__all__ = [
-    "ModelFileError",
-    "__version__",
-    "enable_compilation_cache",
-    "load",
-    "model_file_info",
-    "show_progress",
-]
-__all__ += sorted(_registry.estimators())
+
+def _estimators() -> dict:
+    from bayesgen import registry
+
+    # Looking the estimators up imports (and so registers) every one of them.
+    return registry.estimators()
+
+
+def __getattr__(name: str):
+    if name in _HELPERS:
+        return getattr(importlib.import_module(_HELPERS[name]), name)
+    if name == "__all__":
+        return sorted({"__version__", *_HELPERS, *_estimators()})
+    submodules = {module.name for module in pkgutil.iter_modules(__path__)}
+    if not name.startswith("_") and name not in submodules:
+        estimators = _estimators()
+        if name in estimators:
+            return estimators[name]
+    raise AttributeError(f"module 'bayesgen' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__getattr__("__all__")))

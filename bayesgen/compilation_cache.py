@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import jax
-
 
 def default_cache_directory() -> Path:
     """``$XDG_CACHE_HOME/bayesgen/jax`` (``~/.cache/bayesgen/jax`` when unset)."""
@@ -38,6 +36,8 @@ def enable_compilation_cache(directory: str | os.PathLike | None = None) -> Path
     pathlib.Path
         The cache directory.
     """
+    import jax  # here, so that importing bayesgen does not import JAX
+
     path = Path(directory) if directory is not None else default_cache_directory()
     path.mkdir(parents=True, exist_ok=True)
     jax.config.update("jax_compilation_cache_dir", str(path))

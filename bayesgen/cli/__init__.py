@@ -12,18 +12,55 @@ import os
 # runs anything (see docs/architecture.md). Users' own XLA_FLAGS win.
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_enable_concurrency_optimized_scheduler=false")
 
+import ast  # noqa: E402
+import importlib  # noqa: E402
+import inspect  # noqa: E402
+from pathlib import Path  # noqa: E402
+
 import click  # noqa: E402
 
-from bayesgen.cli.demo import demo  # noqa: E402
 from bayesgen.cli.errors import OneLineErrorGroup  # noqa: E402
-from bayesgen.cli.fit import fit  # noqa: E402
-from bayesgen.cli.impute import impute  # noqa: E402
-from bayesgen.cli.info import info  # noqa: E402
-from bayesgen.cli.predict import predict  # noqa: E402
-from bayesgen.cli.sample import sample  # noqa: E402
+
+#: The subcommands, each the function of that name in the module ``bayesgen.cli.<name>``.
+COMMANDS = ("demo", "fit", "predict", "sample", "impute", "info")
 
 
-@click.group(cls=OneLineErrorGroup)
+def command_help(name: str) -> str:
+    """A subcommand's help text, read from its module's source without importing it."""
+    source = (Path(__file__).parent / f"{name}.py").read_text(encoding="utf-8")
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            return inspect.cleandoc(ast.get_docstring(node, clean=False) or "")
+    return ""
+
+
+class LazyCommands(OneLineErrorGroup):
+    """The ``bayesgen`` group: a subcommand's module (pandas, the models, JAX) is imported
+    only when that subcommand runs, so ``bayesgen --help`` and ``--version`` start at once."""
+
+    def list_commands(self, ctx) -> list[str]:
+        """The subcommands, in the order of `COMMANDS`."""
+        return list(COMMANDS)
+
+    def get_command(self, ctx, cmd_name):
+        """Import and return the subcommand ``cmd_name`` (None if there is none)."""
+        if cmd_name not in COMMANDS:
+            return None
+        return getattr(importlib.import_module(f"bayesgen.cli.{cmd_name}"), cmd_name)
+
+    def format_commands(self, ctx, formatter) -> None:
+        """List the subcommands with the short help click would show, without importing
+        them."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [
+            (name, click.Command(name, help=command_help(name)).get_short_help_str(limit))
+            for name in COMMANDS
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyCommands)
 @click.version_option(package_name="bayesgen")
 def main() -> None:
     """Generative classifiers written as NumPyro probabilistic programs.
@@ -32,8 +69,5 @@ def main() -> None:
     synthetic rows, fill in missing cells, or summarise the model.
     """
 
-
-for command in (demo, fit, predict, sample, impute, info):
-    main.add_command(command)
 
 __all__ = ["main"]

@@ -50,20 +50,36 @@ def _errors_of_group(family: str, estimator):
         raise renamed.with_traceback(error.__traceback__) from None
 
 
-def _labelled_rows(y, n_rows: int):
+def _repeated(rows: np.ndarray, sample_weight, n_rows: int) -> np.ndarray:
+    """``rows``, each repeated its whole-number sample weight of times (as fit counts it)."""
+    if sample_weight is None:
+        return rows
+    try:
+        weights = np.asarray(sample_weight, dtype=float)
+    except (TypeError, ValueError):
+        return rows  # fit reports what is wrong with the weights
+    whole = weights.shape == (n_rows,) and np.all(weights >= 0)
+    if not whole or not np.all(weights == np.round(weights)) or not weights[rows].any():
+        return rows  # fractional, or all zero (which fit refuses)
+    return np.repeat(rows, weights[rows].astype(int))
+
+
+def _labelled_rows(y, n_rows: int, sample_weight=None):
     """Rows, class of each and class count the evidence is taken on.
 
     The labelled rows with their classes; every row as one class when none is labelled,
-    or when y is not a usable label vector (fit then reports what is wrong with it).
+    or when y is not a usable label vector (fit then reports what is wrong with it). A row
+    of whole-number weight ``w`` appears ``w`` times.
     """
-    everything = (np.arange(n_rows), np.zeros(n_rows, dtype=int), 1)
+    everything = _repeated(np.arange(n_rows), sample_weight, n_rows)
+    everything = (everything, np.zeros(everything.size, dtype=int), 1)
     if y is None:
         return everything
     try:
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != n_rows:
             return everything
-        rows = np.flatnonzero(~semi_supervised.unlabeled_rows(y))
+        rows = _repeated(np.flatnonzero(~semi_supervised.unlabeled_rows(y)), sample_weight, n_rows)
         classes, class_index = np.unique(y[rows], return_inverse=True)
     except (TypeError, ValueError):
         return everything
@@ -265,19 +281,20 @@ class MixedNB(NaiveBayesClassPrior):
     def fit(self, X, y, sample_weight=None):
         """Choose each column's family (``features=``, else by evidence), then fit.
 
-        As `GenerativeClassifier.fit`; the evidence is taken on the labelled rows
-        (all rows as one class when none is labelled).
+        As `GenerativeClassifier.fit`; the evidence is taken on the labelled rows (all
+        rows as one class when none is labelled), a row of whole-number ``sample_weight``
+        ``w`` counting as ``w`` rows (fractional weights are not used by the choice).
         """
-        self._choose_families(X, y)
+        self._choose_families(X, y, sample_weight)
         return super().fit(X, y, sample_weight)
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """As `GenerativeClassifier.partial_fit`; the first call's rows choose the families."""
         if not hasattr(self, "classes_"):
-            self._choose_families(X, y)
+            self._choose_families(X, y, sample_weight)
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
-    def _choose_families(self, X, y) -> None:
+    def _choose_families(self, X, y, sample_weight=None) -> None:
         """Set ``feature_families_`` and ``family_log_evidence_`` from X and labels y."""
         self._check_hyperparameters()
         frame = self._check_X(X, reset=False, choosing=True).frame
@@ -292,7 +309,7 @@ class MixedNB(NaiveBayesClassPrior):
         for column, family in chosen.items():
             if family not in known:
                 raise ValueError(f"features[{column!r}] must be one of {known}; got {family!r}.")
-        rows, class_index, n_classes = _labelled_rows(y, frame.shape[0])
+        rows, class_index, n_classes = _labelled_rows(y, frame.shape[0], sample_weight)
         families, evidence = {}, {}
         for column in frame.columns:
             if column in chosen:

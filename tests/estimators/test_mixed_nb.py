@@ -310,3 +310,15 @@ def test_bad_family_params(family_params, message):
     frame, y = _frame(50)
     with pytest.raises(ValueError, match=message):
         MixedNB(family_params=family_params).fit(frame, y)
+
+
+def test_whole_sample_weights_choose_as_repeated_rows_do():
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 120)
+    frame = pd.DataFrame({"n": rng.poisson(3 + 2 * y), "m": rng.integers(0, 4, 120)})
+    weights = rng.integers(0, 4, 120)
+    weighted = MixedNB().fit(frame, y, sample_weight=weights)
+    repeated = MixedNB().fit(frame.loc[np.repeat(frame.index, weights)], np.repeat(y, weights))
+    for column, evidence in repeated.family_log_evidence_.items():
+        assert weighted.family_log_evidence_[column] == pytest.approx(evidence, rel=1e-12)
+    assert weighted.feature_families_ == repeated.feature_families_
