@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from bayesgen.estimators.gaussian import _ATTRIBUTES_DOC, _PARAMETERS_DOC, GaussianDA
 from bayesgen.estimators.gaussian_regularised import N_COMPONENTS_DOC
+from bayesgen.estimators.sklearn_names import (
+    DiscriminantNames,
+    GaussianNBNames,
+    LinearDiscriminantNames,
+)
 
 
 class _GaussianPreset(GaussianDA):
@@ -77,7 +82,7 @@ def _preset_doc(
     )
 
 
-class LDA(_GaussianPreset):
+class LDA(LinearDiscriminantNames, _GaussianPreset):
     model_name = "lda"
     covariance_type = "tied"
     __doc__ = _preset_doc(
@@ -131,7 +136,7 @@ class LDA(_GaussianPreset):
         )
 
 
-class QDA(_GaussianPreset):
+class QDA(DiscriminantNames, _GaussianPreset):
     model_name = "qda"
     covariance_type = "full"
     __doc__ = _preset_doc(
@@ -139,7 +144,7 @@ class QDA(_GaussianPreset):
     ).replace("{name}", "QDA")
 
 
-class GaussianNB(_GaussianPreset):
+class GaussianNB(GaussianNBNames, _GaussianPreset):
     model_name = "gaussian-nb"
     covariance_type = "diag"
     __doc__ = _preset_doc(
