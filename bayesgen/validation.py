@@ -17,6 +17,15 @@ from sklearn.utils.validation import (
 from bayesgen.device_arrays import check_device_features, is_device_array
 
 
+class FewRowsWarning(UserWarning):
+    """A class has fewer training rows than a full covariance has features.
+
+    Its sample covariance is singular, so the fitted model rests on the ridge
+    (``reg_covar``) alone; ``estimate="map"``, a larger ``reg_covar`` or ``shrinkage`` are
+    the remedies.
+    """
+
+
 def check_features(
     estimator, X, *, reset: bool, accept_sparse=False, allow_nan=False, device_arrays=False
 ):

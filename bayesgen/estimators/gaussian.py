@@ -20,7 +20,7 @@ from bayesgen.families import class_prior, gaussian
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
-from bayesgen.validation import check_features, check_positive
+from bayesgen.validation import FewRowsWarning, check_features, check_positive
 from bayesgen.wide_data import check_covariance_cost
 
 _PARAMETERS_DOC = (
@@ -403,28 +403,26 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             self._update_parameters(frozen_prior=None)
 
     def _warn_few_rows(self, counts, n_features: int) -> None:
-        """Warn when a class's own covariance rests on the ridge alone.
+        """Warn (`FewRowsWarning`) when a class's own covariance rests on the ridge alone.
 
-        With no more rows than features, a class's sample covariance is singular; under
-        ``"mle"`` or ``"unbiased"`` only ``reg_covar`` makes it invertible, and the model
-        is then mostly the ridge (R's ``qda`` refuses such a class).
+        With fewer rows than features a class's sample covariance is singular; under
+        ``"mle"`` or ``"unbiased"`` only ``reg_covar`` makes it invertible, and the model of
+        that class is then mostly the ridge (R's ``qda`` refuses such a class).
         """
         if self.covariance_type != "full" or self.estimate not in ("mle", "unbiased"):
             return
         if gaussian_regularised.is_regularised(self):
             return
-        few = np.flatnonzero(np.asarray(counts) <= n_features)
+        few = np.flatnonzero(np.asarray(counts) < n_features)
         if few.size == 0:
             return
-        names = ", ".join(f"{self.classes_[k]!r} ({float(counts[k]):g} rows)" for k in few[:5]) + (
-            " ..." if few.size > 5 else ""
-        )
+        names = ", ".join(f"{str(self.classes_[k])!r} ({float(counts[k]):g} rows)" for k in few[:5])
         warnings.warn(
-            f"class {names} of {type(self).__name__} has no more rows than the "
-            f"{n_features} features, so its covariance is singular and only the ridge "
-            f"reg_covar={self.reg_covar} makes it invertible; use estimate='map' (the prior "
-            "keeps it proper), a larger reg_covar, or shrinkage, or a tied covariance.",
-            UserWarning,
+            f"{type(self).__name__}: class {names}{' ...' if few.size > 5 else ''} has fewer "
+            f"rows than the {n_features} features, so its covariance is singular and only "
+            f"the ridge reg_covar={self.reg_covar} makes it invertible; use estimate='map' "
+            "(the prior keeps it proper), a larger reg_covar, or shrinkage.",
+            FewRowsWarning,
             stacklevel=4,
         )
 
