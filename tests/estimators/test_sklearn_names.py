@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from sklearn import discriminant_analysis, naive_bayes
+from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 
 from bayesgen import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
@@ -118,3 +119,26 @@ def test_categorical_nb_default_keeps_the_unseen_category():
     model.predict(X + 10)  # unseen values have a probability
     with pytest.raises(ValueError, match="training did not see"):
         CategoricalNB(unseen_category=False).fit(X, y).predict(X + 10)
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+@pytest.mark.parametrize("covariance", [LedoitWolf(), OAS(), EmpiricalCovariance()], ids=repr)
+def test_lda_covariance_estimator_equals_scikit_learn(data, covariance):
+    X, y = DATA[data](return_X_y=True)
+    ours = LDA(reg_covar=0, covariance_estimator=covariance).fit(X, y)
+    theirs = discriminant_analysis.LinearDiscriminantAnalysis(
+        solver="lsqr", covariance_estimator=covariance
+    ).fit(X, y)
+    np.testing.assert_allclose(ours.covariance_, theirs.covariance_, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10)
+
+
+def test_lda_covariance_estimator_refuses_what_it_cannot_do():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="every row at once"):
+        LDA(covariance_estimator=LedoitWolf()).partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="sample weights"):
+        LDA(covariance_estimator=LedoitWolf()).fit(X, y, sample_weight=np.ones(len(y)))
+    with pytest.raises(ValueError, match="posterior"):
+        LDA(covariance_estimator=LedoitWolf()).fit(X, y).posterior()
