@@ -413,7 +413,9 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             return
         if gaussian_regularised.is_regularised(self):
             return
-        few = np.flatnonzero(np.asarray(counts) < n_features)
+        counts = np.asarray(counts)
+        # A class without rows yet (a partial_fit chunk) has no covariance to speak of.
+        few = np.flatnonzero((counts > 0) & (counts < n_features))
         if few.size == 0:
             return
         names = ", ".join(f"{str(self.classes_[k])!r} ({float(counts[k]):g} rows)" for k in few[:5])
