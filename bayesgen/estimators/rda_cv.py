@@ -144,18 +144,23 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
                 "Fit GaussianDA(reg_alpha=..., reg_gamma=...) on them instead."
             )
         y = check_labels(y)
+        clone(base)._check_X(X, reset=True)  # bad X is the caller's error, not a fold's
         rows = np.asarray(X)
         weights = None if sample_weight is None else check_weights(sample_weight, rows)
         scorer = check_scoring(base, scoring=self.scoring)
         folds = list(check_cv(self.cv, y, classifier=True).split(rows, y))
         grid = list(itertools.product(alphas, gammas))
         scores = np.empty((len(grid), len(folds)))
+        failures = []
         for f, (train, test) in enumerate(folds):
             model = clone(base).set_params(reg_alpha=1.0, reg_gamma=1.0)
             fit_weights = None if weights is None else weights[train]
             try:
                 model.fit(_rows(X, train), y[train], sample_weight=fit_weights)
             except ValueError as error:  # a fold with one class, say: GridSearchCV goes on
+                if len(failures) == len(folds) - 1:
+                    raise  # every fold failed: the data are at fault, as GridSearchCV says
+                failures.append(error)
                 _warn_failed(f"fitting on fold {f}", error)
                 scores[:, f] = np.nan
                 continue
