@@ -144,7 +144,9 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
                 "Fit GaussianDA(reg_alpha=..., reg_gamma=...) on them instead."
             )
         y = check_labels(y)
-        clone(base)._check_X(X, reset=True)  # bad X is the caller's error, not a fold's
+        # Data no fit can use (one class, no features, ...) is the caller's error, raised as
+        # GaussianDA raises it, not a failed fold: one closed-form fit on all rows first.
+        clone(base).fit(X, y, sample_weight=sample_weight)
         rows = np.asarray(X)
         weights = None if sample_weight is None else check_weights(sample_weight, rows)
         scorer = check_scoring(base, scoring=self.scoring)
