@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.metaestimators import available_if
 
 from bayesgen.estimators.count_nb import NaiveBayesClassPrior
 from bayesgen.families.estimates import check_concentration
@@ -17,6 +18,11 @@ _NO_STORY = (
     "class, so it has no story to {what}. Use MultinomialNB for a generative model of "
     "counts."
 )
+
+
+def _has_density(_estimator) -> bool:
+    """``score_samples`` is absent (``hasattr`` is False): complement NB has no density."""
+    return False
 
 
 class ComplementNB(NaiveBayesClassPrior):
@@ -35,7 +41,8 @@ class ComplementNB(NaiveBayesClassPrior):
     \\log\\hat\\theta_{\\bar kj'}$), and a row scores $x \\cdot w_k$. This corrects
     multinomial naive Bayes on unbalanced classes, but $\\exp(x \\cdot w_k)$ is no
     density of $x$ given $k$, so there is no generative story: ``sample``, ``story``,
-    ``impute``, ``score_samples`` and the parameter posterior refuse with an error, and
+    ``impute`` and the parameter posterior refuse with an error, ``score_samples`` is
+    absent, and
     ``predict_proba`` is the softmax of the scores (as scikit-learn's), not a posterior
     probability. As in scikit-learn the class prior is fitted (``class_log_prior_``) but
     not used by the scores when there are two or more classes, which a classifier here
@@ -164,8 +171,9 @@ class ComplementNB(NaiveBayesClassPrior):
         """Refused: there is no $p(x \\mid k)$ to impute from."""
         self._refuse("impute missing values from")
 
+    @available_if(_has_density)
     def score_samples(self, X):
-        """Refused: the scores are no density, so there is no $\\log p(x)$."""
+        """Absent: the scores are no density, so there is no $\\log p(x)$."""
         self._refuse("give a density log p(x) from")
 
     def _check_exact_posterior(self):

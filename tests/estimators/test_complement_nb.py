@@ -43,7 +43,8 @@ def test_sparse_weights_and_partial_fit():
 def test_no_generative_story():
     X, y = load_digits(return_X_y=True)
     model = ComplementNB().fit(X, y)
-    for use in (model.sample, model.story, lambda: model.score_samples(X), model.posterior):
+    assert not hasattr(model, "score_samples")  # no density
+    for use in (model.sample, model.story, model.posterior, lambda: model.impute(X)):
         with pytest.raises(NotImplementedError, match="heuristic"):
             use()
     with pytest.raises(ValueError, match="unlabelled"):
