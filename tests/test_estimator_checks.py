@@ -95,6 +95,7 @@ BINARY_FEATURES_ONLY = {
     "check_classifiers_one_label_sample_weights",
     "check_classifiers_regression_target",
     "check_classifiers_train",
+    "check_decision_proba_consistency",
     "check_dict_unchanged",
     "check_dont_overwrite_parameters",
     "check_dtype_object",
