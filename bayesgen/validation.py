@@ -17,6 +17,15 @@ from sklearn.utils.validation import (
 from bayesgen.device_arrays import check_device_features, is_device_array
 
 
+class FewRowsWarning(UserWarning):
+    """A class has fewer training rows than a full covariance has features.
+
+    Its sample covariance is singular, so the fitted model rests on the ridge
+    (``reg_covar``) alone; ``estimate="map"``, a larger ``reg_covar`` or ``shrinkage`` are
+    the remedies.
+    """
+
+
 def check_features(
     estimator, X, *, reset: bool, accept_sparse=False, allow_nan=False, device_arrays=False
 ):
@@ -195,8 +204,17 @@ def check_labels(y) -> np.ndarray:
 
 
 def check_weights(sample_weight, X: np.ndarray) -> np.ndarray:
-    """Validate ``sample_weight`` (None means ones) against ``X``: right length, finite, >= 0."""
-    return _check_sample_weight(sample_weight, X, dtype=X.dtype, ensure_non_negative=True)
+    """Validate ``sample_weight`` (None means ones) against ``X``: right length, finite, >= 0.
+
+    ``X`` only gives the number of rows and the dtype: scikit-learn sees an empty NumPy
+    stand-in, so that under ``sklearn.config_context(array_api_dispatch=True)`` the
+    weights' namespace is NumPy's whatever ``X`` is (``MixedNB``'s column object, a
+    ``jax.Array``, a sparse matrix); the weights are NumPy in every case.
+    """
+    stand_in = np.empty((X.shape[0], 0), dtype=np.dtype(X.dtype))
+    return _check_sample_weight(
+        sample_weight, stand_in, dtype=stand_in.dtype, ensure_non_negative=True
+    )
 
 
 def check_class_probabilities(priors, n_classes: int, name: str = "priors") -> np.ndarray:

@@ -75,7 +75,11 @@ def check_numeric(features: pd.DataFrame, model: str) -> None:
     show_default=True,
     help="Which generative classifier.",
 )
-@click.option("--estimate", type=click.Choice(["mle", "map", "mean"]), help="Point estimate.")
+@click.option(
+    "--estimate",
+    type=click.Choice(["mle", "map", "mean", "unbiased"]),
+    help="Point estimate (unbiased: the Gaussian models only, as R's MASS and e1071).",
+)
 @click.option("--alpha", type=float, help="Additive smoothing (Dirichlet/Beta concentration).")
 @click.option(
     "--param",

@@ -25,6 +25,7 @@ from bayesgen.estimators.uncertainty import PosteriorUses
 from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.families import class_prior
 from bayesgen.families.estimates import pseudo_counts
+from bayesgen.frames import column_schema
 from bayesgen.inference import log_space, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.validation import (
@@ -112,7 +113,9 @@ class GenerativeClassifier(
         self
         """
         self._check_hyperparameters()
+        training_columns = column_schema(X)
         X = self._check_X(X, reset=True)
+        self._training_columns = training_columns  # what ``sample`` returns rows as
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
@@ -200,6 +203,7 @@ class GenerativeClassifier(
             if classes is None:
                 raise ValueError("classes must be passed on the first call to partial_fit.")
             self._check_hyperparameters()
+            self._training_columns = column_schema(X)
             all_classes = np.unique(check_labels(classes))
             if all_classes.shape[0] < 2:
                 raise ValueError(

@@ -32,16 +32,28 @@ class CategoricalNB(CountNB):
     $$
 
     Categories may be any hashable values (ints, strings, ...), learned per feature in
-    ``fit`` (and extended by ``partial_fit``). Each feature also has one category for
-    every value not seen in training, so a new value at prediction time gets its
-    posterior-predictive probability $\\alpha / (N_k + \\alpha (C_j + 1))$ under
-    ``estimate="mean"`` instead of an error. (This extra category makes the smoothed
-    probabilities differ slightly from scikit-learn's ``CategoricalNB``, which has none.)
+    ``fit`` (and extended by ``partial_fit``). By default each feature also has one
+    category for every value not seen in training, so a new value at prediction time gets
+    its posterior-predictive probability $\\alpha / (N_k + \\alpha (C_j + 1))$ under
+    ``estimate="mean"`` instead of an error. This extra category makes the smoothed
+    probabilities $(n + \\alpha)/(N + \\alpha (C_j + 1))$ differ slightly from the
+    usual $(n + \\alpha)/(N + \\alpha C_j)$ of scikit-learn's ``CategoricalNB`` and R's
+    e1071 ``naiveBayes(laplace=alpha)``; ``unseen_category=False`` gives theirs.
 
     Parameters
     ----------
     alpha : float, default=1.0
         Dirichlet concentration of every category (additive smoothing).
+    min_categories : int or array-like of shape (n_features,), optional
+        As in scikit-learn: the features are then read as its ``CategoricalNB`` reads them,
+        as non-negative integer codes $0, \\dots, C_j - 1$ with $C_j$ = max(largest code
+        + 1, ``min_categories[j]``), so codes never seen in training still count among the
+        categories (a value of ``None`` in the array leaves that feature's categories as
+        learned).
+    unseen_category : bool, default=True
+        Keep the extra category of unseen values (above). With False the smoothing is
+        $(n + \\alpha)/(N + \\alpha C_j)$ and a value not seen in training is an error
+        at prediction time.
 """
         + COMMON_PARAMETERS_DOC
         + """
@@ -51,11 +63,15 @@ class CategoricalNB(CountNB):
     class_count_ : ndarray of shape (n_classes,)
     class_prior_ : ndarray of shape (n_classes,)
     categories_ : list of ndarray
-        The categories of each feature seen in training.
+        The categories of each feature seen in training (all codes up to $C_j - 1$ with
+        ``min_categories``).
+    n_categories_ : ndarray of shape (n_features,)
+        $C_j$, the number of categories of each feature, the unseen category not counted.
     category_count_ : list of ndarray of shape (n_classes, n_categories_j)
         Weighted per-class count of each category.
     feature_log_prob_ : list of ndarray of shape (n_classes, n_categories_j + 1)
-        $\\log\\theta_{kj}$; the last column is the category of unseen values.
+        $\\log\\theta_{kj}$; the last column is the category of unseen values (absent
+        with ``unseen_category=False``).
     n_features_in_ : int
 """
     )
@@ -64,6 +80,8 @@ class CategoricalNB(CountNB):
         self,
         *,
         alpha=1.0,
+        min_categories=None,
+        unseen_category=True,
         estimate="mean",
         fit_prior=True,
         class_prior=None,
@@ -75,6 +93,8 @@ class CategoricalNB(CountNB):
         random_state=None,
     ):
         self.alpha = alpha
+        self.min_categories = min_categories
+        self.unseen_category = unseen_category
         self.estimate = estimate
         self.fit_prior = fit_prior
         self.class_prior = class_prior
@@ -88,6 +108,10 @@ class CategoricalNB(CountNB):
     def _check_hyperparameters(self):
         super()._check_hyperparameters()
         check_positive(self.alpha, "alpha")
+        if not isinstance(self.unseen_category, (bool, np.bool_)):
+            raise ValueError(
+                f"unseen_category must be True or False; got {self.unseen_category!r}."
+            )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -114,32 +138,82 @@ class CategoricalNB(CountNB):
         return X
 
     # ------------------------------------------------------------------ encoding
+    @property
+    def n_categories_(self) -> np.ndarray:
+        """$C_j$ per feature: the categories of ``categories_`` (the unseen one not counted)."""
+        return np.array([len(known) for known in self.categories_], dtype=np.int64)
+
+    def _extra(self) -> int:
+        """1 with the category of unseen values at the end of every block, else 0."""
+        return 1 if self.unseen_category else 0
+
     def _feature_family(self) -> CategoricalFamily:
-        return CategoricalFamily(alpha=self.alpha, sizes=[len(c) + 1 for c in self.categories_])
+        sizes = [len(c) + self._extra() for c in self.categories_]
+        return CategoricalFamily(alpha=self.alpha, sizes=sizes, unseen=self.unseen_category)
 
     def _layout(self):
         return self._feature_family().layout()
 
     def _codes(self, X) -> np.ndarray:
         """Category codes ``0..C_j``; ``C_j`` for values not seen in training, -1 if missing."""
-        return categorical.encode(self.categories_, X)
+        codes = categorical.encode(self.categories_, X)
+        if not self.unseen_category:
+            unseen = np.argwhere(codes == self.n_categories_)
+            if unseen.size:
+                row, column = unseen[0]
+                raise ValueError(
+                    f"CategoricalNB(unseen_category=False): X has the value {X[row, column]!r} "
+                    f"at row {row}, {_column_name(self, column)}, which training did not see; "
+                    "use unseen_category=True to give such values a probability."
+                )
+        return codes
 
     _family_X = _codes
 
     def _extend_categories(self, X, reset):
         if reset:
-            self.categories_ = [categorical.learn_categories(column) for column in X.T]
+            learned = [categorical.learn_categories(column) for column in X.T]
+            self.categories_ = self._with_min_categories(learned)
             return
         before = self.categories_
-        self.categories_ = [
-            categorical.merge_categories(known, column)
-            for known, column in zip(before, X.T, strict=True)
-        ]
+        self.categories_ = self._with_min_categories(
+            [
+                categorical.merge_categories(known, column)
+                for known, column in zip(before, X.T, strict=True)
+            ]
+        )
         if any(len(a) != len(b) for a, b in zip(before, self.categories_, strict=True)):
             counts = categorical.relay_category_counts(
-                self._stats.category_counts, before, self.categories_
+                self._stats.category_counts, before, self.categories_, self.unseen_category
             )
             self._stats = CategoricalStats(self._stats.counts, counts)
+
+    def _with_min_categories(self, categories: list) -> list:
+        """``categories`` as the codes ``0..C_j - 1`` of scikit-learn, with ``min_categories``."""
+        if self.min_categories is None:
+            return categories
+        minimum = np.broadcast_to(np.asarray(self.min_categories, dtype=object), (len(categories),))
+        padded = []
+        for j, (known, least) in enumerate(zip(categories, minimum, strict=True)):
+            if least is None:
+                padded.append(known)
+                continue
+            if isinstance(least, bool) or not isinstance(least, (int, np.integer)) or least < 0:
+                raise ValueError(
+                    f"min_categories must hold non-negative integers; got {least!r} for "
+                    f"{_column_name(self, j)}."
+                )
+            codes = [value for value in known if isinstance(value, (int, np.integer, float))]
+            if len(codes) != len(known) or any(
+                float(value) != int(value) or value < 0 for value in codes
+            ):
+                raise ValueError(
+                    f"CategoricalNB with min_categories reads {_column_name(self, j)} as "
+                    f"integer codes 0, 1, ... (as scikit-learn does); it holds {known.tolist()}."
+                )
+            size = max(int(max(codes, default=-1)) + 1, int(least))
+            padded.append(np.asarray(range(size), dtype=object))
+        return padded
 
     # ------------------------------------------------------------------ hooks
     def _feature_stats(self, X, responsibilities, dtype):
@@ -157,7 +231,10 @@ class CategoricalNB(CountNB):
     def _store_parameters(self, stats, theta):
         family = self._feature_family()
         counts = np.asarray(stats.category_counts)
-        self.category_count_ = [block[:, :-1] for block in family.blocks(counts)]
+        self.category_count_ = [
+            block[:, : len(known)]
+            for block, known in zip(family.blocks(counts), self.categories_, strict=True)
+        ]
         self.feature_log_prob_ = family.blocks(np.asarray(jnp.log(theta)))
 
     def _parameters(self):
@@ -166,6 +243,11 @@ class CategoricalNB(CountNB):
     def _sampling_sites(self):
         # Drawing the "unseen" category would give no value to return, so synthetic rows
         # are drawn given a seen category: its probability is spread over the others.
+        if not self.unseen_category:
+            return {
+                f"category_probs_{j}": np.exp(log_theta)
+                for j, log_theta in enumerate(self.feature_log_prob_)
+            }
         sites = {}
         for j, log_theta in enumerate(self.feature_log_prob_):
             seen = np.exp(log_theta[:, :-1])
@@ -212,5 +294,6 @@ class CategoricalNB(CountNB):
         dims, coords = {}, {}
         for j, known in enumerate(self.categories_):
             dims[f"category_probs_{j}"] = ("class", f"category_{j}")
-            coords[f"category_{j}"] = [str(value) for value in known] + ["<unseen>"]
+            unseen = ["<unseen>"] if self.unseen_category else []
+            coords[f"category_{j}"] = [str(value) for value in known] + unseen
         return dims, coords

@@ -9,6 +9,7 @@ import numpy as np
 
 from bayesgen import registry
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax
+from bayesgen.estimators.sklearn_names import ClassLogPriorNames
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.validation import check_counts
@@ -32,7 +33,7 @@ COMMON_PARAMETERS_DOC = (
 )
 
 
-class NaiveBayesClassPrior(GenerativeClassifier):
+class NaiveBayesClassPrior(ClassLogPriorNames, GenerativeClassifier):
     """The naive-Bayes hyperparameters ``estimate``, ``fit_prior`` and ``class_prior``.
 
     The class probabilities are the training frequencies (``fit_prior=True``, as in

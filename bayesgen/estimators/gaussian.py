@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import numbers
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -16,18 +17,22 @@ from bayesgen.estimators import gaussian_regularised
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.families import class_prior, gaussian
-from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
-from bayesgen.validation import check_features, check_positive
+from bayesgen.validation import FewRowsWarning, check_features, check_positive
 from bayesgen.wide_data import check_covariance_cost
 
 _PARAMETERS_DOC = (
     """
-    estimate : {"mle", "map", "mean"}, default="mle"
+    estimate : {"mle", "map", "mean", "unbiased"}, default="mle"
         Point estimate used for prediction: maximum likelihood (the textbook classifier,
-        prior ignored), the posterior mode, or the posterior mean.
+        prior ignored), the posterior mode, the posterior mean, or ``"unbiased"``: the
+        class means and the unbiased sample covariances, with divisors $N - K$ (pooled,
+        ``"tied"``), $N_k - 1$ (per class) and $N_k - 1$ per feature (``"diag"``), and
+        the class frequencies as class probabilities. ``"unbiased"`` ignores the prior
+        and reproduces R's ``MASS::lda``, ``MASS::qda`` and e1071's Gaussian
+        ``naiveBayes``.
     priors : array-like of shape (n_classes,), optional
         Known class probabilities; when given they are used as they are, not estimated.
     reg_covar : float, default=1e-6
@@ -186,7 +191,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     # ------------------------------------------------------------------ hooks
     def _check_hyperparameters(self):
         gaussian.check_covariance_type(self.covariance_type)
-        check_estimate_kind(self.estimate)
+        gaussian.check_gaussian_estimate_kind(self.estimate)
         check_positive(self.reg_covar, "reg_covar", allow_zero=True)
         check_positive(self.class_concentration_prior, "class_concentration_prior")
         check_positive(self.mean_precision_prior, "mean_precision_prior")
@@ -198,7 +203,9 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         gaussian_regularised.check_regularisation(self)
 
     def _class_prior_settings(self):
-        return self.priors, self.class_concentration_prior, self.estimate
+        # "unbiased" is about the covariances; its class probabilities are the frequencies.
+        kind = "mle" if self.estimate == "unbiased" else self.estimate
+        return self.priors, self.class_concentration_prior, kind
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -381,6 +388,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             ),
         )
         self._check_positive_definite(params)
+        self._warn_few_rows(stats.counts, stats.means.shape[1])
         if covariance_type == "tied":
             params = gaussian_regularised.discriminant_coordinates(self, params, stats.counts)
         self.ridge_ = np.asarray(ridge)
@@ -393,6 +401,32 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         """Recompute the parameters from the stored statistics (after ``set_params``)."""
         with precision(self._stats.means.dtype):
             self._update_parameters(frozen_prior=None)
+
+    def _warn_few_rows(self, counts, n_features: int) -> None:
+        """Warn (`FewRowsWarning`) when a class's own covariance rests on the ridge alone.
+
+        With fewer rows than features a class's sample covariance is singular; under
+        ``"mle"`` or ``"unbiased"`` only ``reg_covar`` makes it invertible, and the model of
+        that class is then mostly the ridge (R's ``qda`` refuses such a class).
+        """
+        if self.covariance_type != "full" or self.estimate not in ("mle", "unbiased"):
+            return
+        if gaussian_regularised.is_regularised(self):
+            return
+        counts = np.asarray(counts)
+        # A class without rows yet (a partial_fit chunk) has no covariance to speak of.
+        few = np.flatnonzero((counts > 0) & (counts < n_features))
+        if few.size == 0:
+            return
+        names = ", ".join(f"{str(self.classes_[k])!r} ({float(counts[k]):g} rows)" for k in few[:5])
+        warnings.warn(
+            f"{type(self).__name__}: class {names}{' ...' if few.size > 5 else ''} has fewer "
+            f"rows than the {n_features} features, so its covariance is singular and only "
+            f"the ridge reg_covar={self.reg_covar} makes it invertible; use estimate='map' "
+            "(the prior keeps it proper), a larger reg_covar, or shrinkage.",
+            FewRowsWarning,
+            stacklevel=4,
+        )
 
     def _pooled_covariance(self, prior, stats):
         """The ``"tied"`` point estimate from ``"full"`` statistics (the pooled covariance)."""
@@ -472,7 +506,10 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         the jitted loop does not have.
         """
         regularised = (self.reg_alpha, self.reg_gamma, self.shrinkage) != (1, 1, None)
-        if regularised or gaussian_regularised.rank(self) is not None:
+        # "unbiased" is no maximisation either: the generic loop runs it.
+        if regularised or self.estimate == "unbiased":
+            return None
+        if gaussian_regularised.rank(self) is not None:
             return None
         n_classes = self.classes_.shape[0]
         weights = np.zeros(X.shape[0])
@@ -507,7 +544,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
     def _feature_log_prior(self) -> float:
         # The NIW density of the fitted parameters (what "map" maximises); 0 for "mle".
-        return 0.0 if self.estimate == "mle" else gaussian_em._log_prior(self)
+        return 0.0 if self.estimate in ("mle", "unbiased") else gaussian_em._log_prior(self)
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):

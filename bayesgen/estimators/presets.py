@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from bayesgen.estimators import covariance_estimator as _covariance_estimator
+from bayesgen.estimators.covariance_estimator import COVARIANCE_ESTIMATOR_DOC
 from bayesgen.estimators.gaussian import _ATTRIBUTES_DOC, _PARAMETERS_DOC, GaussianDA
 from bayesgen.estimators.gaussian_regularised import N_COMPONENTS_DOC
+from bayesgen.estimators.sklearn_names import (
+    DiscriminantNames,
+    GaussianNBNames,
+    LinearDiscriminantNames,
+)
 
 
 class _GaussianPreset(GaussianDA):
@@ -77,20 +86,21 @@ def _preset_doc(
     )
 
 
-class LDA(_GaussianPreset):
+class LDA(LinearDiscriminantNames, _GaussianPreset):
     model_name = "lda"
     covariance_type = "tied"
     __doc__ = _preset_doc(
         "Linear discriminant analysis: Gaussian classes sharing one covariance.",
         "tied",
         "0.98",
-        N_COMPONENTS_DOC,
+        N_COMPONENTS_DOC + COVARIANCE_ESTIMATOR_DOC.lstrip("\n"),
     ).replace("{name}", "LDA")
 
     def __init__(
         self,
         *,
         n_components=None,
+        covariance_estimator=None,
         estimate="mle",
         priors=None,
         reg_covar=1e-6,
@@ -110,6 +120,7 @@ class LDA(_GaussianPreset):
         random_state=None,
     ):
         self.n_components = n_components
+        self.covariance_estimator = covariance_estimator
         super().__init__(
             estimate=estimate,
             priors=priors,
@@ -130,8 +141,47 @@ class LDA(_GaussianPreset):
             random_state=random_state,
         )
 
+    def fit(self, X, y, sample_weight=None):
+        """Fit as `GaussianDA.fit`; with ``covariance_estimator``, the shared covariance is
+        the estimator's (see the parameter).
 
-class QDA(_GaussianPreset):
+        Returns
+        -------
+        self
+        """
+        if self.covariance_estimator is None:
+            return super().fit(X, y, sample_weight=sample_weight)
+        _covariance_estimator.check_rows(self, X, y, sample_weight)
+        super().fit(X, y)
+        rows = self._check_X(X, reset=False)
+        labels = np.asarray(y).ravel()
+        _covariance_estimator.install(self, np.asarray(rows, dtype=np.float64), labels)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of rows; see `GaussianDA.partial_fit` (not with ``covariance_estimator``).
+
+        Returns
+        -------
+        self
+        """
+        if self.covariance_estimator is not None:
+            raise ValueError(
+                "LDA with a covariance_estimator needs every row at once; use fit, or "
+                "shrinkage= for a shrunk covariance from statistics."
+            )
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    def _check_exact_posterior(self):
+        super()._check_exact_posterior()
+        if self.covariance_estimator is not None:
+            raise ValueError(
+                "This LDA's covariance comes from covariance_estimator, which the conjugate "
+                "posterior does not describe; refit without it for a posterior."
+            )
+
+
+class QDA(DiscriminantNames, _GaussianPreset):
     model_name = "qda"
     covariance_type = "full"
     __doc__ = _preset_doc(
@@ -139,7 +189,7 @@ class QDA(_GaussianPreset):
     ).replace("{name}", "QDA")
 
 
-class GaussianNB(_GaussianPreset):
+class GaussianNB(GaussianNBNames, _GaussianPreset):
     model_name = "gaussian-nb"
     covariance_type = "diag"
     __doc__ = _preset_doc(

@@ -10,9 +10,11 @@ The scores are the same as ``GridSearchCV``'s with the same folds and scorer.
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.exceptions import FitFailedWarning
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils.metaestimators import available_if
@@ -142,22 +144,38 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
                 "Fit GaussianDA(reg_alpha=..., reg_gamma=...) on them instead."
             )
         y = check_labels(y)
+        # Data no fit can use (one class, no features, ...) is the caller's error, raised as
+        # GaussianDA raises it, not a failed fold: one closed-form fit on all rows first.
+        clone(base).fit(X, y, sample_weight=sample_weight)
         rows = np.asarray(X)
         weights = None if sample_weight is None else check_weights(sample_weight, rows)
         scorer = check_scoring(base, scoring=self.scoring)
         folds = list(check_cv(self.cv, y, classifier=True).split(rows, y))
         grid = list(itertools.product(alphas, gammas))
         scores = np.empty((len(grid), len(folds)))
+        failures = []
         for f, (train, test) in enumerate(folds):
             model = clone(base).set_params(reg_alpha=1.0, reg_gamma=1.0)
             fit_weights = None if weights is None else weights[train]
-            model.fit(_rows(X, train), y[train], sample_weight=fit_weights)
+            try:
+                model.fit(_rows(X, train), y[train], sample_weight=fit_weights)
+            except ValueError as error:  # a fold with one class, say: GridSearchCV goes on
+                if len(failures) == len(folds) - 1:
+                    raise  # every fold failed: the data are at fault, as GridSearchCV says
+                failures.append(error)
+                _warn_failed(f"fitting on fold {f}", error)
+                scores[:, f] = np.nan
+                continue
             for g, (alpha, gamma) in enumerate(grid):
                 model.set_params(reg_alpha=float(alpha), reg_gamma=float(gamma))
-                model._refit_parameters()  # the fold's statistics, new covariances
-                scores[g, f] = scorer(model, _rows(X, test), y[test])
+                try:
+                    model._refit_parameters()  # the fold's statistics, new covariances
+                    scores[g, f] = scorer(model, _rows(X, test), y[test])
+                except ValueError as error:
+                    _warn_failed(f"scoring reg_alpha={alpha}, reg_gamma={gamma} on fold {f}", error)
+                    scores[g, f] = np.nan
         self.cv_results_ = _results(grid, scores)
-        best = int(np.argmax(self.cv_results_["mean_test_score"]))
+        best = int(np.argmin(self.cv_results_["rank_test_score"]))
         self.best_params_ = self.cv_results_["params"][best]
         self.best_score_ = float(self.cv_results_["mean_test_score"][best])
         self.best_estimator_ = clone(base).set_params(**self.best_params_)
@@ -210,6 +228,15 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
         return self.best_estimator_.impute(X, **kwargs)
 
 
+def _warn_failed(what: str, error: Exception) -> None:
+    """GridSearchCV's ``error_score=np.nan``: the score is NaN, with a warning."""
+    warnings.warn(
+        f"RDACV: {what} failed, so its score is NaN ({type(error).__name__}: {error})",
+        FitFailedWarning,
+        stacklevel=3,
+    )
+
+
 def _rows(X, index):
     """Rows of an array or a DataFrame."""
     return X.iloc[index] if hasattr(X, "iloc") else np.asarray(X)[index]
@@ -217,10 +244,12 @@ def _rows(X, index):
 
 def _results(grid, scores) -> dict:
     mean = scores.mean(axis=1)
-    order = np.argsort(-mean, kind="stable")
+    # A NaN mean (a failed fold) ranks last, as in GridSearchCV.
+    ranked = np.where(np.isnan(mean), -np.inf, mean)
+    order = np.argsort(-ranked, kind="stable")
     rank = np.empty(len(grid), dtype=np.int32)
     # GridSearchCV's "min" ranking: ties share the best rank.
-    rank[order] = np.searchsorted(-mean[order], -mean[order], side="left") + 1
+    rank[order] = np.searchsorted(-ranked[order], -ranked[order], side="left") + 1
     results = {
         "params": [{"reg_alpha": float(a), "reg_gamma": float(g)} for a, g in grid],
         "param_reg_alpha": np.array([a for a, _ in grid]),

@@ -82,9 +82,11 @@ class GenerativeUses:
 
         Returns
         -------
-        X : ndarray (or DataFrame for ``MixedNB`` fitted on one) of shape (n_samples, n_features)
+        X : ndarray or DataFrame of shape (n_samples, n_features)
             Floats for Gaussian features, integers for counts and 0/1 features, the
-            original values for categories.
+            original values for categories. A DataFrame with the training column names and
+            dtypes when the model was fitted on one (integers stay integers, categories
+            stay categories).
         y : ndarray of shape (n_samples,)
             Labels from ``classes_``.
 

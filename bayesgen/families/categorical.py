@@ -92,21 +92,23 @@ def encode(categories, X: np.ndarray) -> np.ndarray:
     return codes
 
 
-def relay_category_counts(counts: np.ndarray, before, after) -> np.ndarray:
+def relay_category_counts(counts: np.ndarray, before, after, unseen: bool = True) -> np.ndarray:
     """Side-by-side category counts laid out for the categories ``after`` ⊇ ``before``.
 
     ``counts`` (n_classes, sum_j (len(before[j]) + 1)) has one block per feature, the
-    unseen category last; a category new in ``after`` starts at 0, and the unseen
-    column starts at 0 too (training rows never fall in it).
+    unseen category last (without ``unseen``, blocks of ``len(before[j])``); a category
+    new in ``after`` starts at 0, and the unseen column starts at 0 too (training rows
+    never fall in it).
 
     Returns
     -------
     ndarray of shape (n_classes, sum_j (len(after[j]) + 1)), dtype of ``counts``
     """
     counts = np.asarray(counts)
-    old_offsets = np.concatenate([[0], np.cumsum([len(c) + 1 for c in before])[:-1]])
-    new_offsets = np.concatenate([[0], np.cumsum([len(c) + 1 for c in after])[:-1]])
-    relaid = np.zeros((counts.shape[0], sum(len(c) + 1 for c in after)))
+    extra = 1 if unseen else 0
+    old_offsets = np.concatenate([[0], np.cumsum([len(c) + extra for c in before])[:-1]])
+    new_offsets = np.concatenate([[0], np.cumsum([len(c) + extra for c in after])[:-1]])
+    relaid = np.zeros((counts.shape[0], sum(len(c) + extra for c in after)))
     for j, (old, new) in enumerate(zip(before, after, strict=True)):
         where = pd.Index(new).get_indexer(old) + new_offsets[j]
         relaid[:, where] = counts[:, old_offsets[j] : old_offsets[j] + len(old)]
@@ -174,15 +176,21 @@ class CategoricalFamily(FeatureFamily):
     alpha : float, default=1.0
         Dirichlet concentration of every category.
     sizes : sequence of int
-        ``C_j + 1`` for every feature ``j`` (its seen categories plus the unseen one).
+        ``C_j + 1`` for every feature ``j`` (its seen categories plus the unseen one), or
+        ``C_j`` without ``unseen``.
+    unseen : bool, default=True
+        Whether the last category of every block stands for the values not seen in
+        training. Without it the blocks hold the seen categories only, and the ``"mean"``
+        estimate is the usual additive smoothing $(n + \alpha)/(N + \alpha C_j)$.
     """
 
     name = "categorical"
     estimator = "CategoricalNB"
 
-    def __init__(self, alpha=1.0, sizes=()):
+    def __init__(self, alpha=1.0, sizes=(), unseen=True):
         self.alpha = alpha
         self.sizes = sizes
+        self.unseen = unseen
 
     def layout(self):
         """``(sizes, offsets, segment_ids)`` of the side-by-side one-hot encoding."""
@@ -270,7 +278,7 @@ class CategoricalFamily(FeatureFamily):
             rows = np.flatnonzero(X[:, j] < 0)
             if rows.size == 0:
                 continue
-            seen = block[:, :-1]
+            seen = block[:, :-1] if self.unseen else block
             seen = seen / seen.sum(axis=1, keepdims=True)  # (n_classes, C_j)
             if method == "mean":
                 codes = np.argmax(class_weights[rows] @ seen, axis=1)

@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from bayesgen._memory import check_fits
 from bayesgen._precision import precision
 from bayesgen._threads import STORY_LOCK
+from bayesgen.frames import as_training_frame
 
 # Bytes per drawn value the story's run holds at its peak: JAX's draws, their NumPy copy
 # and the returned table, with room for a family's per-row intermediates.
@@ -81,6 +82,8 @@ def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs)
     Returns
     -------
     X : ndarray or DataFrame of shape (n_samples, n_features)
+        A DataFrame with the training columns' names and dtypes when the model was fitted
+        on one (`bayesgen.frames.as_training_frame`).
     y : ndarray of shape (n_samples,)
         Labels from ``classes_``.
 
@@ -110,5 +113,8 @@ def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs)
         )
         draws = {name: np.array(value[0]) for name, value in draws.items()}  # writable
     X = estimator._features_from_draws(draws)
+    schema = getattr(estimator, "_training_columns", None)
+    if schema is not None and isinstance(X, np.ndarray):  # fitted on a DataFrame
+        X = as_training_frame(X, schema)
     drawn = labels if labels is not None else estimator.classes_[draws["y"]]
     return X, np.asarray(drawn)

@@ -7,9 +7,11 @@ the diagonal and spherical types); see `bayesgen.families.gaussian.posterior`.
 from bayesgen.families.gaussian.family import GaussianFamily
 from bayesgen.families.gaussian.likelihood import log_likelihood
 from bayesgen.families.gaussian.posterior import (
+    GAUSSIAN_ESTIMATE_KINDS,
     GaussianParams,
     NormalInverseWishart,
     add_ridge,
+    check_gaussian_estimate_kind,
     default_dof,
     default_scale,
     mean_exists,
@@ -34,12 +36,14 @@ from bayesgen.families.gaussian.stats import (
 
 __all__ = [
     "COVARIANCE_TYPES",
+    "GAUSSIAN_ESTIMATE_KINDS",
     "GaussianFamily",
     "GaussianParams",
     "GaussianStats",
     "NormalInverseWishart",
     "add_ridge",
     "check_covariance_type",
+    "check_gaussian_estimate_kind",
     "covariance_log_prior",
     "default_dof",
     "default_scale",

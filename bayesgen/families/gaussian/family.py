@@ -167,13 +167,13 @@ class GaussianFamily(FeatureFamily):
     def point_estimate(
         self, prior, stats: GaussianStats, kind: str, *, ridge=None, regularise=None
     ) -> GaussianParams:
-        """``"mle"``, ``"map"`` or ``"mean"`` parameters with the ridge added.
+        """``"mle"``, ``"map"``, ``"mean"`` or ``"unbiased"`` parameters with the ridge added.
 
         Parameters
         ----------
         prior : NormalInverseWishart
         stats : GaussianStats
-        kind : {"mle", "map", "mean"}
+        kind : {"mle", "map", "mean", "unbiased"}
         ridge : Array, optional
             Default `ridge` of ``stats``.
         regularise : callable, optional
@@ -187,11 +187,12 @@ class GaussianFamily(FeatureFamily):
         return add_ridge(params, ridge, self.covariance_type)
 
     def log_prior(self, prior: NormalInverseWishart, params: GaussianParams, kind: str = "map"):
-        """$\\log p(\\mu, \\Sigma)$, the story's parameter density (0 for ``"mle"``).
+        """$\\log p(\\mu, \\Sigma)$, the story's parameter density (0 for ``"mle"`` and
+        ``"unbiased"``, which ignore the prior).
 
         ``"map"`` and ``"mean"`` both use the NIW density itself.
         """
-        if kind == "mle":
+        if kind in ("mle", "unbiased"):
             return 0.0
         return log_prior(prior, params, self.covariance_type)
 

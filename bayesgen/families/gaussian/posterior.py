@@ -29,8 +29,18 @@ import jax.numpy as jnp
 import numpyro.distributions as dist
 from jax import Array
 
-from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.gaussian.stats import GaussianStats, total_moments
+
+GAUSSIAN_ESTIMATE_KINDS = ("mle", "map", "mean", "unbiased")
+"""The Gaussian family's point estimates: the shared kinds plus ``"unbiased"``, the sample
+covariance with the textbook divisors (R's ``MASS::lda``, ``MASS::qda``, e1071's
+``naiveBayes``)."""
+
+
+def check_gaussian_estimate_kind(kind: str) -> None:
+    """Raise a ``ValueError`` unless ``kind`` is one of `GAUSSIAN_ESTIMATE_KINDS`."""
+    if kind not in GAUSSIAN_ESTIMATE_KINDS:
+        raise ValueError(f"estimate must be one of {GAUSSIAN_ESTIMATE_KINDS}; got {kind!r}.")
 
 
 class NormalInverseWishart(NamedTuple):
@@ -154,11 +164,15 @@ def point_estimate(
         Ignored for ``kind="mle"``.
     stats : GaussianStats
     covariance_type : {"full", "tied", "diag", "spherical"}
-    kind : {"mle", "map", "mean"}
+    kind : {"mle", "map", "mean", "unbiased"}
         ``"mle"``: class means and $S_k/N_k$ (pooled $\\sum_k S_k / N$ for
         ``"tied"``, $\\mathrm{tr}(S_k)/(d N_k)$ for ``"spherical"``). ``"map"``: the
         joint posterior mode. ``"mean"``: the posterior mean (needs $\\nu > d + 1$,
-        or $\\nu > 2$ per coordinate).
+        or $\\nu > 2$ per coordinate). ``"unbiased"``: class means and the unbiased
+        sample covariances, $S_k/(N_k - 1)$ (per feature for ``"diag"``,
+        $\\mathrm{tr}(S_k)/(d (N_k - 1))$ for ``"spherical"``) and the pooled
+        $\\sum_k S_k/(N - K)$ for ``"tied"``; a class with at most one row gets a zero
+        covariance. Not a Bayesian estimate: the prior is ignored.
 
     Returns
     -------
@@ -166,14 +180,16 @@ def point_estimate(
         Without any ridge; see `add_ridge`. A class with no weight gets a zero
         covariance under ``"mle"``.
     """
-    check_estimate_kind(kind)
+    check_gaussian_estimate_kind(kind)
     counts = stats.counts
-    if kind == "mle":
-        safe = jnp.where(counts > 0, counts, 1)
+    if kind in ("mle", "unbiased"):
+        # "unbiased": one degree of freedom per estimated mean (K of them for "tied").
+        lost = 1 if kind == "unbiased" else 0
+        safe = jnp.where(counts > lost, counts - lost, 1)
         if covariance_type == "full":
             covariances = stats.scatter / safe[:, None, None]
         elif covariance_type == "tied":
-            covariances = stats.scatter / jnp.sum(counts)
+            covariances = stats.scatter / (jnp.sum(counts) - lost * counts.shape[0])
         elif covariance_type == "diag":
             covariances = stats.scatter / safe[:, None]
         else:

@@ -1,0 +1,192 @@
+"""``ComplementNB``: Rennie et al.'s complement naive Bayes, a heuristic with no story."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.metaestimators import available_if
+
+from bayesgen.estimators.count_nb import NaiveBayesClassPrior
+from bayesgen.families.estimates import check_concentration
+from bayesgen.families.multinomial import MultinomialFamily
+from bayesgen.inference import semi_supervised
+from bayesgen.validation import check_counts
+
+_NO_STORY = (
+    "ComplementNB is a heuristic classifier, not a generative model: its weights come from "
+    "the counts of the *other* classes, which describe no distribution of x given the "
+    "class, so it has no story to {what}. Use MultinomialNB for a generative model of "
+    "counts."
+)
+
+
+def _has_density(_estimator) -> bool:
+    """``score_samples`` is absent (``hasattr`` is False): complement NB has no density."""
+    return False
+
+
+class ComplementNB(NaiveBayesClassPrior):
+    """Complement naive Bayes (Rennie et al. 2003), as scikit-learn's ``ComplementNB``.
+
+    A **heuristic**, not a generative model: each class's weights are estimated from the
+    word counts of all *other* classes,
+
+    $$
+    \\hat\\theta_{\\bar k j} = \\frac{\\alpha + \\sum_{l \\ne k} C_{lj}}
+    {\\sum_{j'} (\\alpha + \\sum_{l \\ne k} C_{lj'})}, \\qquad
+    w_{kj} = -\\log\\hat\\theta_{\\bar k j}
+    $$
+
+    (with ``norm=True``, $w_{kj} = \\log\\hat\\theta_{\\bar kj} / \\sum_{j'}
+    \\log\\hat\\theta_{\\bar kj'}$), and a row scores $x \\cdot w_k$. This corrects
+    multinomial naive Bayes on unbalanced classes, but $\\exp(x \\cdot w_k)$ is no
+    density of $x$ given $k$, so there is no generative story: ``sample``, ``story``,
+    ``impute`` and the parameter posterior refuse with an error, ``score_samples`` is
+    absent, and
+    ``predict_proba`` is the softmax of the scores (as scikit-learn's), not a posterior
+    probability. As in scikit-learn the class prior is fitted (``class_log_prior_``) but
+    not used by the scores when there are two or more classes, which a classifier here
+    always has.
+
+    The statistics are the per-class feature sums ``R^T X`` of
+    [`MultinomialNB`][bayesgen.MultinomialNB], so ``partial_fit`` and sample weights work
+    as there; rows labelled as unlabelled (-1) are refused, since EM needs a likelihood.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive smoothing of the complement counts.
+    norm : bool, default=False
+        Normalise each class's weights (the second normalisation of Rennie et al.).
+    fit_prior : bool, default=True
+        As in scikit-learn: only for ``class_prior_`` and ``class_log_prior_``.
+    class_prior : array-like of shape (n_classes,), optional
+        Known class probabilities, stored as ``class_prior_`` (not used by the scores).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    class_count_ : ndarray of shape (n_classes,)
+    class_prior_ : ndarray of shape (n_classes,)
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted per-class sums of each feature (``R^T X``).
+    feature_all_ : ndarray of shape (n_features,)
+        The sums over all classes.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        The weights $w_{kj}$ (scikit-learn's name; they are not log probabilities).
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesgen import ComplementNB
+    >>> X = np.array([[3, 0, 1], [2, 1, 0], [0, 4, 2], [1, 3, 3]])
+    >>> ComplementNB().fit(X, [0, 0, 1, 1]).predict([[4, 0, 0]]).tolist()
+    [0]
+    """
+
+    model_name = "complement-nb"
+    n_classes = None  # no EM, so the classes are always those of the labels
+
+    def __init__(self, *, alpha=1.0, norm=False, fit_prior=True, class_prior=None):
+        self.alpha = alpha
+        self.norm = norm
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.input_tags.positive_only = True
+        tags.classifier_tags.poor_score = True  # as scikit-learn's naive Bayes on blobs
+        return tags
+
+    def _check_hyperparameters(self):
+        if not isinstance(self.fit_prior, (bool, np.bool_)):
+            raise ValueError(f"fit_prior must be True or False; got {self.fit_prior!r}.")
+        if not isinstance(self.norm, (bool, np.bool_)):
+            raise ValueError(f"norm must be True or False; got {self.norm!r}.")
+
+    def _check_X(self, X, *, reset):
+        return check_counts(self, X, reset=reset, allow_nan=False)
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit from labelled count rows; see `GenerativeClassifier.fit` (no unlabelled rows).
+
+        Returns
+        -------
+        self
+        """
+        if y is not None and semi_supervised.unlabeled_rows(np.ravel(np.asarray(y))).any():
+            raise ValueError(
+                "ComplementNB has no likelihood, so it cannot be fitted by EM on unlabelled "
+                "rows (y = -1 or None); drop them, or use MultinomialNB."
+            )
+        return super().fit(X, y, sample_weight=sample_weight)
+
+    # ------------------------------------------------------------------ hooks
+    def _family(self) -> MultinomialFamily:
+        return MultinomialFamily(alpha=self.alpha)
+
+    def _feature_stats(self, X, responsibilities, dtype):
+        return self._family().suff_stats(X, responsibilities, dtype)
+
+    def _merge_feature_stats(self, previous, new):
+        return self._family().merge(previous, new)
+
+    def _update_parameters(self):
+        feature_count = np.asarray(self._stats.feature_counts)
+        alpha = check_concentration(self.alpha, "alpha", feature_count.shape[1])
+        complement = feature_count.sum(axis=0) + alpha - feature_count
+        logged = np.log(complement / complement.sum(axis=1, keepdims=True))
+        self.feature_count_ = feature_count
+        self.feature_all_ = feature_count.sum(axis=0)
+        if self.norm:
+            self.feature_log_prob_ = logged / logged.sum(axis=1, keepdims=True)
+        else:
+            self.feature_log_prob_ = -logged
+
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
+        weights = np.asarray(self.feature_log_prob_, dtype=dtype)
+        scores = X @ weights.T
+        return np.asarray(scores.toarray() if sp.issparse(scores) else scores)
+
+    def _log_class_prior(self, dtype) -> np.ndarray:
+        # scikit-learn's ComplementNB leaves the prior out of its scores (n_classes >= 2).
+        return np.zeros(self.classes_.shape[0], dtype=dtype)
+
+    # ------------------------------------------------------------------ no story
+    def _refuse(self, what: str):
+        raise NotImplementedError(_NO_STORY.format(what=what))
+
+    def story(self, X=None, y=None, *, n_samples=None):
+        """Refused: complement naive Bayes has no generative story."""
+        self._refuse("run")
+
+    def sample(self, n_samples=1, *, y=None, random_state=None):
+        """Refused: complement naive Bayes has no generative story to sample from."""
+        self._refuse("sample rows from")
+
+    def impute(self, X, *, method="mean", y=None, random_state=None):
+        """Refused: there is no $p(x \\mid k)$ to impute from."""
+        self._refuse("impute missing values from")
+
+    @available_if(_has_density)
+    def score_samples(self, X):
+        """Absent: the scores are no density, so there is no $\\log p(x)$."""
+        self._refuse("give a density log p(x) from")
+
+    def _check_exact_posterior(self):
+        self._refuse("give a parameter posterior from")
+
+    def _story_part(self, **options):
+        self._refuse("run")
+
+    def _em_m_step(self, X, responsibilities):
+        self._refuse("fit by EM")
+
+    def _feature_log_prior(self) -> float:
+        return 0.0
+
+    def _sampling_sites(self):
+        self._refuse("sample rows from")

@@ -1,0 +1,79 @@
+"""scikit-learn's names for fitted attributes, as read-only views of ours.
+
+Code written for ``sklearn.naive_bayes`` or ``sklearn.discriminant_analysis`` reads
+``theta_``, ``var_``, ``covariance_``, ``priors_``, ``coef_``, ``intercept_`` or
+``class_log_prior_``; each is a property over the attribute that holds the same number
+here, so nothing is stored twice (and model files, which store ``__dict__``, are unchanged).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+
+class GaussianNBNames:
+    """``theta_`` and ``var_`` of ``sklearn.naive_bayes.GaussianNB``."""
+
+    @property
+    def theta_(self) -> np.ndarray:
+        """Class means, (n_classes, n_features): ``means_``."""
+        return self.means_
+
+    @property
+    def var_(self) -> np.ndarray:
+        """Per-class variances, (n_classes, n_features): ``covariances_`` (ridge included)."""
+        return self.covariances_
+
+
+class DiscriminantNames:
+    """``priors_`` and ``covariance_`` of scikit-learn's discriminant analysis."""
+
+    @property
+    def priors_(self) -> np.ndarray:
+        """Class probabilities, (n_classes,): ``class_prior_``."""
+        return self.class_prior_
+
+    @property
+    def covariance_(self) -> np.ndarray:
+        """``covariances_``: (n_features, n_features) for LDA, one per class for QDA."""
+        return self.covariances_
+
+
+class LinearDiscriminantNames(DiscriminantNames):
+    """``coef_`` and ``intercept_``: LDA's discriminant as the linear form $x^\\top w_k + b_k$.
+
+    $w_k = \\Sigma^{-1}\\mu_k$ and $b_k = -\\tfrac12\\mu_k^\\top\\Sigma^{-1}\\mu_k + \\log
+    \\pi_k$; for two classes the difference of the second and the first, as in
+    scikit-learn, so that ``decision_function(X) == X @ coef_.T + intercept_`` there.
+    """
+
+    def _linear_form(self) -> tuple[np.ndarray, np.ndarray]:
+        means = np.asarray(self.means_, dtype=np.float64)
+        factor = scipy.linalg.cho_factor(np.asarray(self.covariances_, dtype=np.float64))
+        coef = scipy.linalg.cho_solve(factor, means.T).T
+        with np.errstate(divide="ignore"):
+            intercept = -0.5 * np.sum(coef * means, axis=1) + np.log(self.class_prior_)
+        if coef.shape[0] == 2:
+            return coef[1:] - coef[:1], intercept[1:] - intercept[:1]
+        return coef, intercept
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """Weights, (n_classes, n_features), or (1, n_features) for two classes."""
+        return self._linear_form()[0]
+
+    @property
+    def intercept_(self) -> np.ndarray:
+        """Intercepts, (n_classes,), or (1,) for two classes."""
+        return self._linear_form()[1]
+
+
+class ClassLogPriorNames:
+    """``class_log_prior_`` of scikit-learn's discrete naive Bayes."""
+
+    @property
+    def class_log_prior_(self) -> np.ndarray:
+        """$\\log\\pi_k$, (n_classes,): the log of ``class_prior_``."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.class_prior_)

@@ -1,0 +1,144 @@
+"""scikit-learn's attribute names, with scikit-learn's numbers, on its bundled data sets."""
+
+import numpy as np
+import pytest
+from sklearn import discriminant_analysis, naive_bayes
+from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf
+from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
+
+from bayesgen import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
+
+DATA = {"iris": load_iris, "wine": load_wine}
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+def test_gaussian_nb_theta_and_var(data):
+    X, y = DATA[data](return_X_y=True)
+    ours = GaussianNB(reg_covar=0).fit(X, y)
+    theirs = naive_bayes.GaussianNB(var_smoothing=0).fit(X, y)
+    np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-10)
+    np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+def test_lda_covariance_priors_coef_intercept(data):
+    X, y = DATA[data](return_X_y=True)
+    ours = LDA(reg_covar=0).fit(X, y)
+    theirs = discriminant_analysis.LinearDiscriminantAnalysis(solver="lsqr").fit(X, y)
+    np.testing.assert_allclose(ours.covariance_, theirs.covariance_, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(ours.priors_, theirs.priors_, rtol=1e-12)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-10)
+
+
+def test_lda_two_classes_linear_decision_function():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:, :6]
+    ours = LDA(reg_covar=0).fit(X, y)
+    theirs = discriminant_analysis.LinearDiscriminantAnalysis(solver="lsqr").fit(X, y)
+    assert ours.coef_.shape == (1, 6) and ours.intercept_.shape == (1,)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=1e-10)
+    linear = X @ ours.coef_.T[:, 0] + ours.intercept_[0]
+    np.testing.assert_allclose(ours.decision_function(X), linear, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        ours.decision_function(X), theirs.decision_function(X), rtol=1e-9, atol=1e-9
+    )
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+def test_qda_covariance_and_priors(data):
+    X, y = DATA[data](return_X_y=True)
+    ours = QDA(reg_covar=0).fit(X, y)
+    # The eigen solver's covariance_ is the empirical one, like estimate="mle".
+    theirs = discriminant_analysis.QuadraticDiscriminantAnalysis(
+        solver="eigen", store_covariance=True
+    ).fit(X, y)
+    np.testing.assert_allclose(ours.covariance_, np.asarray(theirs.covariance_), rtol=1e-10)
+    np.testing.assert_allclose(ours.priors_, theirs.priors_, rtol=1e-12)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10)
+
+
+def test_count_models_class_log_prior_feature_and_class_count():
+    X, y = load_digits(return_X_y=True)
+    for ours, theirs in (
+        (MultinomialNB(), naive_bayes.MultinomialNB()),
+        (BernoulliNB(binarize=0.0), naive_bayes.BernoulliNB(binarize=0.0)),
+    ):
+        ours.fit(X, y)
+        theirs.fit(X, y)
+        np.testing.assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, rtol=1e-12)
+        np.testing.assert_allclose(ours.feature_count_, theirs.feature_count_)
+        np.testing.assert_allclose(ours.class_count_, theirs.class_count_)
+
+
+def test_names_are_absent_before_fit():
+    for name, model in (("theta_", GaussianNB()), ("coef_", LDA()), ("priors_", QDA())):
+        assert not hasattr(model, name)
+
+
+def _codes(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(200, 5))
+    X[:, 2] = rng.integers(0, 2, 200)
+    return X, rng.integers(0, 3, 200)
+
+
+def test_categorical_nb_without_unseen_category_equals_scikit_learn():
+    X, y = _codes()
+    ours = CategoricalNB(unseen_category=False).fit(X, y)
+    theirs = naive_bayes.CategoricalNB().fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
+    np.testing.assert_array_equal(ours.n_categories_, theirs.n_categories_)
+    for a, b in zip(ours.feature_log_prob_, theirs.feature_log_prob_, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    # partial_fit over two batches reaches the same model.
+    chunked = CategoricalNB(unseen_category=False).partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    chunked.partial_fit(X[50:], y[50:])
+    np.testing.assert_allclose(chunked.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
+
+
+def test_categorical_nb_min_categories_equals_scikit_learn():
+    X, y = _codes(1)
+    minimum = [6, 4, 3, 4, 4]
+    ours = CategoricalNB(unseen_category=False, min_categories=minimum).fit(X, y)
+    theirs = naive_bayes.CategoricalNB(min_categories=minimum).fit(X, y)
+    np.testing.assert_array_equal(ours.n_categories_, theirs.n_categories_)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
+    np.testing.assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, rtol=1e-12)
+    for a, b in zip(ours.category_count_, theirs.category_count_, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_categorical_nb_default_keeps_the_unseen_category():
+    X, y = _codes(2)
+    model = CategoricalNB().fit(X, y)
+    counts = model.category_count_[0]
+    expected = (counts + 1.0) / (counts.sum(axis=1, keepdims=True) + 1.0 * (4 + 1))
+    np.testing.assert_allclose(np.exp(model.feature_log_prob_[0][:, :-1]), expected)
+    model.predict(X + 10)  # unseen values have a probability
+    with pytest.raises(ValueError, match="training did not see"):
+        CategoricalNB(unseen_category=False).fit(X, y).predict(X + 10)
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+@pytest.mark.parametrize("covariance", [LedoitWolf(), OAS(), EmpiricalCovariance()], ids=repr)
+def test_lda_covariance_estimator_equals_scikit_learn(data, covariance):
+    X, y = DATA[data](return_X_y=True)
+    ours = LDA(reg_covar=0, covariance_estimator=covariance).fit(X, y)
+    theirs = discriminant_analysis.LinearDiscriminantAnalysis(
+        solver="lsqr", covariance_estimator=covariance
+    ).fit(X, y)
+    np.testing.assert_allclose(ours.covariance_, theirs.covariance_, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-10)
+
+
+def test_lda_covariance_estimator_refuses_what_it_cannot_do():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="every row at once"):
+        LDA(covariance_estimator=LedoitWolf()).partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(ValueError, match="sample weights"):
+        LDA(covariance_estimator=LedoitWolf()).fit(X, y, sample_weight=np.ones(len(y)))
+    with pytest.raises(ValueError, match="posterior"):
+        LDA(covariance_estimator=LedoitWolf()).fit(X, y).posterior()
