@@ -35,13 +35,14 @@ def column_schema(X) -> list[dict] | None:
 def as_training_frame(values, schema: list[dict]) -> pd.DataFrame:
     """``values`` (n_samples, n_features) as a DataFrame with the training columns.
 
+    ``values`` may also be a list of one array per column (columns of different kinds).
     Drawn values of an integer or boolean column are rounded first (a Gaussian fitted to
     integer data draws real numbers); a categorical column gets the training categories.
     """
-    values = np.asarray(values)
+    by_column = values if isinstance(values, list) else list(np.asarray(values).T)
     columns = {}
-    for j, column in enumerate(schema):
-        columns[column["name"]] = _as_dtype(values[:, j], column)
+    for column_values, column in zip(by_column, schema, strict=True):
+        columns[column["name"]] = _as_dtype(np.asarray(column_values), column)
     return pd.DataFrame(columns)
 
 

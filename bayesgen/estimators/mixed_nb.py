@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from bayesgen import registry, stories
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.families import column_choice
+from bayesgen.frames import as_training_frame
 from bayesgen.inference import imputation, semi_supervised
 from bayesgen.validation import check_positive
 
@@ -440,6 +441,9 @@ class MixedNB(NaiveBayesClassPrior):
             for position, column in zip(self._groups[family], values.T, strict=True):
                 columns[position] = column
         names = list(self.feature_families_)
+        schema = getattr(self, "_training_columns", None)
+        if schema is not None:  # the training columns' names and dtypes
+            return as_training_frame([columns[i] for i in range(len(names))], schema)
         frame = pd.DataFrame({names[i]: columns[i] for i in range(len(names))})
         return frame if self._fitted_on_frame else frame.to_numpy()
 

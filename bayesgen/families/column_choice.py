@@ -75,7 +75,9 @@ def log_evidence(
     if family == "exponential":
         return column_evidence.exponential(x, class_index, n_classes, alpha=alpha)
     if family == "categorical":
-        return column_evidence.categorical(x, class_index, n_classes, alpha=alpha)
+        return column_evidence.categorical(
+            x, class_index, n_classes, alpha=alpha, integer_range=True
+        )
     raise ValueError(f"no column evidence for the {family!r} family")
 
 

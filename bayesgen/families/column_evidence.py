@@ -136,15 +136,21 @@ def exponential(
     return float(total)
 
 
-def categorical(x: np.ndarray, class_index: np.ndarray, n_classes: int, *, alpha=1.0) -> float:
+def categorical(
+    x: np.ndarray, class_index: np.ndarray, n_classes: int, *, alpha=1.0, integer_range=False
+) -> float:
     r"""Evidence of unordered levels with a symmetric ``Dirichlet(alpha)`` prior per class.
 
     The levels are the column's distinct values plus the unseen one ``CategoricalNB``
-    keeps, $C + 1$ in all: a Dirichlet–multinomial,
+    keeps, $C + 1$ in all; with ``integer_range``, every integer from the column's least
+    to its greatest value (plus the unseen one), so that the model does not learn for
+    free which integers occur. A Dirichlet–multinomial,
     $\sum_k \big[\log\Gamma((C+1)a) - \log\Gamma((C+1)a + n_k)
     + \sum_c \log\Gamma(a + n_{kc}) - \log\Gamma(a)\big]$.
     """
     levels = np.unique(x[~np.isnan(x)])
+    if integer_range:
+        levels = np.arange(levels.min(), levels.max() + 1)
     size = levels.size + 1
     total = 0.0
     for values in _per_class(x, class_index, n_classes):

@@ -105,7 +105,7 @@ def objective(estimator, X, responsibilities) -> float:
     covariances = estimator._full_covariances()
     per_class = missing.log_likelihood(estimator.means_, covariances, X)
     value = float(np.sum(responsibilities * per_class))
-    return value if estimator.estimate == "mle" else value + _log_prior(estimator)
+    return value if estimator.estimate in ("mle", "unbiased") else value + _log_prior(estimator)
 
 
 def fit_with_missing(estimator, X, responsibilities, dtype):

@@ -85,6 +85,19 @@ def test_integer_columns_get_the_family_their_values_call_for():
     assert X["year"].between(2007, 2009).all()
 
 
+@pytest.mark.parametrize("table", ["pima", "pima2"])
+def test_glucose_of_the_pima_indians_is_gaussian(table):
+    """R's Pima.tr and PimaIndiansDiabetes2 (tests/fixtures/r): glucose is no count."""
+    from pathlib import Path
+
+    data = pd.read_csv(Path(__file__).parents[1] / "fixtures" / "r" / f"{table}_qda.csv")
+    X = data.drop(columns=[c for c in data.columns if c == "class" or c.startswith("posterior")])
+    model = MixedNB().fit(X, data["class"])
+    glucose = "glu" if table == "pima" else "glucose"
+    assert model.feature_families_[glucose] == "gaussian"
+    assert "poisson" not in model.feature_families_.values()
+
+
 def test_families_are_chosen_on_the_labelled_rows():
     """Unlabelled rows (-1) do not enter the evidence; the labelled ones decide."""
     rng = np.random.default_rng(8)
@@ -322,3 +335,13 @@ def test_whole_sample_weights_choose_as_repeated_rows_do():
     for column, evidence in repeated.family_log_evidence_.items():
         assert weighted.family_log_evidence_[column] == pytest.approx(evidence, rel=1e-12)
     assert weighted.feature_families_ == repeated.feature_families_
+
+
+def test_samples_keep_the_training_columns_and_dtypes():
+    frame, y = _frame(200, seed=6)
+    frame["city"] = frame["city"].astype("category")
+    model = MixedNB().fit(frame, y)
+    X, _ = model.sample(50, random_state=0)
+    assert list(X.columns) == list(frame.columns)
+    assert X.dtypes.to_dict() == frame.dtypes.to_dict()
+    assert set(X["city"].cat.categories) == set(frame["city"].cat.categories)

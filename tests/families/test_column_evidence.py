@@ -120,3 +120,17 @@ def test_missing_entries_are_skipped(family):
         evidence(x[keep], class_index[keep], 2, **options),
         rtol=1e-12,
     )
+
+
+def test_categorical_evidence_over_an_integer_range_counts_every_integer_as_a_level():
+    """Levels 3..9 (seven, four never seen) plus the unseen one."""
+    rng, class_index = _labelled()
+    x = rng.choice([3.0, 7.0, 9.0], size=class_index.size)
+    alpha, size = 0.7, 8
+
+    def predictive(earlier, value):
+        return np.log((np.count_nonzero(earlier == value) + alpha) / (earlier.size + size * alpha))
+
+    expected = _sequential(x, class_index, predictive)
+    got = column_evidence.categorical(x, class_index, 2, alpha=alpha, integer_range=True)
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
