@@ -7,7 +7,6 @@ entries cost. 20 % of entries are missing completely at random.
 
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import dataclass
 
@@ -15,7 +14,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 import bayesgen
-from benchmarks.gaussian import make_data
+from benchmarks.gaussian import _median_seconds, make_data
 
 #: Largest acceptable ratio (missing / complete) per operation.
 GOALS = {"predict_proba": 10.0, "score_samples": 10.0, "one EM iteration": 20.0, "impute": 10.0}
@@ -37,12 +36,7 @@ class MissingTiming:
 
 
 def _median(call, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return _median_seconds(call, (), repeats)
 
 
 def _em_iteration(X, y, repeats: int) -> float:
