@@ -4,6 +4,10 @@ import os
 
 # A measured CPU deadlock of XLA's concurrency-optimised scheduler (see docs/architecture.md).
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_enable_concurrency_optimized_scheduler=false")
+# The command line keeps JAX's persistent cache by default; in-process CLI tests must not
+# switch the whole test session onto it (tests/cli/test_compilation_cache_default.py
+# checks the default in child processes).
+os.environ.setdefault("BAYESGEN_COMPILATION_CACHE", "0")
 
 
 import pytest  # noqa: E402

@@ -21,6 +21,27 @@ import click  # noqa: E402
 
 from bayesgen.cli.errors import OneLineErrorGroup  # noqa: E402
 
+#: Environment variable: "0" keeps the command line off JAX's persistent cache, "1" turns
+#: it on even under CI.
+CACHE_VARIABLE = "BAYESGEN_COMPILATION_CACHE"
+
+
+def compilation_cache_wanted(environment=None) -> bool:
+    """Whether a subcommand keeps JAX's compiled kernels on disk (`CACHE_VARIABLE`).
+
+    On by default, so that a second run of the same command pays no compilation; off when
+    the variable says ``0``/``false``/``no``/``off``, and off under CI (``CI`` set) unless
+    it says ``1``/``true``/``yes``/``on``.
+    """
+    environment = os.environ if environment is None else environment
+    setting = environment.get(CACHE_VARIABLE, "").strip().lower()
+    if setting in ("0", "false", "no", "off"):
+        return False
+    if setting in ("1", "true", "yes", "on"):
+        return True
+    return not environment.get("CI")
+
+
 #: The subcommands, each the function of that name in the module ``bayesgen.cli.<name>``.
 COMMANDS = ("demo", "fit", "predict", "sample", "impute", "info")
 
@@ -67,7 +88,14 @@ def main() -> None:
 
     Fit a model to a CSV or Parquet table, then predict with credible intervals, draw
     synthetic rows, fill in missing cells, or summarise the model.
+
+    Compiled kernels are kept in ~/.cache/bayesgen/jax, so a second run compiles nothing;
+    BAYESGEN_COMPILATION_CACHE=0 turns that off.
     """
+    if compilation_cache_wanted():
+        from bayesgen.compilation_cache import enable_compilation_cache
+
+        enable_compilation_cache()
 
 
 __all__ = ["main"]
