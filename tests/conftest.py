@@ -4,9 +4,18 @@ import os
 
 # A measured CPU deadlock of XLA's concurrency-optimised scheduler (see docs/architecture.md).
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_enable_concurrency_optimized_scheduler=false")
+# One BLAS thread. Next to XLA's thread pool, OpenBLAS's own threads make every small LAPACK
+# call slow: measured on 2 cores, a 3x3 scipy.linalg.solve_triangular cost 2.3 ms of CPU
+# with 2 OpenBLAS threads and 33 us with one, and the per-class loops over 40,000 drawn
+# covariances (tests/estimators/test_predictive.py) spent minutes there. The variable reaches
+# subprocesses too; threadpoolctl covers a BLAS already loaded before this file.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 import pytest  # noqa: E402
+from threadpoolctl import threadpool_limits  # noqa: E402
+
+_BLAS_THREADS = threadpool_limits(int(os.environ["OPENBLAS_NUM_THREADS"]), user_api="blas")
 
 
 @pytest.fixture(autouse=True, scope="module")
