@@ -41,7 +41,13 @@ def test_count_samples_refit_to_the_fitted_model(model_class):
     """Integer rows whose per-class means give back theta (or the rates)."""
     X, y = load_digits(return_X_y=True)
     model = (model_class(binarize=7) if model_class is BernoulliNB else model_class()).fit(X, y)
-    X_new, y_new = model.sample(N_DRAWS, random_state=1)
+    # N_DRAWS rows in four calls: NumPyro draws a multinomial row by Gumbel-max over
+    # (total count x n_features) noise, so one call of 20,000 digits rows (about 313 words of
+    # 64 pixels each) held 3.2 GB at once. Four independent samples of 5,000 rows are one
+    # sample of 20,000, so the standard errors below are unchanged.
+    blocks = [model.sample(N_DRAWS // 4, random_state=seed) for seed in range(1, 5)]
+    X_new = np.concatenate([rows for rows, _ in blocks])
+    y_new = np.concatenate([labels for _, labels in blocks])
     assert X_new.dtype == np.int64 and np.all(X_new >= 0)
     counts = np.bincount(y_new, minlength=10)[:, None]
     means = np.array([X_new[y_new == k].mean(axis=0) for k in range(10)])
