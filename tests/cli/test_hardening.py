@@ -105,7 +105,13 @@ def test_an_interrupted_write_leaves_the_old_file_intact(model_path, tmp_path, s
     out = tmp_path / "old.csv"
     out.write_text("precious,contents\n1,2\n")
     environment = {**os.environ, "PYTHONPATH": os.getcwd()}
-    command = [sys.executable, "-m", "bayesgen.cli", "sample", str(model_path), "-n", "1000000"]
+    # A test run started in the background (`pytest &`) ignores SIGINT, and a child inherits
+    # that; the command is started with Python's own SIGINT handler, as at a terminal.
+    start = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from bayesgen.cli import main; main(sys.argv[1:], prog_name='bayesgen')"
+    )
+    command = [sys.executable, "-c", start, "sample", str(model_path), "-n", "1000000"]
     with subprocess.Popen(
         [*command, "--out", str(out)],
         stdout=subprocess.DEVNULL,
