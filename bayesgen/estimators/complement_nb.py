@@ -12,6 +12,11 @@ from bayesgen.families.multinomial import MultinomialFamily
 from bayesgen.inference import semi_supervised
 from bayesgen.validation import check_counts
 
+
+class NoGenerativeStory(TypeError):
+    """A use of the joint density asked of ComplementNB, which has no generative story."""
+
+
 _NO_STORY = (
     "ComplementNB is a heuristic classifier, not a generative model: its weights come from "
     "the counts of the *other* classes, which describe no distribution of x given the "
@@ -157,7 +162,7 @@ class ComplementNB(NaiveBayesClassPrior):
 
     # ------------------------------------------------------------------ no story
     def _refuse(self, what: str):
-        raise NotImplementedError(_NO_STORY.format(what=what))
+        raise NoGenerativeStory(_NO_STORY.format(what=what))
 
     def story(self, X=None, y=None, *, n_samples=None):
         """Refused: complement naive Bayes has no generative story."""

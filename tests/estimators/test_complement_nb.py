@@ -7,6 +7,7 @@ from sklearn import naive_bayes
 from sklearn.datasets import load_digits
 
 from bayesgen import ComplementNB, registry
+from bayesgen.estimators.complement_nb import NoGenerativeStory
 
 
 @pytest.mark.parametrize("norm", [False, True])
@@ -45,7 +46,7 @@ def test_no_generative_story():
     model = ComplementNB().fit(X, y)
     assert not hasattr(model, "score_samples")  # no density
     for use in (model.sample, model.story, model.posterior, lambda: model.impute(X)):
-        with pytest.raises(NotImplementedError, match="heuristic"):
+        with pytest.raises(NoGenerativeStory, match="heuristic"):
             use()
     with pytest.raises(ValueError, match="unlabelled"):
         ComplementNB().fit(X, np.where(y == 0, -1, y))
