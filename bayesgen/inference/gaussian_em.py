@@ -61,24 +61,24 @@ def em_prior(estimator):
 def _expected_stats(means, covariances, X, responsibilities, covariance_type):
     """Expected GaussianStats of the completed rows under the current parameters."""
     n_classes, n_features = means.shape
-    completed = np.repeat(X[None], n_classes, axis=0)
-    corrections = np.zeros((n_classes, n_features * n_features))
-    for rows, index, mean, covariance in missing.conditionals(means, covariances, X):
-        completed[:, rows[:, None], index] = mean
-        # The conditional covariances, weighted by each row's responsibility, added into
-        # their (missing x missing) blocks of the scatter.
-        cells = (index[:, :, None] * n_features + index[:, None, :]).ravel()
-        for k in range(n_classes):
-            weighted = responsibilities[rows, k][:, None, None] * covariance[k]
+    per_class, corrections = [], np.zeros((n_classes, n_features * n_features))
+    for k in range(n_classes):  # one completed copy of X at a time
+        completed = X.copy()
+        pieces = missing.conditionals(means[k : k + 1], covariances[k : k + 1], X)
+        for rows, index, mean, covariance in pieces:
+            completed[rows[:, None], index] = mean[0]
+            # The conditional covariances, weighted by each row's responsibility, added
+            # into their (missing x missing) blocks of the scatter.
+            cells = (index[:, :, None] * n_features + index[:, None, :]).ravel()
+            weighted = responsibilities[rows, k][:, None, None] * covariance[0]
             corrections[k] += np.bincount(
                 cells, weights=weighted.ravel(), minlength=n_features * n_features
             )
-    per_class = [
-        gaussian.suff_stats(
-            jnp.asarray(completed[k]), jnp.asarray(responsibilities[:, [k]]), "full"
+        per_class.append(
+            gaussian.suff_stats(
+                jnp.asarray(completed), jnp.asarray(responsibilities[:, [k]]), "full"
+            )
         )
-        for k in range(n_classes)
-    ]
     counts = jnp.concatenate([s.counts for s in per_class])
     class_means = jnp.concatenate([s.means for s in per_class])
     scatter = jnp.concatenate([s.scatter for s in per_class]) + corrections.reshape(
