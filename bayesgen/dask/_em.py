@@ -10,7 +10,6 @@ shares and the log prior, merges the statistics and installs them.
 from __future__ import annotations
 
 import copy
-import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -20,40 +19,12 @@ from bayesgen.dask import _blocks, _family
 from bayesgen.dask._input import RowBlocks
 from bayesgen.dask._passes import run_pass
 from bayesgen.inference import em, semi_supervised
-from bayesgen.validation import check_labels
-
-
-def em_classes(estimator, labels: np.ndarray) -> np.ndarray:
-    """The classes of a semi-supervised fit, as ``semi_supervised.fit`` chooses them."""
-    if labels.size:
-        classes = np.unique(check_labels(np.asarray(labels, dtype=object).tolist()))
-        semi_supervised.check_n_classes(estimator, classes)
-    else:
-        if estimator.n_classes is None:
-            raise ValueError(
-                "y has no labelled rows: pass n_classes to cluster the rows into that many "
-                "classes, or label some rows."
-            )
-        warnings.warn(
-            f"y has no labelled rows: fitting is clustering into n_classes="
-            f"{estimator.n_classes} classes 0..{estimator.n_classes - 1}, which are unnamed "
-            "and arbitrary in order.",
-            UserWarning,
-            stacklevel=4,
-        )
-        classes = np.arange(estimator.n_classes)
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"The labelled rows have {classes.shape[0]} class ({classes.tolist()}); a "
-            "classifier needs at least two (or no labels and n_classes)."
-        )
-    return classes
 
 
 def fit(estimator, blocks: RowBlocks, labels: np.ndarray, n_unlabeled: list, dtype):
     """Fit ``estimator`` by EM over the blocks; ``n_unlabeled`` counts each block's -1 rows."""
     semi_supervised._check_em_parameters(estimator)
-    classes = em_classes(estimator, labels)
+    classes = semi_supervised.em_classes(estimator, labels, stacklevel=4)
     estimator.classes_ = classes
     rng = check_random_state(estimator.random_state)
     best = None

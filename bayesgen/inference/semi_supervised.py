@@ -103,13 +103,11 @@ def check_n_classes(estimator, classes: np.ndarray) -> None:
         )
 
 
-def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
-    """Fit ``estimator`` by EM on labelled and unlabelled rows; see the module docstring."""
-    _check_em_parameters(estimator)
-    labeled = ~unlabeled
-    if labeled.any():
-        labels = check_labels(np.asarray(y, dtype=object)[labeled].tolist())
-        classes, class_index = np.unique(labels, return_inverse=True)
+def em_classes(estimator, labels: np.ndarray, *, stacklevel: int = 3) -> np.ndarray:
+    """The classes of a semi-supervised fit: those of the labelled rows ``labels``, or
+    ``0 .. n_classes - 1`` (clustering, with a warning) when there are none."""
+    if labels.size:
+        classes = np.unique(check_labels(np.asarray(labels, dtype=object).tolist()))
         check_n_classes(estimator, classes)
     else:
         if estimator.n_classes is None:
@@ -122,14 +120,28 @@ def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
             f"{estimator.n_classes} classes 0..{estimator.n_classes - 1}, which are unnamed "
             "and arbitrary in order.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
-        classes, class_index = np.arange(estimator.n_classes), np.empty(0, dtype=int)
+        classes = np.arange(estimator.n_classes)
     if classes.shape[0] < 2:
         raise ValueError(
             f"The labelled rows have {classes.shape[0]} class ({classes.tolist()}); a "
             "classifier needs at least two (or no labels and n_classes)."
         )
+    return classes
+
+
+def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
+    """Fit ``estimator`` by EM on labelled and unlabelled rows; see the module docstring."""
+    _check_em_parameters(estimator)
+    labeled = ~unlabeled
+    labels = np.asarray(y, dtype=object)[labeled]
+    classes = em_classes(estimator, labels, stacklevel=4)
+    class_index = (
+        np.searchsorted(classes, check_labels(labels.tolist()))
+        if labels.size
+        else np.empty(0, dtype=int)
+    )
     estimator.classes_ = classes
     n_classes = classes.shape[0]
     fixed = np.zeros((X.shape[0], n_classes), dtype=np.float64)
