@@ -99,8 +99,9 @@ class GenerativeClassifier(
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Class labels (any sortable type: ints, strings, ...). A row labelled -1 (or
-            None/NaN) is unlabelled, as in ``sklearn.semi_supervised``: it enters through
+            Class labels (any sortable type: ints, strings, ...). A row labelled
+            ``unlabeled_marker`` (default -1, as in ``sklearn.semi_supervised``) or
+            None/NaN is unlabelled: it enters through
             its mixture likelihood $\\sum_k \\pi_k\\, p(x \\mid k)$ and the model is
             fitted by EM (see ``max_iter``, ``tol``, ``n_init``, ``unlabeled_weight``);
             ``classes_`` come from the labelled rows. With no labelled row at all, EM
@@ -123,7 +124,7 @@ class GenerativeClassifier(
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         weights = check_weights(sample_weight, X)
-        unlabeled = semi_supervised.unlabeled_rows(y)
+        unlabeled = semi_supervised.marked_unlabeled(self, y, stacklevel=3)
         if unlabeled.any():
             return semi_supervised.fit(self, X, y, unlabeled, weights)
         y = check_labels(y)
