@@ -16,9 +16,10 @@ $c \in (0, 1)$ (at $c \ge 1 - 1/K$ it never abstains).
 
 An abstained row gets the *abstain label*. The default is the label that ``fit`` reads
 as an unlabelled row, so it is never a class: -1 for integer and floating classes (in
-their dtype), ``None`` for any other classes (strings, booleans, objects; the result is
-then an object array). Predictions with abstentions can thus go back into ``fit`` as
-``y``: the abstained rows enter as unlabelled.
+their dtype; a signed one for unsigned classes), ``None`` for any other classes
+(strings, booleans, objects; the result is then an object array). Predictions with
+abstentions can thus go back into ``fit`` as ``y``: the abstained rows enter as
+unlabelled.
 """
 
 from __future__ import annotations
