@@ -426,32 +426,6 @@ class GenerativeClassifier(
             return self._plugin_posterior(X, log=False)
         return np.exp(self.predict_log_proba(X, method=method))
 
-    def predict(self, X, *, cost=None, method="plugin") -> np.ndarray:
-        """The Bayes decision for each row: the most probable class, or the cheapest.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        cost : array-like of shape (n_classes, n_classes), optional
-            ``cost[k, j]`` is the cost of predicting class ``j`` when the truth is ``k``
-            (classes in the order of ``classes_``; finite, non-negative). The prediction
-            is then the class of least posterior expected cost
-            $\\arg\\min_j \\sum_k C_{kj}\\, p(k \\mid x)$ (``001_8fd34bf03af75598.txt``
-            §1.3, §2.2). ``None`` is 0-1 loss, the most probable class; ``1 - I`` gives
-            the same decisions.
-        method : {"plugin", "predictive"}, default="plugin"
-            Which class probabilities to decide with; see `predict_proba`.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        log_posterior = self.predict_log_proba(X, method=method)
-        if cost is None:
-            return self.classes_[np.argmax(log_posterior, axis=1)]
-        return self.classes_[self._least_expected_cost(log_posterior, cost)]
-
     def decision_function(self, X) -> np.ndarray:
         """Discriminant scores: joint log-probabilities, or the log-odds for two classes.
 
