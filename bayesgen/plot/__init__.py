@@ -26,15 +26,13 @@ from bayesgen.plot._images import class_images
 from bayesgen.plot._marginals import synthetic_vs_real
 from bayesgen.plot._regions import decision_regions
 from bayesgen.plot._reliability import reliability_diagram
-
-# Public, outside ``__all__`` until tests/plot/test_plot_import.py lists it (that test's
-# assertion names every entry of ``__all__``); the redundant alias marks the re-export.
-from bayesgen.plot._risk_coverage import risk_coverage as risk_coverage
+from bayesgen.plot._risk_coverage import risk_coverage
 
 __all__ = [
     "class_images",
     "credible_band",
     "decision_regions",
     "reliability_diagram",
+    "risk_coverage",
     "synthetic_vs_real",
 ]
