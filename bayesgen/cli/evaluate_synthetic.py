@@ -9,7 +9,7 @@ import click
 
 from bayesgen.cli.errors import UserError, one_line, user_errors
 from bayesgen.cli.outputs import atomic_output, check_output
-from bayesgen.cli.tables import check_output_suffix, na_values_option, read_table, write_table
+from bayesgen.cli.tables import READERS, na_values_option, read_table, write_table
 from bayesgen.synthetic import quality_report
 
 
@@ -42,9 +42,19 @@ def _write_report(report, out: str) -> None:
 )
 @na_values_option
 def evaluate_synthetic(real_path, synthetic_path, target, holdout_path, seed, out, na_values):
-    """Measure the synthetic table SYNTHETIC against the real table REAL it was made from."""
-    if out is not None and Path(out).suffix.lower() != ".json":
-        check_output_suffix(out)
+    """Measure the synthetic table SYNTHETIC against the real table REAL it was made from.
+
+    Prints each column's marginal distance (KS or total variation), the mean difference of
+    the columns' associations, train-on-synthetic against train-on-real scores (with
+    --target), a detector's ROC AUC and the distances to the closest real record against
+    real holdout rows (--holdout; by default 30% of REAL is held out). See
+    docs/synthetic-data.md.
+    """
+    if out is not None and Path(out).suffix.lower() not in (*READERS, ".json"):
+        raise UserError(
+            f"--out '{out}' has suffix '{Path(out).suffix}'; expected one of "
+            f"{', '.join((*READERS, '.json'))}."
+        )
     inputs = {"REAL": real_path, "SYNTHETIC": synthetic_path, "--holdout": holdout_path}
     check_output(out, inputs)
     literal = [target] if target is not None else []
