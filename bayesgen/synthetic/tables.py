@@ -163,6 +163,13 @@ def check_tables(real, synthetic, holdout=None, target=None):
     return (forms[0], forms[1], forms[2] if holdout is not None else None), columns
 
 
+def _text(value) -> str:
+    # A class column of whole numbers reads as floats where it has blanks: 1.0 is class 1.
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _normalised(table: pd.DataFrame, columns: Columns) -> pd.DataFrame:
     form = {}
     for column, kind in columns.kinds.items():
@@ -170,5 +177,5 @@ def _normalised(table: pd.DataFrame, columns: Columns) -> pd.DataFrame:
         if kind == NUMERIC:
             form[column] = series.astype("float64")
         else:
-            form[column] = series.astype(object).map(str).where(series.notna(), np.nan)
+            form[column] = series.astype(object).map(_text).where(series.notna(), np.nan)
     return pd.DataFrame(form, index=pd.RangeIndex(len(table)))

@@ -117,3 +117,11 @@ def test_a_copy_is_perfect_in_fidelity_and_a_copy_in_privacy(wine_split):
     # Same classifier, same rows, same seed: train-on-synthetic is train-on-real.
     u = report.utility
     assert (u.synthetic_accuracy, u.synthetic_log_loss) == (u.real_accuracy, u.real_log_loss)
+
+
+def test_a_class_column_of_whole_numbers_matches_across_int_and_float_tables():
+    real = pd.DataFrame({"x": [0.1, 0.5, 0.9, 0.3], "y": [0, 1, 1, 2]})
+    synthetic = pd.DataFrame({"x": [0.2, 0.4, 0.8, 0.6, 0.7], "y": [0.0, 1.0, 2.0, 1.0, np.nan]})
+    marginals = marginal_distances(*_checked(real, synthetic, target="y"))
+    # p = (1, 2, 1) / 4 and q = (1, 2, 1) / 4 over the observed classes 0, 1, 2.
+    assert marginals.loc["y", "distance"] == pytest.approx(0.0)
