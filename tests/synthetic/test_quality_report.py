@@ -95,3 +95,27 @@ def test_no_target_no_utility(mixed_table):
     assert report.utility is None
     assert "Utility" not in str(report)
     assert report.to_dict()["utility"] is None
+
+
+def test_mixed_nb_draws_of_a_mixed_table_pass_the_checks_and_look_real():
+    """MixedNB's DataFrame of draws keeps each column's type: integers, text, booleans."""
+    from bayesgen import MixedNB
+
+    rng = np.random.default_rng(1)
+    n = 300
+    species = rng.choice(["Adelie", "Gentoo", "Chinstrap"], n)
+    real = pd.DataFrame(
+        {
+            "bill": rng.normal(40, 5, n) + (species == "Gentoo") * 8,
+            "year": rng.integers(2007, 2010, n),
+            "island": rng.choice(["Biscoe", "Dream", "Torgersen"], n),
+            "male": rng.random(n) < 0.5,
+            "species": species,
+        }
+    )
+    model = MixedNB().fit(real.drop(columns="species"), real["species"])
+    X, y = model.sample(n, random_state=0)
+    report = quality_report(real, X.assign(species=y), target="species", random_state=0)
+    # Two samples of one distribution: KS and TV stay below ~1.36 sqrt(2 / 300) = 0.11.
+    assert report.marginals["distance"].max() < 0.15
+    assert report.detector_auc < 0.7
