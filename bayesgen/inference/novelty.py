@@ -1,0 +1,163 @@
+r"""Tail probabilities: novelty on one scale whatever entries a row is missing.
+
+``score_samples`` gives $s(x) = \log p(x_o)$, the density of a row's *observed* block
+$x_o$. Its scale depends on the pattern $o$ of observed entries (a row with two of four
+features blank has a far higher density than the same row complete), so one threshold
+cannot serve rows with different patterns. The tail probability puts every pattern on the
+same scale:
+
+$$
+t(x) = P\bigl(s(X_o) \le s(x_o)\bigr), \qquad X \sim p(x) = \sum_k \pi_k\, p(x \mid k),
+$$
+
+the probability that a row drawn from the fitted model, with the same entries observed,
+is at least as unusual (no more probable). When $s(X_o)$ has a continuous law, $t(X)$
+is uniform on (0, 1) for every pattern, so ``tail_probability(X) < 0.01`` flags 1 % of the
+rows the model describes, complete or gappy alike.
+
+For one Gaussian class $s$ is a decreasing function of the Mahalanobis distance of the
+observed block, whose law is $\chi^2_{d_o}$, so $t$ has the closed form
+`bayesgen.families.gaussian.tail.chi_square_tail`. A mixture of classes (every classifier)
+has no closed form: $t$ is estimated from ``n_draws`` rows drawn from the model once per
+call (the same rows for every pattern), each row scored with the pattern's entries
+hidden, as the rank of $s(x_o)$ among the $N$ reference scores $s_j$:
+
+$$
+\hat t(x) = \frac{\#\{j : s_j < s(x_o)\} + U\,(1 + \#\{j : s_j = s(x_o)\})}{N + 1},
+\qquad U \sim \mathrm{Uniform}(0, 1).
+$$
+
+A row from the model and the $N$ reference rows are exchangeable, so its rank among the
+$N + 1$ scores is uniform on $\{0, \dots, N\}$ and $\hat t$, with the random tie
+break $U$, is *exactly* uniform on (0, 1), for continuous and discrete features alike
+(discrete features give ties, which $U$ splits). Its Monte Carlo error as an estimate
+of $t$ is about $\sqrt{t(1 - t)/N}$. A row with every entry missing has no observed
+block: its tail probability is 1.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted
+
+#: Scores closer than this (relative to their size) count as ties: the same discrete row
+#: scored in batches of different sizes may differ in the last bits.
+TIE_TOLERANCE = {np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-9}
+
+#: Feature values held per batch of hidden-entry copies of the reference rows.
+BATCH_VALUES = 2**22
+
+
+def reference_tail(scores, reference, uniforms, tolerance: float = 0.0) -> np.ndarray:
+    """The randomised rank $\\hat t$ of each score among reference scores (module docstring).
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,)
+        $s(x_o)$ of the rows.
+    reference : ndarray of shape (n_draws,)
+        $s_j$ of rows drawn from the model, with the same entries observed.
+    uniforms : ndarray of shape (n_samples,)
+        Uniform(0, 1) draws that split ties.
+    tolerance : float, default=0.0
+        Scores within ``tolerance * max(1, |s|)`` of each other count as equal.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    reference = np.sort(np.asarray(reference, dtype=np.float64))
+    scores = np.asarray(scores, dtype=np.float64)
+    margin = tolerance * np.maximum(1.0, np.abs(scores))
+    below = np.searchsorted(reference, scores - margin, side="left")
+    equal = np.searchsorted(reference, scores + margin, side="right") - below
+    return (below + uniforms * (1.0 + equal)) / (reference.size + 1.0)
+
+
+def missing_mask(X) -> np.ndarray:
+    """``(n_samples, n_features)`` boolean mask of the missing entries (NaN, None, pd.NA)."""
+    import pandas as pd
+
+    if sp.issparse(X):
+        X = X.toarray()
+    if isinstance(X, pd.DataFrame):
+        return X.isna().to_numpy()
+    X = np.asarray(X)
+    if X.dtype.kind in "fc":
+        return np.isnan(X)
+    return pd.isna(pd.DataFrame(X)).to_numpy()
+
+
+def _hidden(reference, missing: np.ndarray):
+    """Copies of the reference rows, one per pattern, with that pattern's entries missing.
+
+    ``missing`` is (n_patterns, n_features); the copies are stacked pattern after pattern.
+    """
+    import pandas as pd
+
+    n_patterns, n_draws = missing.shape[0], reference.shape[0]
+    mask = np.repeat(missing, n_draws, axis=0)
+    if isinstance(reference, pd.DataFrame):
+        stacked = pd.concat([reference] * n_patterns, ignore_index=True)
+        return stacked.mask(mask)
+    values = np.asarray(reference)
+    if values.dtype.kind not in "fc":
+        stacked = np.tile(values.astype(object), (n_patterns, 1))
+        stacked[mask] = None
+        return stacked
+    stacked = np.tile(values.astype(np.result_type(values.dtype, np.float32)), (n_patterns, 1))
+    stacked[mask] = np.nan
+    return stacked
+
+
+def _check_n_draws(n_draws) -> int:
+    if isinstance(n_draws, bool) or not isinstance(n_draws, numbers.Integral) or n_draws < 1:
+        raise ValueError(f"n_draws must be an integer >= 1; got {n_draws!r}.")
+    return int(n_draws)
+
+
+def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) -> np.ndarray:
+    """$\\hat t(x)$ of every row of ``X`` under a fitted classifier (module docstring).
+
+    Parameters
+    ----------
+    estimator : GenerativeClassifier
+        Fitted; supplies ``score_samples`` and ``sample``.
+    X : array-like of shape (n_samples, n_features)
+        Missing entries are NaN (or None for categories).
+    n_draws : int, default=4000
+        Rows drawn from the model as the reference.
+    random_state : None, int or numpy.random.RandomState
+        Seeds the reference rows and the tie breaks.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        In (0, 1]; 1 for a row with every entry missing.
+    """
+    check_is_fitted(estimator)
+    n_draws = _check_n_draws(n_draws)
+    scores = np.asarray(estimator.score_samples(X))  # validates X as score_samples does
+    missing = missing_mask(X)
+    rng = check_random_state(random_state)
+    reference, _ = estimator.sample(n_draws, random_state=rng.randint(2**31 - 1))
+    uniforms = rng.uniform(size=scores.shape[0])
+    tolerance = TIE_TOLERANCE.get(scores.dtype, 1e-9)
+    tail = np.ones(scores.shape[0], dtype=np.float64)
+    patterns, inverse = np.unique(missing, axis=0, return_inverse=True)
+    order = np.argsort(inverse.ravel(), kind="stable")
+    groups = np.split(order, np.cumsum(np.bincount(inverse.ravel()))[:-1])
+    scored = np.flatnonzero(~patterns.all(axis=1))
+    per_batch = max(1, BATCH_VALUES // (n_draws * max(1, missing.shape[1])))
+    for start in range(0, scored.size, per_batch):
+        batch = scored[start : start + per_batch]
+        reference_scores = np.asarray(estimator.score_samples(_hidden(reference, patterns[batch])))
+        for position, pattern in enumerate(batch):
+            rows = groups[pattern]
+            own = reference_scores[position * n_draws : (position + 1) * n_draws]
+            tail[rows] = reference_tail(scores[rows], own, uniforms[rows], tolerance)
+    return tail
