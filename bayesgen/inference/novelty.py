@@ -120,13 +120,27 @@ def _check_n_draws(n_draws) -> int:
     return int(n_draws)
 
 
+def _groups(missing: np.ndarray, strata):
+    """``(patterns, strata, rows)``: the distinct (pattern, stratum) pairs and their rows."""
+    keys = missing if strata is None else np.column_stack([missing, strata])
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = inverse.ravel()
+    order = np.argsort(inverse, kind="stable")
+    rows = np.split(order, np.cumsum(np.bincount(inverse))[:-1])
+    patterns = unique[:, : missing.shape[1]].astype(bool)
+    return patterns, (None if strata is None else unique[:, -1]), rows
+
+
 def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) -> np.ndarray:
     """$\\hat t(x)$ of every row of ``X`` under a fitted classifier (module docstring).
 
     Parameters
     ----------
     estimator : GenerativeClassifier
-        Fitted; supplies ``score_samples`` and ``sample``.
+        Fitted; supplies ``score_samples`` and ``sample``. An estimator whose density
+        conditions on a function of the observed entries (the multinomial's row total)
+        names it per row with ``_tail_stratum(X)`` and draws reference rows with that
+        value and pattern with ``_tail_reference(n_draws, missing, stratum, rng)``.
     X : array-like of shape (n_samples, n_features)
         Missing entries are NaN (or None for categories).
     n_draws : int, default=4000
@@ -144,20 +158,25 @@ def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) ->
     scores = np.asarray(estimator.score_samples(X))  # validates X as score_samples does
     missing = missing_mask(X)
     rng = check_random_state(random_state)
-    reference, _ = estimator.sample(n_draws, random_state=rng.randint(2**31 - 1))
     uniforms = rng.uniform(size=scores.shape[0])
+    stratified = hasattr(estimator, "_tail_stratum")
+    patterns, strata, groups = _groups(missing, estimator._tail_stratum(X) if stratified else None)
+    if not stratified:  # one set of reference rows serves every pattern
+        reference, _ = estimator.sample(n_draws, random_state=rng.randint(2**31 - 1))
     tolerance = TIE_TOLERANCE.get(scores.dtype, 1e-9)
     tail = np.ones(scores.shape[0], dtype=np.float64)
-    patterns, inverse = np.unique(missing, axis=0, return_inverse=True)
-    order = np.argsort(inverse.ravel(), kind="stable")
-    groups = np.split(order, np.cumsum(np.bincount(inverse.ravel()))[:-1])
     scored = np.flatnonzero(~patterns.all(axis=1))
     per_batch = max(1, BATCH_VALUES // (n_draws * max(1, missing.shape[1])))
     for start in range(0, scored.size, per_batch):
         batch = scored[start : start + per_batch]
-        reference_scores = np.asarray(estimator.score_samples(_hidden(reference, patterns[batch])))
-        for position, pattern in enumerate(batch):
-            rows = groups[pattern]
+        if stratified:
+            rows = [estimator._tail_reference(n_draws, patterns[g], strata[g], rng) for g in batch]
+            hidden = np.concatenate(rows)
+        else:
+            hidden = _hidden(reference, patterns[batch])
+        reference_scores = np.asarray(estimator.score_samples(hidden))
+        for position, group in enumerate(batch):
+            rows = groups[group]
             own = reference_scores[position * n_draws : (position + 1) * n_draws]
             tail[rows] = reference_tail(scores[rows], own, uniforms[rows], tolerance)
     return tail
