@@ -19,8 +19,10 @@ def _batches(n_rows: int, batch_size: int):
     return [slice(start, min(start + batch_size, n_rows)) for start in range(0, n_rows, batch_size)]
 
 
-def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, batch_size):
-    """The output table: ``predicted``, and ``p(...)``/credible bounds when asked for.
+def predictions(
+    model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, batch_size, novelty=False
+):
+    """The output table: ``predicted``, and ``p(...)``/credible bounds/novelty when asked for.
 
     ``p(c)`` is the plug-in probability (``predict_proba``, what ``predicted`` decides
     with); with ``uncertainty``, ``p(c) mean`` is the mean of the posterior draws of
@@ -28,7 +30,10 @@ def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, ba
 
     Rows are predicted in batches of ``batch_size`` (a progress bar counts them), fewer when
     there are many classes (at most 2**24 values of p(class | x) and its draws per batch);
-    the draws of the credible intervals use one seed for the whole table.
+    the draws of the credible intervals use one seed for the whole table. With ``novelty``,
+    ``log p(x)`` is ``score_samples`` and ``tail probability`` is ``tail_probability``
+    (one set of reference rows, drawn with ``seed``, for the whole table), which means the
+    same whatever cells of a row are blank.
     """
     names = [str(label) for label in model.classes_]
     # Many classes: fewer rows per batch, so that (draws x) rows x classes stays bounded.
@@ -54,7 +59,12 @@ def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, ba
                     part[f"p({name}) upper"] = upper[:, k]
             parts.append(pd.DataFrame(part))
             bar.update(batch.stop - batch.start)
-    return pd.concat(parts, ignore_index=True)
+    table = pd.concat(parts, ignore_index=True)
+    if novelty:
+        rows = model_input(model, X)
+        table["log p(x)"] = model.score_samples(rows)
+        table["tail probability"] = model.tail_probability(rows, random_state=seed)
+    return table
 
 
 @click.command()
@@ -77,6 +87,13 @@ def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, ba
     type=click.IntRange(2),
     help="Posterior draws behind --uncertainty.",
 )
+@click.option(
+    "--novelty",
+    is_flag=True,
+    help="Add 'log p(x)' and 'tail probability': the probability that a row from the model, "
+    "with the same cells blank, is at least as unusual (uniform under the model for every "
+    "pattern of blank cells, so one threshold such as 0.01 serves all rows).",
+)
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the draws.")
 @click.option(
     "--batch-size",
@@ -87,7 +104,9 @@ def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, ba
 )
 @click.option("--out", type=click.Path(dir_okay=False), help="Output table (default: stdout, CSV).")
 @na_values_option
-def predict(model_path, data, proba, uncertainty, n_draws, seed, batch_size, out, na_values):
+def predict(
+    model_path, data, proba, uncertainty, novelty, n_draws, seed, batch_size, out, na_values
+):
     """Predict the class of every row of DATA with the model in MODEL.
 
     Columns the model was not fitted on are ignored; blank feature cells are missing values,
@@ -99,6 +118,8 @@ def predict(model_path, data, proba, uncertainty, n_draws, seed, batch_size, out
     X = features_of(read_table(data, na_values=na_values), model, info)
     if uncertainty is not None and not hasattr(model, "predict_proba_draws"):
         raise UserError(f"--uncertainty: a {type(model).__name__} has no posterior draws.")
+    if novelty and not hasattr(model, "tail_probability"):
+        raise UserError(f"--novelty: a {type(model).__name__} has no density p(x).")
     with user_errors("predict: "), show_progress():
         table = predictions(
             model,
@@ -108,5 +129,6 @@ def predict(model_path, data, proba, uncertainty, n_draws, seed, batch_size, out
             n_draws=n_draws,
             seed=seed,
             batch_size=batch_size,
+            novelty=novelty,
         )
     write_table(table, out)
