@@ -199,3 +199,18 @@ def test_every_density_has_a_tail_and_only_those(wine):
     )
     counts = np.random.default_rng(0).poisson(3, size=(40, 4))
     assert not hasattr(ComplementNB().fit(counts, np.arange(40) % 2), "tail_probability")
+
+
+def test_novelty_example_flags_gappy_wines_by_tail_probability():
+    """The example's numbers: blanks hide the unseen cultivar from log p(x), not from t(x)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "novelty.py"
+    spec = importlib.util.spec_from_file_location("novelty_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    result = example.main()
+    assert result["detection_tail"] > 0.9 and result["false_alarms_tail"] < 0.2
+    assert result["detection_tail_gappy"] > result["detection_gappy_log_density"] + 0.15
+    assert result["false_alarms_tail_gappy"] < 0.2
