@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import stories
 from bayesgen.families import class_prior
-from bayesgen.inference import imputation, novelty, sampling
+from bayesgen.inference import imputation, multiple_imputation, novelty, sampling
 
 
 def _has_density(estimator) -> bool:
@@ -103,7 +103,7 @@ class GenerativeUses:
         """
         return sampling.sample(self, n_samples, y=y, random_state=random_state)
 
-    def impute(self, X, *, method="mean", y=None, random_state=None):
+    def impute(self, X, *, method="mean", y=None, random_state=None, n_imputations=None):
         """Fill the missing (NaN) entries of ``X`` from the model; observed ones are kept.
 
         Parameters
@@ -118,12 +118,37 @@ class GenerativeUses:
             Known labels to condition on instead of mixing over the classes.
         random_state : None, int or numpy.random.RandomState
             For ``method="sample"``.
+        n_imputations : int, optional
+            Multiple imputation (``method="sample"`` only): this many completed copies,
+            each under its own draw of the parameters from their posterior, so that the
+            spread between copies includes the parameter uncertainty (the
+            between-imputation variance of Rubin's rules). A model fitted on rows with
+            missing entries has no closed-form posterior; its draws then come from data
+            augmentation over the rows of ``X`` (and ``y``), so pass the training rows.
+            See `bayesgen.inference.multiple_imputation`.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features)
+        ndarray of shape (n_samples, n_features), or (n_imputations, n_samples, n_features)
+            The latter when ``n_imputations`` is given.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``method``, ``n_imputations < 1``, or ``n_imputations`` with
+            ``method="mean"``.
         """
-        return imputation.impute(self, X, method=method, y=y, random_state=random_state)
+        if n_imputations is None:
+            return imputation.impute(self, X, method=method, y=y, random_state=random_state)
+        multiple_imputation.check_n_imputations(n_imputations)
+        if method != "sample":
+            raise ValueError(
+                f"n_imputations needs method='sample' (copies differ only by their draws); "
+                f"got method={method!r}."
+            )
+        return multiple_imputation.multiple_imputations(
+            self, X, n_imputations, y=y, random_state=random_state
+        )
 
     @available_if(_has_density)
     def tail_probability(self, X, *, n_draws=4000, random_state=None):
