@@ -125,6 +125,7 @@ class GenerativeUses:
             between-imputation variance of Rubin's rules). A model fitted on rows with
             missing entries has no closed-form posterior; its draws then come from data
             augmentation over the rows of ``X`` (and ``y``), so pass the training rows.
+            Here ``y`` may mark rows without a label by -1 (or None).
             See `bayesgen.inference.multiple_imputation`.
 
         Returns

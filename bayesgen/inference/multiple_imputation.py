@@ -26,6 +26,7 @@ from sklearn.utils import check_random_state
 
 from bayesgen.inference.imputation import impute
 from bayesgen.inference.sampling import random_key
+from bayesgen.inference.semi_supervised import unlabeled_rows
 
 #: Data-augmentation sweeps discarded before the first imputation (no exact posterior).
 WARMUP_SWEEPS = 20
@@ -52,6 +53,37 @@ def _with_draw(estimator, draws: dict, index: int):
     return drawn
 
 
+def _rows(X, index):
+    """Rows of an array or a DataFrame."""
+    return X.iloc[index] if hasattr(X, "iloc") else np.asarray(X)[index]
+
+
+def _unknown(y, n_samples: int) -> np.ndarray:
+    """Rows whose label is not given: all of them without ``y``, else -1/None/NaN."""
+    return np.ones(n_samples, dtype=bool) if y is None else unlabeled_rows(np.asarray(y))
+
+
+def _impute_sample(model, X, y, rng):
+    """One conditional draw of the missing entries: given the label where it is known,
+    mixed over $p(k \\mid x_o)$ where it is not."""
+    n_samples = X.shape[0]
+    unknown = _unknown(y, n_samples)
+    if unknown.all():
+        return impute(model, X, method="sample", random_state=rng)
+    if not unknown.any():
+        return impute(model, X, method="sample", y=y, random_state=rng)
+    known = np.flatnonzero(~unknown)
+    filled = impute(
+        model, _rows(X, known), method="sample", y=np.asarray(y)[known], random_state=rng
+    )
+    completed = np.empty((n_samples, filled.shape[1]), dtype=filled.dtype)
+    completed[known] = filled
+    completed[unknown] = impute(
+        model, _rows(X, np.flatnonzero(unknown)), method="sample", random_state=rng
+    )
+    return completed
+
+
 def _has_exact_posterior(estimator) -> bool:
     try:
         estimator._check_exact_posterior()
@@ -73,7 +105,7 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
     n_imputations : int
         Number of copies, at least 1.
     y : array-like of shape (n_samples,), optional
-        Known labels to condition on.
+        Known labels to condition on; -1 (or None) marks a row whose label is unknown.
     random_state : None, int or numpy.random.RandomState
 
     Returns
@@ -87,7 +119,7 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
         draws = estimator._exact_draws(random_key(rng), n_imputations)
         return np.stack(
             [
-                impute(_with_draw(estimator, draws, i), X, method="sample", y=y, random_state=rng)
+                _impute_sample(_with_draw(estimator, draws, i), X, y, rng)
                 for i in range(n_imputations)
             ]
         )
@@ -97,17 +129,18 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
 def _data_augmentation(estimator, X, n_imputations, y, rng):
     """Imputations from a data-augmentation chain over the rows of ``X``."""
     current, copies = estimator, []
+    unknown = _unknown(y, X.shape[0])
+    labels = np.empty(X.shape[0], dtype=estimator.classes_.dtype)
+    if not unknown.all():
+        labels[~unknown] = np.asarray(y)[~unknown]
     total = WARMUP_SWEEPS + SWEEPS_BETWEEN * (n_imputations - 1) + 1
     for sweep in range(total):
-        labels = y
-        if labels is None:  # draw each row's class too: the chain is over (k, x_m, theta)
-            weights = current.predict_proba(X)
-            cumulative = np.cumsum(weights, axis=1)
-            drawn = (rng.uniform(size=(weights.shape[0], 1)) > cumulative).sum(axis=1)
-            labels = current.classes_[np.minimum(drawn, weights.shape[1] - 1)]
+        if unknown.any():  # the chain is over (k, x_m, theta) for rows without a label
+            weights = current.predict_proba(_rows(X, np.flatnonzero(unknown)))
+            drawn = (rng.uniform(size=(weights.shape[0], 1)) > np.cumsum(weights, axis=1)).sum(1)
+            labels[unknown] = current.classes_[np.minimum(drawn, weights.shape[1] - 1)]
         completed = impute(current, X, method="sample", y=labels, random_state=rng)
-        kept = sweep >= WARMUP_SWEEPS and (sweep - WARMUP_SWEEPS) % SWEEPS_BETWEEN == 0
-        if kept:
+        if sweep >= WARMUP_SWEEPS and (sweep - WARMUP_SWEEPS) % SWEEPS_BETWEEN == 0:
             copies.append(completed)
             if len(copies) == n_imputations:
                 break

@@ -72,6 +72,23 @@ def test_model_fitted_on_gappy_rows_imputes_by_data_augmentation(few_rows):
     assert np.unique(copies[:, ~observed], axis=0).shape[0] == 4
     unlabelled = model.impute(gappy, method="sample", n_imputations=2, random_state=0)
     assert not np.isnan(unlabelled).any()
+    partly = np.where(np.arange(y.size) % 2 == 0, y, -1)
+    some = model.impute(gappy, method="sample", y=partly, n_imputations=2, random_state=0)
+    assert np.all(some[:, observed] == gappy[observed]) and not np.isnan(some).any()
+
+
+def test_rows_without_a_label_mix_over_the_classes(few_rows):
+    """y = -1 rows are imputed over p(k | x_o); labelled rows given their class."""
+    X, y = few_rows
+    model = QDA().fit(X, y)
+    gappy = X.copy()
+    gappy[[0, 25]] = np.nan  # nothing observed: p(k | x_o) is the class prior (1/2, 1/2)
+    partly = np.where(np.arange(y.size) < 10, y, -1)
+    assert partly[0] == 0 and partly[25] == -1
+    copies = model.impute(gappy, method="sample", y=partly, n_imputations=300, random_state=0)
+    means = model.means_[:, 0]
+    assert abs(copies[:, 0, 0].mean() - means[0]) < 0.3
+    assert abs(copies[:, 25, 0].mean() - means.mean()) < 0.4
 
 
 @pytest.mark.parametrize("bad", [0, -1, 1.5, True])
