@@ -113,6 +113,20 @@ class BernoulliNB(CountNB):
             return X
         return np.where(np.isnan(X), np.nan, X > self.binarize).astype(X.dtype)
 
+    def _observed_values(self, missing):
+        """Every 0/1 value of the observed entries (NaN where ``missing``), or None if many.
+
+        ``tail_probability`` then uses the exact law of $\\log p(x_o)$.
+        """
+        from bayesgen.inference.novelty import MAX_CONFIGURATIONS
+
+        observed = np.flatnonzero(~missing)
+        if 2**observed.size > MAX_CONFIGURATIONS:
+            return None
+        values = np.full((2**observed.size, missing.shape[0]), np.nan)
+        values[:, observed] = np.arange(2**observed.size)[:, None] >> np.arange(observed.size) & 1
+        return values
+
     def _feature_family(self) -> BernoulliFamily:
         return BernoulliFamily(alpha=self.alpha)
 

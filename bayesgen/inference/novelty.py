@@ -33,6 +33,10 @@ break $U$, is *exactly* uniform on (0, 1), for continuous and discrete features 
 (discrete features give ties, which $U$ splits). Its Monte Carlo error as an estimate
 of $t$ is about $\sqrt{t(1 - t)/N}$. A row with every entry missing has no observed
 block: its tail probability is 1.
+
+Where the observed block takes few values (`BernoulliNB` with at most `MAX_CONFIGURATIONS`
+of them), the law of $s(X_o)$ is enumerated instead and
+$t = P(s(X_o) < s) + U\,P(s(X_o) = s)$ is exact: no Monte Carlo error at all.
 """
 
 from __future__ import annotations
@@ -50,6 +54,36 @@ TIE_TOLERANCE = {np.dtype(np.float32): 1e-4, np.dtype(np.float64): 1e-9}
 
 #: Feature values held per batch of hidden-entry copies of the reference rows.
 BATCH_VALUES = 2**22
+
+#: Largest number of values of an observed block whose law is enumerated exactly.
+MAX_CONFIGURATIONS = 2**14
+
+
+def exact_tail(scores, law, uniforms, tolerance: float = 0.0) -> np.ndarray:
+    """$P(s(X_o) < s) + U\\,P(s(X_o) = s)$ from every value of the observed block.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples,)
+        $s(x_o)$ of the rows.
+    law : ndarray of shape (n_values,)
+        $s$ of every value the observed block can take, a log probability each.
+    uniforms : ndarray of shape (n_samples,)
+        Uniform(0, 1) draws that split ties.
+    tolerance : float, default=0.0
+        As in `reference_tail`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+    """
+    law = np.sort(np.asarray(law, dtype=np.float64))
+    cumulative = np.r_[0.0, np.cumsum(np.exp(law))]
+    scores = np.asarray(scores, dtype=np.float64)
+    margin = tolerance * np.maximum(1.0, np.abs(scores))
+    below = cumulative[np.searchsorted(law, scores - margin, side="left")]
+    at_most = cumulative[np.searchsorted(law, scores + margin, side="right")]
+    return np.minimum(below + uniforms * (at_most - below), 1.0)
 
 
 def reference_tail(scores, reference, uniforms, tolerance: float = 0.0) -> np.ndarray:
@@ -140,7 +174,9 @@ def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) ->
         Fitted; supplies ``score_samples`` and ``sample``. An estimator whose density
         conditions on a function of the observed entries (the multinomial's row total)
         names it per row with ``_tail_stratum(X)`` and draws reference rows with that
-        value and pattern with ``_tail_reference(n_draws, missing, stratum, rng)``.
+        value and pattern with ``_tail_reference(n_draws, missing, stratum, rng)``. One
+        whose observed blocks take few values lists them with
+        ``_observed_values(missing)`` (None when too many), and their law is used exactly.
     X : array-like of shape (n_samples, n_features)
         Missing entries are NaN (or None for categories).
     n_draws : int, default=4000
@@ -166,6 +202,18 @@ def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) ->
     tolerance = TIE_TOLERANCE.get(scores.dtype, 1e-9)
     tail = np.ones(scores.shape[0], dtype=np.float64)
     scored = np.flatnonzero(~patterns.all(axis=1))
+    enumerate_values = getattr(estimator, "_observed_values", None)
+    if enumerate_values is not None:
+        inexact = []
+        for group in scored:
+            values = enumerate_values(patterns[group])
+            if values is None:
+                inexact.append(group)
+                continue
+            rows = groups[group]
+            law = np.asarray(estimator.score_samples(values))
+            tail[rows] = exact_tail(scores[rows], law, uniforms[rows], tolerance)
+        scored = np.asarray(inexact, dtype=int)
     per_batch = max(1, BATCH_VALUES // (n_draws * max(1, missing.shape[1])))
     for start in range(0, scored.size, per_batch):
         batch = scored[start : start + per_batch]
