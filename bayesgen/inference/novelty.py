@@ -197,29 +197,23 @@ def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) ->
     uniforms = rng.uniform(size=scores.shape[0])
     stratified = hasattr(estimator, "_tail_stratum")
     patterns, strata, groups = _groups(missing, estimator._tail_stratum(X) if stratified else None)
-    if not stratified:  # one set of reference rows serves every pattern
-        reference, _ = estimator.sample(n_draws, random_state=rng.randint(2**31 - 1))
     tolerance = TIE_TOLERANCE.get(scores.dtype, 1e-9)
     tail = np.ones(scores.shape[0], dtype=np.float64)
     scored = np.flatnonzero(~patterns.all(axis=1))
-    enumerate_values = getattr(estimator, "_observed_values", None)
-    if enumerate_values is not None:
-        inexact = []
-        for group in scored:
-            values = enumerate_values(patterns[group])
-            if values is None:
-                inexact.append(group)
-                continue
-            rows = groups[group]
-            law = np.asarray(estimator.score_samples(values))
-            tail[rows] = exact_tail(scores[rows], law, uniforms[rows], tolerance)
-        scored = np.asarray(inexact, dtype=int)
+    exact = []
+    for group, law in _enumerated_laws(estimator, patterns, scored):
+        rows = groups[group]
+        tail[rows] = exact_tail(scores[rows], law, uniforms[rows], tolerance)
+        exact.append(group)
+    scored = np.setdiff1d(scored, exact)
+    if scored.size and not stratified:  # one set of reference rows serves every pattern
+        reference, _ = estimator.sample(n_draws, random_state=rng.randint(2**31 - 1))
     per_batch = max(1, BATCH_VALUES // (n_draws * max(1, missing.shape[1])))
     for start in range(0, scored.size, per_batch):
         batch = scored[start : start + per_batch]
         if stratified:
-            rows = [estimator._tail_reference(n_draws, patterns[g], strata[g], rng) for g in batch]
-            hidden = np.concatenate(rows)
+            drawn = [estimator._tail_reference(n_draws, patterns[g], strata[g], rng) for g in batch]
+            hidden = _as_input(estimator, np.concatenate(drawn))
         else:
             hidden = _hidden(reference, patterns[batch])
         reference_scores = np.asarray(estimator.score_samples(hidden))
@@ -228,3 +222,24 @@ def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) ->
             own = reference_scores[position * n_draws : (position + 1) * n_draws]
             tail[rows] = reference_tail(scores[rows], own, uniforms[rows], tolerance)
     return tail
+
+
+def _as_input(estimator, values: np.ndarray):
+    """``values`` as the estimator takes them: a DataFrame with its columns if fitted on one."""
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is None:
+        return values
+    import pandas as pd
+
+    return pd.DataFrame(values, columns=names)
+
+
+def _enumerated_laws(estimator, patterns: np.ndarray, scored: np.ndarray):
+    """``(group, law)`` for the patterns whose observed values the estimator can list."""
+    observed_values = getattr(estimator, "_observed_values", None)
+    if observed_values is None:
+        return
+    for group in scored:
+        values = observed_values(patterns[group])
+        if values is not None:
+            yield group, np.asarray(estimator.score_samples(_as_input(estimator, values)))
