@@ -33,9 +33,18 @@ def _decision(model, reject, abstain_label) -> dict:
 
 
 def predictions(
-    model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, batch_size, decision=None
+    model,
+    X: pd.DataFrame,
+    *,
+    proba,
+    uncertainty,
+    n_draws,
+    seed,
+    batch_size,
+    decision=None,
+    novelty=False,
 ):
-    """The output table: ``predicted``, and ``p(...)``/credible bounds when asked for.
+    """The output table: ``predicted``, and ``p(...)``/credible bounds/novelty when asked for.
 
     ``decision`` holds ``predict``'s keywords (``reject``, ``abstain_label``): an abstained
     row's ``predicted`` is the abstain label (text, when one is given).
@@ -46,7 +55,10 @@ def predictions(
 
     Rows are predicted in batches of ``batch_size`` (a progress bar counts them), fewer when
     there are many classes (at most 2**24 values of p(class | x) and its draws per batch);
-    the draws of the credible intervals use one seed for the whole table.
+    the draws of the credible intervals use one seed for the whole table. With ``novelty``,
+    ``log p(x)`` is ``score_samples`` and ``tail probability`` is ``tail_probability``
+    (one set of reference rows, drawn with ``seed``, for the whole table), which means the
+    same whatever cells of a row are blank.
     """
     names = [str(label) for label in model.classes_]
     # Many classes: fewer rows per batch, so that (draws x) rows x classes stays bounded.
@@ -75,7 +87,12 @@ def predictions(
                     part[f"p({name}) upper"] = upper[:, k]
             parts.append(pd.DataFrame(part))
             bar.update(batch.stop - batch.start)
-    return pd.concat(parts, ignore_index=True)
+    table = pd.concat(parts, ignore_index=True)
+    if novelty:
+        rows = model_input(model, X)
+        table["log p(x)"] = model.score_samples(rows)
+        table["tail probability"] = model.tail_probability(rows, random_state=seed)
+    return table
 
 
 @click.command()
@@ -97,6 +114,13 @@ def predictions(
     show_default=True,
     type=click.IntRange(2),
     help="Posterior draws behind --uncertainty.",
+)
+@click.option(
+    "--novelty",
+    is_flag=True,
+    help="Add 'log p(x)' and 'tail probability': the probability that a row from the model, "
+    "with the same cells blank, is at least as unusual (uniform under the model for every "
+    "pattern of blank cells, so one threshold such as 0.01 serves all rows).",
 )
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the draws.")
 @click.option(
@@ -126,6 +150,7 @@ def predict(
     data,
     proba,
     uncertainty,
+    novelty,
     n_draws,
     seed,
     batch_size,
@@ -148,6 +173,8 @@ def predict(
     if abstain_label is not None and reject is None:
         raise UserError("--abstain-label labels the rows --reject abstains on; give --reject.")
     decision = _decision(model, reject, abstain_label)
+    if novelty and not hasattr(model, "tail_probability"):
+        raise UserError(f"--novelty: a {type(model).__name__} has no density p(x).")
     with user_errors("predict: "), show_progress():
         table = predictions(
             model,
@@ -158,5 +185,6 @@ def predict(
             seed=seed,
             batch_size=batch_size,
             decision=decision,
+            novelty=novelty,
         )
     write_table(table, out)

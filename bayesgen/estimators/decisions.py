@@ -97,7 +97,8 @@ class ClassPriorDecisions:
             probability ``tail_probability(X)`` (the chance that a row from the fitted
             model is less probable than this one) is below $\\alpha$, whatever the class
             probabilities say: inputs that no class explains. Needs an estimator with
-            ``tail_probability``.
+            ``tail_probability`` (computed with ``random_state=0``, so that ``predict``
+            gives the same answer every time).
         abstain_label : scalar, optional
             The label of an abstained row. The default is the label ``fit`` reads as
             unlabelled: -1 for integer and floating classes (the result keeps their
@@ -138,7 +139,8 @@ class ClassPriorDecisions:
         proba = self.predict_proba(X, method=method)
         actions = abstention.bayes_actions(proba, cost, reject)
         if reject_novelty is not None:
-            novel = np.asarray(self.tail_probability(X)) < reject_novelty
+            # A fixed seed for the reference rows keeps predict deterministic.
+            novel = np.asarray(self.tail_probability(X, random_state=0)) < reject_novelty
             actions[novel] = abstention.ABSTAIN
         return abstention.labelled(self.classes_, actions, label)
 

@@ -115,6 +115,20 @@ class BernoulliNB(CountNB):
             return X
         return np.where(np.isnan(X), np.nan, X > self.binarize).astype(X.dtype)
 
+    def _observed_values(self, missing):
+        """Every 0/1 value of the observed entries (NaN where ``missing``), or None if many.
+
+        ``tail_probability`` then uses the exact law of $\\log p(x_o)$.
+        """
+        from bayesgen.inference.novelty import MAX_CONFIGURATIONS
+
+        observed = np.flatnonzero(~missing)
+        if 2**observed.size > MAX_CONFIGURATIONS:
+            return None
+        values = np.full((2**observed.size, missing.shape[0]), np.nan)
+        values[:, observed] = np.arange(2**observed.size)[:, None] >> np.arange(observed.size) & 1
+        return values
+
     def _feature_family(self) -> BernoulliFamily:
         return BernoulliFamily(alpha=self.alpha)
 
@@ -219,6 +233,31 @@ class MultinomialNB(CountNB):
         if isinstance(rows, (int, np.integer)) and rows >= 1:
             lengths = np.broadcast_to(np.asarray(lengths), (rows,))
         return sampling.sample(self, n_samples, y=y, random_state=random_state, lengths=lengths)
+
+    def _tail_stratum(self, X) -> np.ndarray:
+        """Each row's observed total $L_o$, on which its density conditions.
+
+        ``tail_probability`` compares a row only with rows of the same pattern and total
+        (`bayesgen.inference.novelty`).
+        """
+        X = self._check_X(X, reset=False)
+        X = X.toarray() if sp.issparse(X) else np.asarray(X)
+        return np.nansum(X, axis=1)
+
+    def _tail_reference(self, n_draws, missing, total, rng) -> np.ndarray:
+        """``n_draws`` rows of the story given the observed total and pattern.
+
+        Given class $k$, the observed counts are $\\mathrm{Multinomial}(L_o, \\theta_{k,o}
+        / \\sum_{j \\in o} \\theta_{kj})$; missing entries are NaN. A non-integer
+        total (tf-idf) is rounded: the story has no such rows.
+        """
+        theta = np.exp(np.asarray(self.feature_log_prob_, dtype=np.float64))[:, ~missing]
+        theta /= theta.sum(axis=1, keepdims=True)
+        generator = np.random.default_rng(rng.randint(2**31 - 1))  # draws several pvals at once
+        classes = generator.choice(len(self.classes_), size=n_draws, p=self.class_prior_)
+        rows = np.full((n_draws, missing.shape[0]), np.nan)
+        rows[:, ~missing] = generator.multinomial(int(round(float(total))), theta[classes])
+        return rows
 
     def _story_part(self, lengths=None):
         # Site "feature_probs": theta, shape (n_classes, n_features).

@@ -215,6 +215,12 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         return self.best_estimator_.score_samples(X)
 
+    def tail_probability(self, X, **kwargs):
+        """Tail probability of ``X`` under ``best_estimator_``; see
+        [`GaussianDA.tail_probability`][bayesgen.GaussianDA.tail_probability]."""
+        check_is_fitted(self)
+        return self.best_estimator_.tail_probability(X, **kwargs)
+
     @available_if(_best_has("sample"))
     def sample(self, n_samples=1, **kwargs):
         """Synthetic rows from ``best_estimator_``; see

@@ -1,9 +1,9 @@
-"""The uses of a fitted joint beyond classification: its story, synthetic rows, imputation.
+"""The uses of a fitted joint beyond classification: story, synthetic rows, imputation, novelty.
 
 A mixin of `bayesgen.estimators.base.GenerativeClassifier`, kept apart so that each
 file holds one idea. It relies on the classifier's ``classes_``, ``class_prior_``,
-``_check_X``, ``_class_prior_settings`` and the family hooks ``_story_part``,
-``_sampling_sites`` and ``_impute_rows``.
+``_check_X``, ``_class_prior_settings``, ``score_samples`` and the family hooks
+``_story_part``, ``_sampling_sites`` and ``_impute_rows``.
 """
 
 from __future__ import annotations
@@ -11,15 +11,21 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import stories
 from bayesgen.families import class_prior
-from bayesgen.inference import imputation, sampling
+from bayesgen.inference import imputation, multiple_imputation, novelty, sampling
+
+
+def _has_density(estimator) -> bool:
+    """A tail probability needs the density ``score_samples`` (complement NB has none)."""
+    return hasattr(estimator, "score_samples")
 
 
 class GenerativeUses:
-    """``story``, ``sample`` and ``impute``, written once for every family."""
+    """``story``, ``sample``, ``impute`` and ``tail_probability``, written once for every family."""
 
     def _class_index(self, y) -> jnp.ndarray:
         y = np.asarray(y)
@@ -97,7 +103,7 @@ class GenerativeUses:
         """
         return sampling.sample(self, n_samples, y=y, random_state=random_state)
 
-    def impute(self, X, *, method="mean", y=None, random_state=None):
+    def impute(self, X, *, method="mean", y=None, random_state=None, n_imputations=None):
         """Fill the missing (NaN) entries of ``X`` from the model; observed ones are kept.
 
         Parameters
@@ -112,12 +118,82 @@ class GenerativeUses:
             Known labels to condition on instead of mixing over the classes.
         random_state : None, int or numpy.random.RandomState
             For ``method="sample"``.
+        n_imputations : int, optional
+            Multiple imputation (``method="sample"`` only): this many completed copies,
+            each under its own draw of the parameters from their posterior, so that the
+            spread between copies includes the parameter uncertainty (the
+            between-imputation variance of Rubin's rules). A model fitted on rows with
+            missing entries has no closed-form posterior; its draws then come from data
+            augmentation over the rows of ``X`` (and ``y``), so pass the training rows.
+            Here ``y`` may mark rows without a label by -1 (or None).
+            See `bayesgen.inference.multiple_imputation`.
 
         Returns
         -------
-        ndarray of shape (n_samples, n_features)
+        ndarray of shape (n_samples, n_features), or (n_imputations, n_samples, n_features)
+            The latter when ``n_imputations`` is given.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``method``, ``n_imputations < 1``, or ``n_imputations`` with
+            ``method="mean"``.
         """
-        return imputation.impute(self, X, method=method, y=y, random_state=random_state)
+        if n_imputations is None:
+            return imputation.impute(self, X, method=method, y=y, random_state=random_state)
+        multiple_imputation.check_n_imputations(n_imputations)
+        if method != "sample":
+            raise ValueError(
+                f"n_imputations needs method='sample' (copies differ only by their draws); "
+                f"got method={method!r}."
+            )
+        return multiple_imputation.multiple_imputations(
+            self, X, n_imputations, y=y, random_state=random_state
+        )
+
+    @available_if(_has_density)
+    def tail_probability(self, X, *, n_draws=4000, random_state=None):
+        """Novelty on one scale for every missing pattern: how unusual each row is.
+
+        The probability, under the fitted model, that a row with the same entries observed
+        is at least as unusual (no more probable) as this one:
+
+        $$
+        t(x) = P\\bigl(\\log p(X_o) \\le \\log p(x_o)\\bigr), \\qquad
+        X \\sim \\textstyle\\sum_k \\pi_k\\, p(x \\mid k),
+        $$
+
+        where $o$ is the row's set of observed entries and $\\log p(x_o)$ is
+        `score_samples`. Unlike $\\log p(x_o)$, whose scale changes with the number of
+        observed entries, $t$ is uniform on (0, 1) under the model for every pattern, so
+        one threshold (``tail_probability(X) < 0.01``) flags the same share of ordinary
+        rows whatever they miss. It is estimated from ``n_draws`` rows drawn from the
+        model (Monte Carlo error about $\\sqrt{t(1-t)/N}$), as a rank with random tie
+        breaks that keeps it exactly uniform for discrete features too; see
+        ``docs/novelty.md`` and `bayesgen.inference.novelty`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Missing entries are NaN (or None for categories).
+        n_draws : int, default=4000
+            Rows drawn from the model as the reference.
+        random_state : None, int or numpy.random.RandomState
+            Seeds the reference rows and the tie breaks; the same value gives the same
+            result.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            In (0, 1]; small values are novel. A row with every entry missing gets 1.
+
+        Raises
+        ------
+        ValueError
+            For the input `score_samples` refuses (±inf, wrong number of features), or
+            ``n_draws < 1``.
+        """
+        return novelty.tail_probability(self, X, n_draws=n_draws, random_state=random_state)
 
     def _features_from_draws(self, draws: dict):
         """The features of the story's draws, as ``sample`` returns them."""

@@ -1,0 +1,149 @@
+r"""Multiple imputation: completed copies whose parameters are posterior draws too.
+
+Imputation $i$ of $m$ draws parameters $\theta_i \sim p(\theta \mid \mathcal D)$, then each
+row's class $k \sim p(k \mid x_o, \theta_i)$ (or the known label) and its missing entries
+$x_m \sim p(x_m \mid x_o, k, \theta_i)$. The spread between the copies then carries the
+uncertainty about the parameters as well as about the entries, which is what Rubin's rules
+need ("proper" imputation); drawing the entries under the one fitted $\hat\theta$ would
+leave the parameter uncertainty out and make the between-imputation variance too small.
+
+The draws of $\theta$ are the estimator's exact conjugate posterior when it has one. A
+model fitted on rows with missing entries (by EM) has none in closed form; its draws then
+come from data augmentation over the rows being imputed (Tanner & Wong 1987; Schafer 1997,
+ch. 5), started at the fitted parameters: alternately complete the rows under the current
+$\theta$ (classes drawn for unlabelled rows) and draw $\theta$ from the conjugate posterior
+of the completed rows. After `WARMUP_SWEEPS` sweeps, every `SWEEPS_BETWEEN` sweeps give one
+imputation. The posterior is then that of the rows passed (with their labels, when given),
+so pass the training rows: ``model.fit(X, y)`` then ``model.impute(X, y=y, method="sample",
+n_imputations=m)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils import check_random_state
+
+from bayesgen.inference.imputation import impute
+from bayesgen.inference.sampling import random_key
+from bayesgen.inference.semi_supervised import unlabeled_rows
+
+#: Data-augmentation sweeps discarded before the first imputation (no exact posterior).
+WARMUP_SWEEPS = 20
+
+#: Data-augmentation sweeps from one kept imputation to the next.
+SWEEPS_BETWEEN = 5
+
+
+def check_n_imputations(n_imputations) -> int:
+    """``n_imputations`` as an int, or a ValueError naming it."""
+    if isinstance(n_imputations, bool) or not isinstance(n_imputations, (int, np.integer)):
+        raise ValueError(f"n_imputations must be an integer >= 1; got {n_imputations!r}.")
+    if n_imputations < 1:
+        raise ValueError(f"n_imputations must be >= 1; got {n_imputations}.")
+    return int(n_imputations)
+
+
+def _with_draw(estimator, draws: dict, index: int):
+    """A shallow copy of ``estimator`` whose parameters are draw ``index`` of ``draws``."""
+    sites = {name: value[index] for name, value in draws.items() if name != "class_prior"}
+    drawn = estimator._with_parameters(sites)
+    if "class_prior" in draws:
+        drawn.class_prior_ = np.asarray(draws["class_prior"][index])
+    return drawn
+
+
+def _rows(X, index):
+    """Rows of an array or a DataFrame."""
+    return X.iloc[index] if hasattr(X, "iloc") else np.asarray(X)[index]
+
+
+def _unknown(y, n_samples: int) -> np.ndarray:
+    """Rows whose label is not given: all of them without ``y``, else -1/None/NaN."""
+    return np.ones(n_samples, dtype=bool) if y is None else unlabeled_rows(np.asarray(y))
+
+
+def _impute_sample(model, X, y, rng):
+    """One conditional draw of the missing entries: given the label where it is known,
+    mixed over $p(k \\mid x_o)$ where it is not."""
+    n_samples = X.shape[0]
+    unknown = _unknown(y, n_samples)
+    if unknown.all():
+        return impute(model, X, method="sample", random_state=rng)
+    if not unknown.any():
+        return impute(model, X, method="sample", y=y, random_state=rng)
+    known = np.flatnonzero(~unknown)
+    filled = impute(
+        model, _rows(X, known), method="sample", y=np.asarray(y)[known], random_state=rng
+    )
+    completed = np.empty((n_samples, filled.shape[1]), dtype=filled.dtype)
+    completed[known] = filled
+    completed[unknown] = impute(
+        model, _rows(X, np.flatnonzero(unknown)), method="sample", random_state=rng
+    )
+    return completed
+
+
+def _has_exact_posterior(estimator) -> bool:
+    try:
+        estimator._check_exact_posterior()
+    except ValueError:
+        return False
+    return True
+
+
+def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=None):
+    """``n_imputations`` completed copies of ``X`` (module docstring).
+
+    Parameters
+    ----------
+    estimator : GenerativeClassifier
+        Fitted; supplies ``impute``, the posterior hooks ``_check_exact_posterior``,
+        ``_exact_draws`` and ``_with_parameters``, and ``predict_proba``.
+    X : array-like of shape (n_samples, n_features)
+        NaN marks a missing entry.
+    n_imputations : int
+        Number of copies, at least 1.
+    y : array-like of shape (n_samples,), optional
+        Known labels to condition on; -1 (or None) marks a row whose label is unknown.
+    random_state : None, int or numpy.random.RandomState
+
+    Returns
+    -------
+    ndarray of shape (n_imputations, n_samples, n_features)
+        Observed entries are those of ``X`` in every copy.
+    """
+    n_imputations = check_n_imputations(n_imputations)
+    rng = check_random_state(random_state)
+    if _has_exact_posterior(estimator):
+        draws = estimator._exact_draws(random_key(rng), n_imputations)
+        return np.stack(
+            [
+                _impute_sample(_with_draw(estimator, draws, i), X, y, rng)
+                for i in range(n_imputations)
+            ]
+        )
+    return _data_augmentation(estimator, X, n_imputations, y, rng)
+
+
+def _data_augmentation(estimator, X, n_imputations, y, rng):
+    """Imputations from a data-augmentation chain over the rows of ``X``."""
+    current, copies = estimator, []
+    unknown = _unknown(y, X.shape[0])
+    labels = np.empty(X.shape[0], dtype=estimator.classes_.dtype)
+    if not unknown.all():
+        labels[~unknown] = np.asarray(y)[~unknown]
+    total = WARMUP_SWEEPS + SWEEPS_BETWEEN * (n_imputations - 1) + 1
+    for sweep in range(total):
+        if unknown.any():  # the chain is over (k, x_m, theta) for rows without a label
+            weights = current.predict_proba(_rows(X, np.flatnonzero(unknown)))
+            drawn = (rng.uniform(size=(weights.shape[0], 1)) > np.cumsum(weights, axis=1)).sum(1)
+            labels[unknown] = current.classes_[np.minimum(drawn, weights.shape[1] - 1)]
+        completed = impute(current, X, method="sample", y=labels, random_state=rng)
+        if sweep >= WARMUP_SWEEPS and (sweep - WARMUP_SWEEPS) % SWEEPS_BETWEEN == 0:
+            copies.append(completed)
+            if len(copies) == n_imputations:
+                break
+        refit = clone(estimator).fit(completed, labels)
+        current = _with_draw(refit, refit._exact_draws(random_key(rng), 1), 0)
+    return np.stack(copies)
