@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from bayesgen import registry, stories
+from bayesgen.estimators.base import _to_jax, _to_numpy
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.families import column_choice
+from bayesgen.families.composite import CompositeFamily
+from bayesgen.families.gaussian import GaussianParams
 from bayesgen.frames import as_training_frame
-from bayesgen.inference import imputation, semi_supervised
+from bayesgen.inference import gaussian_em, imputation, semi_supervised
 from bayesgen.validation import check_positive
 
 
@@ -28,27 +31,6 @@ def column_families() -> dict[str, type]:
         Family name to family class, in registration order.
     """
     return {name: cls for name, cls in registry.families().items() if cls.estimator}
-
-
-@contextlib.contextmanager
-def _errors_of_group(family: str, estimator):
-    """Re-raise a column group's ``ValueError`` naming MixedNB, the estimator the user fitted.
-
-    A group's own estimator would otherwise speak of itself ("This GaussianNB was fitted
-    ..."), a class the user never made.
-    """
-    try:
-        yield
-    except ValueError as error:
-        name = type(estimator).__name__
-        if name not in str(error):
-            raise
-        message = str(error).replace(name, f"MixedNB's {family} family")
-        try:
-            renamed = type(error)(message)
-        except TypeError:  # an exception class that takes other arguments
-            raise error from None
-        raise renamed.with_traceback(error.__traceback__) from None
 
 
 def _repeated(rows: np.ndarray, sample_weight, n_rows: int) -> np.ndarray:
@@ -239,15 +221,38 @@ class MixedNB(NaiveBayesClassPrior):
                     f"family_params[{family!r}] has {unknown}, which {cls.__name__} does not "
                     f"take; its parameters: {sorted(accepted)}."
                 )
-            estimator = self._make_estimator(family)
-            with _errors_of_group(family, estimator):
-                estimator._check_hyperparameters()
+            unused = sorted(set(settings) - _settings_used(known[family]))
+            if unused:
+                raise ValueError(
+                    f"family_params[{family!r}] sets {unused}, which MixedNB's {family} "
+                    f"columns do not use; they use {sorted(_settings_used(known[family]))}."
+                )
+            self._family(family).check_estimate(self._settings(family)["estimate"])
 
     @classmethod
     def _upgrade_saved_state(cls, state: dict) -> dict:
-        """Translate a model file of the earlier layout: it predates ``family_params``."""
+        """Translate a model file of an earlier layout.
+
+        It predates ``family_params``; and the layout before the families were composed
+        held one fitted estimator per group (``estimators_``: GaussianNB, BernoulliNB,
+        MultinomialNB, PoissonNB, ExponentialNB or CategoricalNB), whose fitted
+        attributes become each group's parameters, EM's fixed prior and learned
+        categories here, exactly as those estimators predicted with them.
+        """
         state = super()._upgrade_saved_state(state)
         state.setdefault("family_params", None)
+        state.pop("_group_data", None)
+        estimators = state.pop("estimators_", None)
+        if estimators is not None:
+            state["_params"] = {g: _saved_parameters(e) for g, e in estimators.items()}
+            state["_frozen"] = {
+                g: (e.ridge_, e.prior_) if getattr(e, "fitted_with_missing_", False) else None
+                for g, e in estimators.items()
+            }
+            state["_learned"] = {
+                g: {name: getattr(e, f"{name}_") for name in registry.family(g)().learned()}
+                for g, e in estimators.items()
+            }
         return state
 
     # ---------------------------------------------------------------- columns
@@ -328,68 +333,151 @@ class MixedNB(NaiveBayesClassPrior):
         self.feature_families_ = families
         self.family_log_evidence_ = evidence
 
-    def _group(self, X: _Columns, family: str) -> pd.DataFrame:
-        return X.frame.iloc[:, self._groups[family]]
-
-    def _make_estimator(self, family: str):
-        """The family's own estimator: MixedNB's hyperparameters it takes, then
+    # ----------------------------------------------------------------- families
+    def _settings(self, family: str) -> dict:
+        """The settings of a family's columns: its estimator's parameters, MixedNB's own
+        ``alpha``, ``estimate`` and ``reg_covar`` where it takes them, then
         ``family_params[family]``."""
         cls = registry.estimators()[registry.family(family).estimator]
+        settings = cls().get_params(deep=False)
         shared = {"alpha": self.alpha, "estimate": self.estimate, "reg_covar": self.reg_covar}
-        accepted = cls().get_params(deep=False)
-        settings = {name: value for name, value in shared.items() if name in accepted}
+        settings.update((name, value) for name, value in shared.items() if name in settings)
         settings.update((self.family_params or {}).get(family, {}))
-        return cls(**settings)
+        return settings
+
+    def _family(self, family: str):
+        """The `FeatureFamily` of a group, with what it learned from the training rows."""
+        cls = registry.family(family)
+        owner = registry.estimators()[cls.estimator](**self._settings(family))
+        learned = getattr(self, "_learned", {}).get(family, {})
+        return cls.of(owner).with_learned(**learned)
+
+    def _composite(self) -> CompositeFamily:
+        """The model of the features: every group's family over its columns."""
+        return CompositeFamily(
+            {family: (self._family(family), columns) for family, columns in self._groups.items()}
+        )
+
+    def _kinds(self) -> dict:
+        return {family: self._settings(family)["estimate"] for family in self._groups}
+
+    def _values(self, X: _Columns, composite: CompositeFamily) -> dict:
+        """Each group's columns as its family reads them (not yet encoded)."""
+        raw = {
+            family: check_array(
+                X.frame.iloc[:, columns], dtype=None, ensure_all_finite=False, ensure_2d=True
+            )
+            for family, columns in self._groups.items()
+        }
+        return composite.check_columns(raw, owner="MixedNB", columns=list(X.frame.columns))
+
+    def _encoded(self, X: _Columns, dtype=None) -> dict:
+        composite = self._composite()
+        encoded = composite.encode(self._values(X, composite))
+        if dtype is None:
+            return encoded
+        return {
+            family: values.astype(dtype, copy=False) if values.dtype.kind == "f" else values
+            for family, values in encoded.items()
+        }
+
+    def _parameters(self, dtype=None) -> dict:
+        if dtype is None:
+            return self._params
+        return jax.tree.map(lambda leaf: np.asarray(leaf, dtype), self._params)
+
+    def _prior(self, family: str, stats):
+        """The group's prior: the one EM over missing entries kept, else resolved anew."""
+        frozen = self._frozen.get(family)
+        if frozen is not None:
+            return _to_jax(frozen[1], jax.tree.leaves(stats)[0].dtype)
+        return self._family(family).prior(stats)
+
+    def _group_stats(self, family: str):
+        stats = self._stats[family]
+        return _to_jax(stats, jax.tree.leaves(stats)[0].dtype)
 
     # ------------------------------------------------------------------ hooks
     def _add_rows(self, X, responsibilities, *, reset):
-        if reset:
-            # New groups hold no statistics, so each fits afresh in _feature_stats.
-            self.estimators_ = {family: self._make_estimator(family) for family in self._groups}
-            vars(self).pop("_stats", None)
-        for family, estimator in self.estimators_.items():
-            estimator.classes_ = self.classes_
-            with _errors_of_group(family, estimator):
-                group = estimator._check_X(self._group(X, family), reset=reset)
-            self._group_data = {**getattr(self, "_group_data", {}), family: group}
+        if reset:  # a fresh fit: nothing learned, no statistics, nothing frozen by EM
+            for name in ("_stats", "_learned", "_frozen", "_params"):
+                vars(self).pop(name, None)
         super()._add_rows(X, responsibilities, reset=reset)
-        self._group_data = {}
-        for estimator in self.estimators_.values():  # each group is a usable model of its own
-            estimator.class_prior_ = self.class_prior_
 
     def _feature_stats(self, X, responsibilities, dtype):
+        composite = self._composite()
+        values = self._values(X, composite)
+        # Only rows with positive weight teach a family (categories): weight 0 removes a row.
+        weighted = np.asarray(jnp.sum(responsibilities, axis=1)) > 0
+        stored = getattr(self, "_stats", None)
+        composite, relaid = composite.learn(
+            {family: group[weighted] for family, group in values.items()}, stored
+        )
+        self._learned = composite.learned()
+        if stored is not None:
+            self._stats = relaid  # laid out for the categories the batch added
+        self._frozen = dict(getattr(self, "_frozen", {}))
         stats = {}
-        for family, estimator in self.estimators_.items():
-            with _errors_of_group(family, estimator):
-                stats[family] = estimator._feature_stats(
-                    self._group_data[family], responsibilities, dtype
+        for family, (group_family, _) in composite.groups.items():
+            encoded = group_family.encode(values[family])
+            if group_family.missing_needs_em and np.isnan(encoded).any():
+                stats[family] = self._fit_missing(
+                    family, group_family, encoded, responsibilities, dtype, stored
                 )
-            if hasattr(self, "_stats"):  # partial_fit: a group may have re-laid its statistics
-                self._stats[family] = estimator._stats
+            else:
+                stats[family] = group_family.suff_stats(encoded, responsibilities, dtype)
+                if stored is None:
+                    self._frozen[family] = None
         return stats
 
+    def _fit_missing(self, family, group_family, X, responsibilities, dtype, stored):
+        """EM over the missing entries of one group (`bayesgen.inference.gaussian_em`)."""
+        if stored is not None:
+            raise ValueError(
+                "X contains NaN: partial_fit cannot add rows with missing values to the "
+                f"{family} columns of a fitted MixedNB (EM needs every row at once); use fit."
+            )
+        settings = self._settings(family)
+        kind = settings["estimate"]
+
+        def m_step(stats, frozen):
+            held = None if frozen is None else _to_jax(frozen, jax.tree.leaves(stats)[0].dtype)
+            prior, params = group_family.estimate(stats, kind, held)
+            ridge = group_family.ridge(stats) if held is None else held[0]
+            return _to_numpy(params), (np.asarray(ridge), _to_numpy(prior))
+
+        fit = gaussian_em.run(
+            group_family,
+            X,
+            np.asarray(responsibilities),
+            dtype,
+            m_step=m_step,
+            kind=kind,
+            tol=settings["tol"],
+            max_iter=settings["max_iter"],
+        )
+        self._frozen[family] = fit.frozen
+        return fit.stats
+
     def _merge_feature_stats(self, previous, new):
-        return {
-            family: estimator._merge_feature_stats(previous[family], new[family])
-            for family, estimator in self.estimators_.items()
-        }
+        return self._composite().merge(previous, new)
 
     def _update_parameters(self):
-        for family, estimator in self.estimators_.items():
-            estimator._stats = self._stats[family]
-            estimator._class_stats = self._class_stats
-            estimator.class_count_ = self._class_stats.counts
-            with _errors_of_group(family, estimator):
-                estimator._update_parameters()
+        composite = self._composite()
+        kinds = self._kinds()
+        params = {}
+        for family, (group_family, _) in composite.groups.items():
+            stats = self._group_stats(family)
+            frozen = self._frozen.get(family)
+            if frozen is not None:
+                frozen = _to_jax(frozen, jax.tree.leaves(stats)[0].dtype)
+            _, params[family] = group_family.estimate(stats, kinds[family], frozen)
+        self._params = _to_numpy(params)
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
-        total = 0.0
-        for family, estimator in self.estimators_.items():
-            with _errors_of_group(family, estimator):
-                group = estimator._check_X(self._group(X, family), reset=False)
-                part = estimator._log_likelihood(group, dtype, row_terms=row_terms)
-            total = total + np.asarray(part)
-        return total
+        return self._composite().log_likelihood(
+            self._parameters(dtype), self._encoded(X, dtype), row_terms=row_terms
+        )
 
     def impute(self, X, *, method="mean", y=None, random_state=None):
         """Fill the missing entries of every group from the model, observed ones kept.
@@ -407,96 +495,149 @@ class MixedNB(NaiveBayesClassPrior):
         else:
             class_weights = np.eye(self.classes_.shape[0])[np.asarray(self._class_index(y))]
         rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
+        composite = self._composite()
+        encoded = composite.encode(self._values(columns, composite))
+        imputed = composite.decode(
+            composite.conditional(self._params, encoded, class_weights, method, rng)
+        )
         filled = columns.frame.copy()
-        for family, estimator in self.estimators_.items():
-            group = self._group(columns, family)
-            with _errors_of_group(family, estimator):
-                values = estimator._check_X(group, reset=False)
-            values = values.toarray() if hasattr(values, "toarray") else np.array(values)
-            imputed = estimator._impute_rows(values, class_weights, method, rng)
-            for position, column in zip(self._groups[family], imputed.T, strict=True):
+        for family, positions in self._groups.items():
+            for position, column in zip(positions, imputed[family].T, strict=True):
                 observed = filled.iloc[:, position].notna().to_numpy()
                 filled.iloc[:, position] = np.where(observed, filled.iloc[:, position], column)
         return filled if self._fitted_on_frame else filled.to_numpy()
 
     # ------------------------------------------------------------------ story
     def _story_part(self):
-        return stories.combined_part(
-            {family: estimator._story_part() for family, estimator in self.estimators_.items()}
-        )
+        composite, n_classes = self._composite(), self.classes_.shape[0]
+        parts = {}
+        for family, (group_family, columns) in composite.groups.items():
+            prior = group_family.story_prior(
+                self._prior(family, self._group_stats(family)), len(columns)
+            )
+            prior = jax.tree.map(jnp.asarray, prior)
+            parts[family] = registry.story_part(family)(group_family, prior, n_classes)
+        return stories.combined_part(parts)
 
     def _sampling_sites(self):
-        return {
-            f"{family}/{name}": value
-            for family, estimator in self.estimators_.items()
-            for name, value in estimator._sampling_sites().items()
-        }
+        return self._composite().sampling_sites(self._params)
 
     def _features_from_draws(self, draws):
-        columns = {}
-        for family, estimator in self.estimators_.items():
-            prefix = f"{family}/"
-            own = {k[len(prefix) :]: v for k, v in draws.items() if k.startswith(prefix)}
-            values = np.asarray(estimator._features_from_draws(own))
-            for position, column in zip(self._groups[family], values.T, strict=True):
-                columns[position] = column
+        columns = self._composite().features_from_draws(draws)
         names = list(self.feature_families_)
         schema = getattr(self, "_training_columns", None)
         if schema is not None:  # the training columns' names and dtypes
-            return as_training_frame([columns[i] for i in range(len(names))], schema)
+            return as_training_frame(columns, schema)
         frame = pd.DataFrame({names[i]: columns[i] for i in range(len(names))})
         return frame if self._fitted_on_frame else frame.to_numpy()
 
     def _story_features(self, X: _Columns) -> dict:
-        features = {}
-        for family, estimator in self.estimators_.items():
-            with _errors_of_group(family, estimator):
-                group = estimator._check_X(self._group(X, family), reset=False)
-            features[family] = estimator._story_features(group)
-        return features
+        return {family: jnp.asarray(values) for family, values in self._encoded(X).items()}
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
         super()._check_exact_posterior()
-        for family, estimator in self.estimators_.items():
-            with _errors_of_group(family, estimator):
-                estimator._check_exact_posterior()
+        for family, (group_family, _) in self._composite().groups.items():
+            if not group_family.has_exact_posterior:
+                raise ValueError(f"MixedNB's {family} family has no closed-form posterior.")
+            if self._frozen.get(family) is not None:
+                raise ValueError(
+                    f"This MixedNB's {family} family was fitted on rows with missing values "
+                    "(by EM), so its posterior has no closed form; use posterior(method="
+                    "'nuts', X=X, y=y) with the training rows, and pass that InferenceData to "
+                    "predict_proba_draws."
+                )
+
+    def _posteriors(self) -> dict:
+        posteriors = {}
+        for family, (group_family, _) in self._composite().groups.items():
+            stats = self._group_stats(family)
+            posteriors[family] = group_family.posterior(self._prior(family, stats), stats)
+        return posteriors
 
     def _parameter_posterior_draws(self, key, num_samples):
-        keys = jax.random.split(key, len(self.estimators_))
-        draws = {}
-        for key_family, (family, estimator) in zip(keys, self.estimators_.items(), strict=True):
-            own = estimator._parameter_posterior_draws(key_family, num_samples)
-            draws.update({f"{family}/{name}": value for name, value in own.items()})
-        return draws
+        composite = self._composite()
+        draws = composite.sample_params(key, self._posteriors(), num_samples)
+        return composite.sites(jax.tree.map(np.asarray, draws))
 
     def _with_parameters(self, sites):
         drawn = copy.copy(self)
-        drawn.estimators_ = {}
-        for family, estimator in self.estimators_.items():
-            prefix = f"{family}/"
-            own = {k[len(prefix) :]: v for k, v in sites.items() if k.startswith(prefix)}
-            drawn.estimators_[family] = estimator._with_parameters(own)
+        drawn._params = self._composite().params_from_sites(sites)
         return drawn
 
     def _feature_log_prior(self) -> float:
-        return sum(estimator._feature_log_prior() for estimator in self.estimators_.values())
-
-    def _predictive_log_likelihood(self, X, dtype):
-        total = 0.0
-        for family, estimator in self.estimators_.items():
-            with _errors_of_group(family, estimator):
-                group = estimator._check_X(self._group(X, family), reset=False)
-            total = total + np.asarray(estimator._predictive_log_likelihood(group, dtype))
+        composite, kinds, total = self._composite(), self._kinds(), 0.0
+        for family, (group_family, _) in composite.groups.items():
+            stats = self._group_stats(family)
+            prior = jax.tree.map(jnp.asarray, self._prior(family, stats))
+            params = jax.tree.map(jnp.asarray, self._params[family])
+            total += float(group_family.log_prior(prior, params, kind=kinds[family]))
         return total
 
+    def _predictive_log_likelihood(self, X, dtype):
+        composite = self._composite()
+        encoded = self._encoded(X, dtype)
+        return sum(
+            np.asarray(group_family.predictive_log_likelihood(posterior, encoded[family])).astype(
+                dtype
+            )
+            for (family, (group_family, _)), posterior in zip(
+                composite.groups.items(), self._posteriors().values(), strict=True
+            )
+        )
+
     def _parameter_dims(self, features):
-        dims, coords = {}, {}
-        for family, estimator in self.estimators_.items():
-            names = [features[position] for position in self._groups[family]]
-            own_dims, own_coords = estimator._parameter_dims(names)
-            rename = {dim: f"{family}/{dim}" for dim in own_coords}
-            for site, site_dims in own_dims.items():
-                dims[f"{family}/{site}"] = tuple(rename.get(d, d) for d in site_dims)
-            coords.update({rename[dim]: labels for dim, labels in own_coords.items()})
-        return dims, coords
+        return self._composite().parameter_dims(features)
+
+    # ------------------------------------------------------------ group models
+    @property
+    def estimators_(self) -> dict:
+        """Each group's model on its own: the family's estimator, fitted (read-only).
+
+        Built on each access from the group's statistics (``from_statistics``), with
+        this model's ``class_prior_``; changing it changes nothing here.
+        """
+        check_is_fitted(self, "_params")
+        names = getattr(self, "feature_names_in_", None)
+        built = {}
+        for family, (group_family, columns) in self._composite().groups.items():
+            cls = registry.estimators()[group_family.estimator]
+            settings = self._settings(family)
+            attributes = {"n_features_in_": len(columns)}
+            if names is not None:
+                attributes["feature_names_in_"] = np.asarray(names)[columns]
+            attributes.update((f"{k}_", v) for k, v in group_family.learned().items())
+            frozen = self._frozen.get(family)
+            options = {} if frozen is None else gaussian_em.install_options(frozen)
+            estimator = cls.from_statistics(
+                settings,
+                self.classes_,
+                self._class_stats,
+                self._stats[family],
+                attributes=attributes,
+                **options,
+            )
+            estimator.class_prior_ = self.class_prior_
+            built[family] = estimator
+        return built
+
+
+def _settings_used(family_class) -> set:
+    """The estimator parameters that shape a column group of ``family_class``."""
+    used = family_class.settings_read() | {"estimate"}
+    if family_class.missing_needs_em:  # EM over missing entries runs with them
+        used |= {"max_iter", "tol"}
+    return used
+
+
+def _saved_parameters(estimator):
+    """A group's parameters from its estimator of the earlier layout, as it predicted with
+    them: ``means_``/``covariances_``, ``rates_``, or ``exp(feature_log_prob_)``."""
+    if hasattr(estimator, "means_"):
+        return GaussianParams(estimator.means_, estimator.covariances_)
+    if hasattr(estimator, "rates_"):
+        return estimator.rates_
+    log_theta = estimator.feature_log_prob_
+    if isinstance(log_theta, list):  # CategoricalNB: one block per feature
+        log_theta = np.concatenate(log_theta, axis=1)
+    return np.exp(log_theta)
