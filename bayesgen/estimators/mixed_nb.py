@@ -140,7 +140,10 @@ class MixedNB(NaiveBayesClassPrior):
         For each column whose family was chosen by evidence, the log evidence of every
         admissible family, ``{column: {family: log p(x | y)}}``.
     estimators_ : dict
-        The fitted estimator of each family's column group, sharing ``class_prior_``.
+        Each family's column group as a fitted model of its own (the family's registered
+        estimator, such as ``GaussianNB``), sharing ``class_prior_``; read-only, built on
+        access from the group's statistics. MixedNB itself holds no estimator: it is a
+        `bayesgen.families.composite.CompositeFamily` of its groups and a class prior.
     n_features_in_ : int
     feature_names_in_ : ndarray
         Only when ``X`` had string column names.
@@ -182,8 +185,10 @@ class MixedNB(NaiveBayesClassPrior):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
         tags.input_tags.string = True
-        # Every family fits with missing values but the multinomial (see MultinomialNB).
-        tags.input_tags.allow_nan = "multinomial" not in dict(self.features or {}).values()
+        # Missing values are fine unless a chosen family's own estimator refuses them at fit.
+        known = column_families()
+        chosen = {known[f] for f in dict(self.features or {}).values() if f in known}
+        tags.input_tags.allow_nan = all(_fits_with_missing(family) for family in chosen)
         return tags
 
     def _check_hyperparameters(self):
@@ -386,16 +391,19 @@ class MixedNB(NaiveBayesClassPrior):
             return self._params
         return jax.tree.map(lambda leaf: np.asarray(leaf, dtype), self._params)
 
-    def _prior(self, family: str, stats):
-        """The group's prior: the one EM over missing entries kept, else resolved anew."""
-        frozen = self._frozen.get(family)
-        if frozen is not None:
-            return _to_jax(frozen[1], jax.tree.leaves(stats)[0].dtype)
-        return self._family(family).prior(stats)
-
-    def _group_stats(self, family: str):
-        stats = self._stats[family]
-        return _to_jax(stats, jax.tree.leaves(stats)[0].dtype)
+    def _stats_and_priors(self, composite: CompositeFamily) -> tuple[dict, dict]:
+        """The stored statistics (JAX, own precision) and each group's prior: the one EM
+        over missing entries kept, else resolved from the statistics."""
+        stats, priors = {}, {}
+        for family, (group_family, _) in composite.groups.items():
+            stats[family] = _jax_in_own_dtype(self._stats[family])
+            frozen = self._frozen.get(family)
+            priors[family] = (
+                group_family.prior(stats[family])
+                if frozen is None
+                else _to_jax(frozen[1], _dtype(stats[family]))
+            )
+        return stats, priors
 
     # ------------------------------------------------------------------ hooks
     def _add_rows(self, X, responsibilities, *, reset):
@@ -441,7 +449,7 @@ class MixedNB(NaiveBayesClassPrior):
         kind = settings["estimate"]
 
         def m_step(stats, frozen):
-            held = None if frozen is None else _to_jax(frozen, jax.tree.leaves(stats)[0].dtype)
+            held = None if frozen is None else _to_jax(frozen, _dtype(stats))
             prior, params = group_family.estimate(stats, kind, held)
             ridge = group_family.ridge(stats) if held is None else held[0]
             return _to_numpy(params), (np.asarray(ridge), _to_numpy(prior))
@@ -463,15 +471,12 @@ class MixedNB(NaiveBayesClassPrior):
         return self._composite().merge(previous, new)
 
     def _update_parameters(self):
-        composite = self._composite()
-        kinds = self._kinds()
-        params = {}
-        for family, (group_family, _) in composite.groups.items():
-            stats = self._group_stats(family)
-            frozen = self._frozen.get(family)
-            if frozen is not None:
-                frozen = _to_jax(frozen, jax.tree.leaves(stats)[0].dtype)
-            _, params[family] = group_family.estimate(stats, kinds[family], frozen)
+        stats = {family: _jax_in_own_dtype(value) for family, value in self._stats.items()}
+        frozen = {
+            family: None if held is None else _to_jax(held, _dtype(stats[family]))
+            for family, held in self._frozen.items()
+        }
+        _, params = self._composite().estimate(stats, self._kinds(), frozen)
         self._params = _to_numpy(params)
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
@@ -510,13 +515,12 @@ class MixedNB(NaiveBayesClassPrior):
     # ------------------------------------------------------------------ story
     def _story_part(self):
         composite, n_classes = self._composite(), self.classes_.shape[0]
+        _, priors = self._stats_and_priors(composite)
         parts = {}
         for family, (group_family, columns) in composite.groups.items():
-            prior = group_family.story_prior(
-                self._prior(family, self._group_stats(family)), len(columns)
-            )
-            prior = jax.tree.map(jnp.asarray, prior)
-            parts[family] = registry.story_part(family)(group_family, prior, n_classes)
+            prior = group_family.story_prior(priors[family], len(columns))
+            part = registry.story_part(family)
+            parts[family] = part(group_family, jax.tree.map(jnp.asarray, prior), n_classes)
         return stories.combined_part(parts)
 
     def _sampling_sites(self):
@@ -548,16 +552,12 @@ class MixedNB(NaiveBayesClassPrior):
                     "predict_proba_draws."
                 )
 
-    def _posteriors(self) -> dict:
-        posteriors = {}
-        for family, (group_family, _) in self._composite().groups.items():
-            stats = self._group_stats(family)
-            posteriors[family] = group_family.posterior(self._prior(family, stats), stats)
-        return posteriors
+    def _posteriors(self, composite: CompositeFamily) -> dict:
+        return composite.posterior(*reversed(self._stats_and_priors(composite)))
 
     def _parameter_posterior_draws(self, key, num_samples):
         composite = self._composite()
-        draws = composite.sample_params(key, self._posteriors(), num_samples)
+        draws = composite.sample_params(key, self._posteriors(composite), num_samples)
         return composite.sites(jax.tree.map(np.asarray, draws))
 
     def _with_parameters(self, sites):
@@ -566,24 +566,15 @@ class MixedNB(NaiveBayesClassPrior):
         return drawn
 
     def _feature_log_prior(self) -> float:
-        composite, kinds, total = self._composite(), self._kinds(), 0.0
-        for family, (group_family, _) in composite.groups.items():
-            stats = self._group_stats(family)
-            prior = jax.tree.map(jnp.asarray, self._prior(family, stats))
-            params = jax.tree.map(jnp.asarray, self._params[family])
-            total += float(group_family.log_prior(prior, params, kind=kinds[family]))
-        return total
+        composite = self._composite()
+        _, priors = self._stats_and_priors(composite)
+        params = jax.tree.map(jnp.asarray, self._params)
+        return composite.log_prior(jax.tree.map(jnp.asarray, priors), params, self._kinds())
 
     def _predictive_log_likelihood(self, X, dtype):
         composite = self._composite()
-        encoded = self._encoded(X, dtype)
-        return sum(
-            np.asarray(group_family.predictive_log_likelihood(posterior, encoded[family])).astype(
-                dtype
-            )
-            for (family, (group_family, _)), posterior in zip(
-                composite.groups.items(), self._posteriors().values(), strict=True
-            )
+        return composite.predictive_log_likelihood(
+            self._posteriors(composite), self._encoded(X, dtype)
         )
 
     def _parameter_dims(self, features):
@@ -620,6 +611,20 @@ class MixedNB(NaiveBayesClassPrior):
             estimator.class_prior_ = self.class_prior_
             built[family] = estimator
         return built
+
+
+def _dtype(stats):
+    return jax.tree.leaves(stats)[0].dtype
+
+
+def _jax_in_own_dtype(stats):
+    return _to_jax(stats, _dtype(stats))
+
+
+def _fits_with_missing(family_class) -> bool:
+    """Whether the family's own estimator fits rows with missing values (its tag)."""
+    estimator = registry.estimators()[family_class.estimator]()
+    return estimator.__sklearn_tags__().input_tags.allow_nan
 
 
 def _settings_used(family_class) -> set:
