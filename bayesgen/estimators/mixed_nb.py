@@ -13,24 +13,19 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from bayesgen import registry, stories
 from bayesgen.estimators.base import _to_jax, _to_numpy
+from bayesgen.estimators.column_groups import (
+    ColumnGroups,
+    column_families,
+    dtype_of,
+    fits_with_missing,
+    in_own_precision,
+)
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.families import column_choice
 from bayesgen.families.composite import CompositeFamily
-from bayesgen.families.gaussian import GaussianParams
 from bayesgen.frames import as_training_frame
 from bayesgen.inference import gaussian_em, imputation, semi_supervised
 from bayesgen.validation import check_positive
-
-
-def column_families() -> dict[str, type]:
-    """The families a column may get: every registered family that names its estimator.
-
-    Returns
-    -------
-    dict of str to type
-        Family name to family class, in registration order.
-    """
-    return {name: cls for name, cls in registry.families().items() if cls.estimator}
 
 
 def _repeated(rows: np.ndarray, sample_weight, n_rows: int) -> np.ndarray:
@@ -84,7 +79,7 @@ class _Columns:
         return self.shape[0]
 
 
-class MixedNB(NaiveBayesClassPrior):
+class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     model_name = "mixed-nb"
     __doc__ = (
         """Naive Bayes over mixed columns: one family per group of columns, one label per row.
@@ -188,7 +183,7 @@ class MixedNB(NaiveBayesClassPrior):
         # Missing values are fine unless a chosen family's own estimator refuses them at fit.
         known = column_families()
         chosen = {known[f] for f in dict(self.features or {}).values() if f in known}
-        tags.input_tags.allow_nan = all(_fits_with_missing(family) for family in chosen)
+        tags.input_tags.allow_nan = all(fits_with_missing(family) for family in chosen)
         return tags
 
     def _check_hyperparameters(self):
@@ -198,67 +193,6 @@ class MixedNB(NaiveBayesClassPrior):
         if self.features is not None and not isinstance(self.features, dict):
             raise ValueError(f"features must be a dict {{column: family}}; got {self.features!r}.")
         self._check_family_params()
-
-    def _check_family_params(self) -> None:
-        if self.family_params is None:
-            return
-        if not isinstance(self.family_params, dict):
-            raise ValueError(
-                "family_params must be a dict {family: {parameter: value}}; got "
-                f"{self.family_params!r}."
-            )
-        known = column_families()
-        for family, settings in self.family_params.items():
-            if family not in known:
-                raise ValueError(
-                    f"family_params names the family {family!r}; known: {tuple(known)}."
-                )
-            if not isinstance(settings, dict):
-                raise ValueError(
-                    f"family_params[{family!r}] must be a dict {{parameter: value}}; got "
-                    f"{settings!r}."
-                )
-            cls = registry.estimators()[known[family].estimator]
-            accepted = cls().get_params(deep=False)
-            unknown = sorted(set(settings) - set(accepted))
-            if unknown:
-                raise ValueError(
-                    f"family_params[{family!r}] has {unknown}, which {cls.__name__} does not "
-                    f"take; its parameters: {sorted(accepted)}."
-                )
-            unused = sorted(set(settings) - _settings_used(known[family]))
-            if unused:
-                raise ValueError(
-                    f"family_params[{family!r}] sets {unused}, which MixedNB's {family} "
-                    f"columns do not use; they use {sorted(_settings_used(known[family]))}."
-                )
-            self._family(family).check_estimate(self._settings(family)["estimate"])
-
-    @classmethod
-    def _upgrade_saved_state(cls, state: dict) -> dict:
-        """Translate a model file of an earlier layout.
-
-        It predates ``family_params``; and the layout before the families were composed
-        held one fitted estimator per group (``estimators_``: GaussianNB, BernoulliNB,
-        MultinomialNB, PoissonNB, ExponentialNB or CategoricalNB), whose fitted
-        attributes become each group's parameters, EM's fixed prior and learned
-        categories here, exactly as those estimators predicted with them.
-        """
-        state = super()._upgrade_saved_state(state)
-        state.setdefault("family_params", None)
-        state.pop("_group_data", None)
-        estimators = state.pop("estimators_", None)
-        if estimators is not None:
-            state["_params"] = {g: _saved_parameters(e) for g, e in estimators.items()}
-            state["_frozen"] = {
-                g: (e.ridge_, e.prior_) if getattr(e, "fitted_with_missing_", False) else None
-                for g, e in estimators.items()
-            }
-            state["_learned"] = {
-                g: {name: getattr(e, f"{name}_") for name in registry.family(g)().learned()}
-                for g, e in estimators.items()
-            }
-        return state
 
     # ---------------------------------------------------------------- columns
     def _check_X(self, X, *, reset, choosing=False):
@@ -338,34 +272,6 @@ class MixedNB(NaiveBayesClassPrior):
         self.feature_families_ = families
         self.family_log_evidence_ = evidence
 
-    # ----------------------------------------------------------------- families
-    def _settings(self, family: str) -> dict:
-        """The settings of a family's columns: its estimator's parameters, MixedNB's own
-        ``alpha``, ``estimate`` and ``reg_covar`` where it takes them, then
-        ``family_params[family]``."""
-        cls = registry.estimators()[registry.family(family).estimator]
-        settings = cls().get_params(deep=False)
-        shared = {"alpha": self.alpha, "estimate": self.estimate, "reg_covar": self.reg_covar}
-        settings.update((name, value) for name, value in shared.items() if name in settings)
-        settings.update((self.family_params or {}).get(family, {}))
-        return settings
-
-    def _family(self, family: str):
-        """The `FeatureFamily` of a group, with what it learned from the training rows."""
-        cls = registry.family(family)
-        owner = registry.estimators()[cls.estimator](**self._settings(family))
-        learned = getattr(self, "_learned", {}).get(family, {})
-        return cls.of(owner).with_learned(**learned)
-
-    def _composite(self) -> CompositeFamily:
-        """The model of the features: every group's family over its columns."""
-        return CompositeFamily(
-            {family: (self._family(family), columns) for family, columns in self._groups.items()}
-        )
-
-    def _kinds(self) -> dict:
-        return {family: self._settings(family)["estimate"] for family in self._groups}
-
     def _values(self, X: _Columns, composite: CompositeFamily) -> dict:
         """Each group's columns as its family reads them (not yet encoded)."""
         raw = {
@@ -390,20 +296,6 @@ class MixedNB(NaiveBayesClassPrior):
         if dtype is None:
             return self._params
         return jax.tree.map(lambda leaf: np.asarray(leaf, dtype), self._params)
-
-    def _stats_and_priors(self, composite: CompositeFamily) -> tuple[dict, dict]:
-        """The stored statistics (JAX, own precision) and each group's prior: the one EM
-        over missing entries kept, else resolved from the statistics."""
-        stats, priors = {}, {}
-        for family, (group_family, _) in composite.groups.items():
-            stats[family] = _jax_in_own_dtype(self._stats[family])
-            frozen = self._frozen.get(family)
-            priors[family] = (
-                group_family.prior(stats[family])
-                if frozen is None
-                else _to_jax(frozen[1], _dtype(stats[family]))
-            )
-        return stats, priors
 
     # ------------------------------------------------------------------ hooks
     def _add_rows(self, X, responsibilities, *, reset):
@@ -449,7 +341,7 @@ class MixedNB(NaiveBayesClassPrior):
         kind = settings["estimate"]
 
         def m_step(stats, frozen):
-            held = None if frozen is None else _to_jax(frozen, _dtype(stats))
+            held = None if frozen is None else _to_jax(frozen, dtype_of(stats))
             prior, params = group_family.estimate(stats, kind, held)
             ridge = group_family.ridge(stats) if held is None else held[0]
             return _to_numpy(params), (np.asarray(ridge), _to_numpy(prior))
@@ -471,9 +363,9 @@ class MixedNB(NaiveBayesClassPrior):
         return self._composite().merge(previous, new)
 
     def _update_parameters(self):
-        stats = {family: _jax_in_own_dtype(value) for family, value in self._stats.items()}
+        stats = {family: in_own_precision(value) for family, value in self._stats.items()}
         frozen = {
-            family: None if held is None else _to_jax(held, _dtype(stats[family]))
+            family: None if held is None else _to_jax(held, dtype_of(stats[family]))
             for family, held in self._frozen.items()
         }
         _, params = self._composite().estimate(stats, self._kinds(), frozen)
@@ -579,70 +471,3 @@ class MixedNB(NaiveBayesClassPrior):
 
     def _parameter_dims(self, features):
         return self._composite().parameter_dims(features)
-
-    # ------------------------------------------------------------ group models
-    @property
-    def estimators_(self) -> dict:
-        """Each group's model on its own: the family's estimator, fitted (read-only).
-
-        Built on each access from the group's statistics (``from_statistics``), with
-        this model's ``class_prior_``; changing it changes nothing here.
-        """
-        check_is_fitted(self, "_params")
-        names = getattr(self, "feature_names_in_", None)
-        built = {}
-        for family, (group_family, columns) in self._composite().groups.items():
-            cls = registry.estimators()[group_family.estimator]
-            settings = self._settings(family)
-            attributes = {"n_features_in_": len(columns)}
-            if names is not None:
-                attributes["feature_names_in_"] = np.asarray(names)[columns]
-            attributes.update((f"{k}_", v) for k, v in group_family.learned().items())
-            frozen = self._frozen.get(family)
-            options = {} if frozen is None else gaussian_em.install_options(frozen)
-            estimator = cls.from_statistics(
-                settings,
-                self.classes_,
-                self._class_stats,
-                self._stats[family],
-                attributes=attributes,
-                **options,
-            )
-            estimator.class_prior_ = self.class_prior_
-            built[family] = estimator
-        return built
-
-
-def _dtype(stats):
-    return jax.tree.leaves(stats)[0].dtype
-
-
-def _jax_in_own_dtype(stats):
-    return _to_jax(stats, _dtype(stats))
-
-
-def _fits_with_missing(family_class) -> bool:
-    """Whether the family's own estimator fits rows with missing values (its tag)."""
-    estimator = registry.estimators()[family_class.estimator]()
-    return estimator.__sklearn_tags__().input_tags.allow_nan
-
-
-def _settings_used(family_class) -> set:
-    """The estimator parameters that shape a column group of ``family_class``."""
-    used = family_class.settings_read() | {"estimate"}
-    if family_class.missing_needs_em:  # EM over missing entries runs with them
-        used |= {"max_iter", "tol"}
-    return used
-
-
-def _saved_parameters(estimator):
-    """A group's parameters from its estimator of the earlier layout, as it predicted with
-    them: ``means_``/``covariances_``, ``rates_``, or ``exp(feature_log_prob_)``."""
-    if hasattr(estimator, "means_"):
-        return GaussianParams(estimator.means_, estimator.covariances_)
-    if hasattr(estimator, "rates_"):
-        return estimator.rates_
-    log_theta = estimator.feature_log_prob_
-    if isinstance(log_theta, list):  # CategoricalNB: one block per feature
-        log_theta = np.concatenate(log_theta, axis=1)
-    return np.exp(log_theta)
