@@ -339,19 +339,12 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
             )
         settings = self._settings(family)
         kind = settings["estimate"]
-
-        def m_step(stats, frozen):
-            held = None if frozen is None else _to_jax(frozen, dtype_of(stats))
-            prior, params = group_family.estimate(stats, kind, held)
-            ridge = group_family.ridge(stats) if held is None else held[0]
-            return _to_numpy(params), (np.asarray(ridge), _to_numpy(prior))
-
         fit = gaussian_em.run(
             group_family,
             X,
             np.asarray(responsibilities),
             dtype,
-            m_step=m_step,
+            m_step=gaussian_em.family_m_step(group_family, kind),
             kind=kind,
             tol=settings["tol"],
             max_iter=settings["max_iter"],

@@ -178,6 +178,23 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
     return MissingFit(stats, frozen, len(history), converged, np.asarray(history))
 
 
+def family_m_step(family, kind: str):
+    """`run`'s M-step for a bare Gaussian ``family``: its ``estimate`` under ``frozen``.
+
+    Returns NumPy parameters and the ``(ridge, prior)`` used, as an estimator stores them.
+    """
+
+    def m_step(stats, frozen):
+        dtype = stats.means.dtype
+        held = None if frozen is None else jax.tree.map(lambda a: jnp.asarray(a, dtype), frozen)
+        prior, params = family.estimate(stats, kind, held)
+        ridge = family.ridge(stats) if held is None else held[0]
+        numpy = jax.tree.map(np.asarray, (params, (ridge, prior)))
+        return numpy[0], numpy[1]
+
+    return m_step
+
+
 def fit_with_missing(estimator, X, responsibilities, dtype):
     """`run` for a ``GaussianDA``, whose ``_update_parameters`` is the M-step.
 
