@@ -170,6 +170,36 @@ class GenerativeClassifier(
         state.pop("_fresh_fit", None)
         return state
 
+    @classmethod
+    def from_statistics(cls, params: dict, classes, class_stats, feature_stats, **options):
+        """A fitted estimator made from statistics computed elsewhere, as ``fit`` makes it.
+
+        Parameters
+        ----------
+        params : dict
+            Constructor arguments.
+        classes : ndarray of shape (n_classes,)
+        class_stats, feature_stats : pytrees
+            The class counts and the family's statistics (``_batch_stats``' pair).
+        **options
+            ``attributes``: fitted attributes the statistics do not carry
+            (``n_features_in_``, ``categories_``), set first; the rest go to
+            ``_install_stats``.
+
+        Returns
+        -------
+        estimator
+        """
+        estimator = cls(**params)
+        estimator.classes_ = np.asarray(classes)
+        vars(estimator).update(options.pop("attributes", {}))
+        dtype = jax.tree.leaves(class_stats)[0].dtype
+        with precision(dtype):
+            estimator._install_stats(
+                _to_jax(class_stats, dtype), _to_jax(feature_stats, dtype), **options
+            )
+        return estimator
+
     def _em_log_prior(self) -> float:
         """The log prior in the EM objective: the class prior's part plus the family's."""
         fixed, concentration, kind = self._class_prior_settings()

@@ -12,14 +12,6 @@ from bayesgen.families.categorical import CategoricalFamily, CategoricalStats
 from bayesgen.validation import _check_finite, _column_name, check_positive
 
 
-def _unhashable(value) -> bool:
-    try:
-        hash(value)
-    except TypeError:
-        return True
-    return False
-
-
 class CategoricalNB(CountNB):
     model_name = "categorical-nb"
     __doc__ = (
@@ -128,15 +120,8 @@ class CategoricalNB(CountNB):
         # NaN and None are missing values: their feature is left out of the row's likelihood.
         if X.dtype.kind in "fc":
             _check_finite(X, self, allow_nan=True)
-        elif X.dtype == object:
-            for row, column in zip(
-                *np.nonzero(np.frompyfunc(_unhashable, 1, 1)(X).astype(bool)), strict=False
-            ):
-                raise TypeError(
-                    f"CategoricalNB: every category must be hashable (argument must be a string "
-                    f"or a number, for instance); X has a {type(X[row, column]).__name__} at "
-                    f"row {row}, {_column_name(self, column)}."
-                )
+        else:
+            categorical.check_hashable(X, "CategoricalNB", lambda j: _column_name(self, j))
         return X
 
     # ------------------------------------------------------------------ encoding
@@ -192,30 +177,9 @@ class CategoricalNB(CountNB):
 
     def _with_min_categories(self, categories: list) -> list:
         """``categories`` as the codes ``0..C_j - 1`` of scikit-learn, with ``min_categories``."""
-        if self.min_categories is None:
-            return categories
-        minimum = np.broadcast_to(np.asarray(self.min_categories, dtype=object), (len(categories),))
-        padded = []
-        for j, (known, least) in enumerate(zip(categories, minimum, strict=True)):
-            if least is None:
-                padded.append(known)
-                continue
-            if isinstance(least, bool) or not isinstance(least, (int, np.integer)) or least < 0:
-                raise ValueError(
-                    f"min_categories must hold non-negative integers; got {least!r} for "
-                    f"{_column_name(self, j)}."
-                )
-            codes = [value for value in known if isinstance(value, (int, np.integer, float))]
-            if len(codes) != len(known) or any(
-                float(value) != int(value) or value < 0 for value in codes
-            ):
-                raise ValueError(
-                    f"CategoricalNB with min_categories reads {_column_name(self, j)} as "
-                    f"integer codes 0, 1, ... (as scikit-learn does); it holds {known.tolist()}."
-                )
-            size = max(int(max(codes, default=-1)) + 1, int(least))
-            padded.append(np.asarray(range(size), dtype=object))
-        return padded
+        return categorical.with_min_categories(
+            categories, self.min_categories, lambda j: _column_name(self, j)
+        )
 
     # ------------------------------------------------------------------ hooks
     def _feature_stats(self, X, responsibilities, dtype):

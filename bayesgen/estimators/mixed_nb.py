@@ -2,53 +2,30 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from bayesgen import registry, stories
+from bayesgen.estimators.base import _to_jax, _to_numpy
+from bayesgen.estimators.column_groups import (
+    ColumnGroups,
+    column_families,
+    dtype_of,
+    fits_with_missing,
+    in_own_precision,
+)
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.families import column_choice
+from bayesgen.families.composite import CompositeFamily
 from bayesgen.frames import as_training_frame
-from bayesgen.inference import imputation, semi_supervised
+from bayesgen.inference import gaussian_em, imputation, semi_supervised
 from bayesgen.validation import check_positive
-
-
-def column_families() -> dict[str, type]:
-    """The families a column may get: every registered family that names its estimator.
-
-    Returns
-    -------
-    dict of str to type
-        Family name to family class, in registration order.
-    """
-    return {name: cls for name, cls in registry.families().items() if cls.estimator}
-
-
-@contextlib.contextmanager
-def _errors_of_group(family: str, estimator):
-    """Re-raise a column group's ``ValueError`` naming MixedNB, the estimator the user fitted.
-
-    A group's own estimator would otherwise speak of itself ("This GaussianNB was fitted
-    ..."), a class the user never made.
-    """
-    try:
-        yield
-    except ValueError as error:
-        name = type(estimator).__name__
-        if name not in str(error):
-            raise
-        message = str(error).replace(name, f"MixedNB's {family} family")
-        try:
-            renamed = type(error)(message)
-        except TypeError:  # an exception class that takes other arguments
-            raise error from None
-        raise renamed.with_traceback(error.__traceback__) from None
 
 
 def _repeated(rows: np.ndarray, sample_weight, n_rows: int) -> np.ndarray:
@@ -104,7 +81,7 @@ class _Columns:
         return self.shape[0]
 
 
-class MixedNB(NaiveBayesClassPrior):
+class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     model_name = "mixed-nb"
     __doc__ = (
         """Naive Bayes over mixed columns: one family per group of columns, one label per row.
@@ -160,7 +137,10 @@ class MixedNB(NaiveBayesClassPrior):
         For each column whose family was chosen by evidence, the log evidence of every
         admissible family, ``{column: {family: log p(x | y)}}``.
     estimators_ : dict
-        The fitted estimator of each family's column group, sharing ``class_prior_``.
+        Each family's column group as a fitted model of its own (the family's registered
+        estimator, such as ``GaussianNB``), sharing ``class_prior_``; read-only, built on
+        access from the group's statistics. MixedNB itself holds no estimator: it is a
+        `bayesgen.families.composite.CompositeFamily` of its groups and a class prior.
     n_features_in_ : int
     feature_names_in_ : ndarray
         Only when ``X`` had string column names.
@@ -204,8 +184,10 @@ class MixedNB(NaiveBayesClassPrior):
         tags = super().__sklearn_tags__()
         tags.input_tags.categorical = True
         tags.input_tags.string = True
-        # Every family fits with missing values but the multinomial (see MultinomialNB).
-        tags.input_tags.allow_nan = "multinomial" not in dict(self.features or {}).values()
+        # Missing values are fine unless a chosen family's own estimator refuses them at fit.
+        known = column_families()
+        chosen = {known[f] for f in dict(self.features or {}).values() if f in known}
+        tags.input_tags.allow_nan = all(fits_with_missing(family) for family in chosen)
         return tags
 
     def _check_hyperparameters(self):
@@ -215,44 +197,6 @@ class MixedNB(NaiveBayesClassPrior):
         if self.features is not None and not isinstance(self.features, dict):
             raise ValueError(f"features must be a dict {{column: family}}; got {self.features!r}.")
         self._check_family_params()
-
-    def _check_family_params(self) -> None:
-        if self.family_params is None:
-            return
-        if not isinstance(self.family_params, dict):
-            raise ValueError(
-                "family_params must be a dict {family: {parameter: value}}; got "
-                f"{self.family_params!r}."
-            )
-        known = column_families()
-        for family, settings in self.family_params.items():
-            if family not in known:
-                raise ValueError(
-                    f"family_params names the family {family!r}; known: {tuple(known)}."
-                )
-            if not isinstance(settings, dict):
-                raise ValueError(
-                    f"family_params[{family!r}] must be a dict {{parameter: value}}; got "
-                    f"{settings!r}."
-                )
-            cls = registry.estimators()[known[family].estimator]
-            accepted = cls().get_params(deep=False)
-            unknown = sorted(set(settings) - set(accepted))
-            if unknown:
-                raise ValueError(
-                    f"family_params[{family!r}] has {unknown}, which {cls.__name__} does not "
-                    f"take; its parameters: {sorted(accepted)}."
-                )
-            estimator = self._make_estimator(family)
-            with _errors_of_group(family, estimator):
-                estimator._check_hyperparameters()
-
-    @classmethod
-    def _upgrade_saved_state(cls, state: dict) -> dict:
-        """Translate a model file of the earlier layout: it predates ``family_params``."""
-        state = super()._upgrade_saved_state(state)
-        state.setdefault("family_params", None)
-        return state
 
     # ---------------------------------------------------------------- columns
     def _check_X(self, X, *, reset, choosing=False):
@@ -334,68 +278,102 @@ class MixedNB(NaiveBayesClassPrior):
         self.feature_families_ = families
         self.family_log_evidence_ = evidence
 
-    def _group(self, X: _Columns, family: str) -> pd.DataFrame:
-        return X.frame.iloc[:, self._groups[family]]
+    def _values(self, X: _Columns, composite: CompositeFamily) -> dict:
+        """Each group's columns as its family reads them (not yet encoded)."""
+        raw = {
+            family: check_array(
+                X.frame.iloc[:, columns], dtype=None, ensure_all_finite=False, ensure_2d=True
+            )
+            for family, columns in self._groups.items()
+        }
+        return composite.check_columns(raw, owner="MixedNB", columns=list(X.frame.columns))
 
-    def _make_estimator(self, family: str):
-        """The family's own estimator: MixedNB's hyperparameters it takes, then
-        ``family_params[family]``."""
-        cls = registry.estimators()[registry.family(family).estimator]
-        shared = {"alpha": self.alpha, "estimate": self.estimate, "reg_covar": self.reg_covar}
-        accepted = cls().get_params(deep=False)
-        settings = {name: value for name, value in shared.items() if name in accepted}
-        settings.update((self.family_params or {}).get(family, {}))
-        return cls(**settings)
+    def _encoded(self, X: _Columns, dtype=None) -> dict:
+        composite = self._composite()
+        encoded = composite.encode(self._values(X, composite))
+        if dtype is None:
+            return encoded
+        return {
+            family: values.astype(dtype, copy=False) if values.dtype.kind == "f" else values
+            for family, values in encoded.items()
+        }
+
+    def _parameters(self, dtype=None) -> dict:
+        if dtype is None:
+            return self._params
+        return jax.tree.map(lambda leaf: np.asarray(leaf, dtype), self._params)
 
     # ------------------------------------------------------------------ hooks
     def _add_rows(self, X, responsibilities, *, reset):
-        if reset:
-            # New groups hold no statistics, so each fits afresh in _feature_stats.
-            self.estimators_ = {family: self._make_estimator(family) for family in self._groups}
-            vars(self).pop("_stats", None)
-        for family, estimator in self.estimators_.items():
-            estimator.classes_ = self.classes_
-            with _errors_of_group(family, estimator):
-                group = estimator._check_X(self._group(X, family), reset=reset)
-            self._group_data = {**getattr(self, "_group_data", {}), family: group}
+        if reset:  # a fresh fit: nothing learned, no statistics, nothing frozen by EM
+            for name in ("_stats", "_learned", "_frozen", "_params"):
+                vars(self).pop(name, None)
         super()._add_rows(X, responsibilities, reset=reset)
-        self._group_data = {}
-        for estimator in self.estimators_.values():  # each group is a usable model of its own
-            estimator.class_prior_ = self.class_prior_
 
     def _feature_stats(self, X, responsibilities, dtype):
+        composite = self._composite()
+        values = self._values(X, composite)
+        # Only rows with positive weight teach a family (categories): weight 0 removes a row.
+        weighted = np.asarray(jnp.sum(responsibilities, axis=1)) > 0
+        stored = getattr(self, "_stats", None)
+        composite, relaid = composite.learn(
+            {family: group[weighted] for family, group in values.items()}, stored
+        )
+        self._learned = composite.learned()
+        if stored is not None:
+            self._stats = relaid  # laid out for the categories the batch added
+        self._frozen = dict(getattr(self, "_frozen", {}))
         stats = {}
-        for family, estimator in self.estimators_.items():
-            with _errors_of_group(family, estimator):
-                stats[family] = estimator._feature_stats(
-                    self._group_data[family], responsibilities, dtype
+        for family, (group_family, _) in composite.groups.items():
+            encoded = group_family.encode(values[family])
+            if group_family.missing_needs_em and np.isnan(encoded).any():
+                stats[family] = self._fit_missing(
+                    family, group_family, encoded, responsibilities, dtype, stored
                 )
-            if hasattr(self, "_stats"):  # partial_fit: a group may have re-laid its statistics
-                self._stats[family] = estimator._stats
+            else:
+                stats[family] = group_family.suff_stats(encoded, responsibilities, dtype)
+                if stored is None:
+                    self._frozen[family] = None
         return stats
 
+    def _fit_missing(self, family, group_family, X, responsibilities, dtype, stored):
+        """EM over the missing entries of one group (`bayesgen.inference.gaussian_em`)."""
+        if stored is not None:
+            raise ValueError(
+                "X contains NaN: partial_fit cannot add rows with missing values to the "
+                f"{family} columns of a fitted MixedNB (EM needs every row at once); use fit."
+            )
+        settings = self._settings(family)
+        kind = settings["estimate"]
+        fit = gaussian_em.run(
+            group_family,
+            X,
+            np.asarray(responsibilities),
+            dtype,
+            m_step=gaussian_em.family_m_step(group_family, kind),
+            kind=kind,
+            tol=settings["tol"],
+            max_iter=settings["max_iter"],
+        )
+        self._frozen[family] = fit.frozen
+        return fit.stats
+
     def _merge_feature_stats(self, previous, new):
-        return {
-            family: estimator._merge_feature_stats(previous[family], new[family])
-            for family, estimator in self.estimators_.items()
-        }
+        return self._composite().merge(previous, new)
 
     def _update_parameters(self):
-        for family, estimator in self.estimators_.items():
-            estimator._stats = self._stats[family]
-            estimator._class_stats = self._class_stats
-            estimator.class_count_ = self._class_stats.counts
-            with _errors_of_group(family, estimator):
-                estimator._update_parameters()
+        stats = {family: in_own_precision(value) for family, value in self._stats.items()}
+        frozen = {
+            family: None if held is None else _to_jax(held, dtype_of(stats[family]))
+            for family, held in self._frozen.items()
+        }
+        _, params = self._composite().estimate(stats, self._kinds(), frozen)
+        self._params = _to_numpy(params)
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
-        total = 0.0
-        for family, estimator in self.estimators_.items():
-            with _errors_of_group(family, estimator):
-                group = estimator._check_X(self._group(X, family), reset=False)
-                part = estimator._log_likelihood(group, dtype, row_terms=row_terms)
-            total = total + np.asarray(part)
-        return total
+        return self._composite().log_likelihood(
+            self._parameters(dtype), self._encoded(X, dtype), row_terms=row_terms
+        )
 
     def impute(self, X, *, method="mean", y=None, random_state=None):
         """Fill the missing entries of every group from the model, observed ones kept.
@@ -413,96 +391,82 @@ class MixedNB(NaiveBayesClassPrior):
         else:
             class_weights = np.eye(self.classes_.shape[0])[np.asarray(self._class_index(y))]
         rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
+        composite = self._composite()
+        encoded = composite.encode(self._values(columns, composite))
+        imputed = composite.decode(
+            composite.conditional(self._params, encoded, class_weights, method, rng)
+        )
         filled = columns.frame.copy()
-        for family, estimator in self.estimators_.items():
-            group = self._group(columns, family)
-            with _errors_of_group(family, estimator):
-                values = estimator._check_X(group, reset=False)
-            values = values.toarray() if hasattr(values, "toarray") else np.array(values)
-            imputed = estimator._impute_rows(values, class_weights, method, rng)
-            for position, column in zip(self._groups[family], imputed.T, strict=True):
+        for family, positions in self._groups.items():
+            for position, column in zip(positions, imputed[family].T, strict=True):
                 observed = filled.iloc[:, position].notna().to_numpy()
                 filled.iloc[:, position] = np.where(observed, filled.iloc[:, position], column)
         return filled if self._fitted_on_frame else filled.to_numpy()
 
     # ------------------------------------------------------------------ story
     def _story_part(self):
-        return stories.combined_part(
-            {family: estimator._story_part() for family, estimator in self.estimators_.items()}
-        )
+        composite, n_classes = self._composite(), self.classes_.shape[0]
+        _, priors = self._stats_and_priors(composite)
+        parts = {}
+        for family, (group_family, columns) in composite.groups.items():
+            prior = group_family.story_prior(priors[family], len(columns))
+            part = registry.story_part(family)
+            parts[family] = part(group_family, jax.tree.map(jnp.asarray, prior), n_classes)
+        return stories.combined_part(parts)
 
     def _sampling_sites(self):
-        return {
-            f"{family}/{name}": value
-            for family, estimator in self.estimators_.items()
-            for name, value in estimator._sampling_sites().items()
-        }
+        return self._composite().sampling_sites(self._params)
 
     def _features_from_draws(self, draws):
-        columns = {}
-        for family, estimator in self.estimators_.items():
-            prefix = f"{family}/"
-            own = {k[len(prefix) :]: v for k, v in draws.items() if k.startswith(prefix)}
-            values = np.asarray(estimator._features_from_draws(own))
-            for position, column in zip(self._groups[family], values.T, strict=True):
-                columns[position] = column
+        columns = self._composite().features_from_draws(draws)
         names = list(self.feature_families_)
         schema = getattr(self, "_training_columns", None)
         if schema is not None:  # the training columns' names and dtypes
-            return as_training_frame([columns[i] for i in range(len(names))], schema)
+            return as_training_frame(columns, schema)
         frame = pd.DataFrame({names[i]: columns[i] for i in range(len(names))})
         return frame if self._fitted_on_frame else frame.to_numpy()
 
     def _story_features(self, X: _Columns) -> dict:
-        features = {}
-        for family, estimator in self.estimators_.items():
-            with _errors_of_group(family, estimator):
-                group = estimator._check_X(self._group(X, family), reset=False)
-            features[family] = estimator._story_features(group)
-        return features
+        return {family: jnp.asarray(values) for family, values in self._encoded(X).items()}
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
         super()._check_exact_posterior()
-        for family, estimator in self.estimators_.items():
-            with _errors_of_group(family, estimator):
-                estimator._check_exact_posterior()
+        for family, (group_family, _) in self._composite().groups.items():
+            if not group_family.has_exact_posterior:
+                raise ValueError(f"MixedNB's {family} family has no closed-form posterior.")
+            if self._frozen.get(family) is not None:
+                raise ValueError(
+                    f"This MixedNB's {family} family was fitted on rows with missing values "
+                    "(by EM), so its posterior has no closed form; use posterior(method="
+                    "'nuts', X=X, y=y) with the training rows, and pass that InferenceData to "
+                    "predict_proba_draws."
+                )
+
+    def _posteriors(self, composite: CompositeFamily) -> dict:
+        return composite.posterior(*reversed(self._stats_and_priors(composite)))
 
     def _parameter_posterior_draws(self, key, num_samples):
-        keys = jax.random.split(key, len(self.estimators_))
-        draws = {}
-        for key_family, (family, estimator) in zip(keys, self.estimators_.items(), strict=True):
-            own = estimator._parameter_posterior_draws(key_family, num_samples)
-            draws.update({f"{family}/{name}": value for name, value in own.items()})
-        return draws
+        composite = self._composite()
+        draws = composite.sample_params(key, self._posteriors(composite), num_samples)
+        return composite.sites(jax.tree.map(np.asarray, draws))
 
     def _with_parameters(self, sites):
         drawn = copy.copy(self)
-        drawn.estimators_ = {}
-        for family, estimator in self.estimators_.items():
-            prefix = f"{family}/"
-            own = {k[len(prefix) :]: v for k, v in sites.items() if k.startswith(prefix)}
-            drawn.estimators_[family] = estimator._with_parameters(own)
+        drawn._params = self._composite().params_from_sites(sites)
         return drawn
 
     def _feature_log_prior(self) -> float:
-        return sum(estimator._feature_log_prior() for estimator in self.estimators_.values())
+        composite = self._composite()
+        _, priors = self._stats_and_priors(composite)
+        params = jax.tree.map(jnp.asarray, self._params)
+        return composite.log_prior(jax.tree.map(jnp.asarray, priors), params, self._kinds())
 
     def _predictive_log_likelihood(self, X, dtype):
-        total = 0.0
-        for family, estimator in self.estimators_.items():
-            with _errors_of_group(family, estimator):
-                group = estimator._check_X(self._group(X, family), reset=False)
-            total = total + np.asarray(estimator._predictive_log_likelihood(group, dtype))
-        return total
+        composite = self._composite()
+        return composite.predictive_log_likelihood(
+            self._posteriors(composite), self._encoded(X, dtype)
+        )
 
     def _parameter_dims(self, features):
-        dims, coords = {}, {}
-        for family, estimator in self.estimators_.items():
-            names = [features[position] for position in self._groups[family]]
-            own_dims, own_coords = estimator._parameter_dims(names)
-            rename = {dim: f"{family}/{dim}" for dim in own_coords}
-            for site, site_dims in own_dims.items():
-                dims[f"{family}/{site}"] = tuple(rename.get(d, d) for d in site_dims)
-            coords.update({rename[dim]: labels for dim, labels in own_coords.items()})
-        return dims, coords
+        return self._composite().parameter_dims(features)

@@ -27,7 +27,7 @@ from bayesgen.families.linear import (
     finite_log,
     observed_counts,
 )
-from bayesgen.families.protocol import FeatureFamily
+from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
 
 
 class BernoulliStats(NamedTuple):
@@ -140,13 +140,26 @@ class BernoulliFamily(FeatureFamily):
     ----------
     alpha : float or array-like of shape (n_features,), default=1.0
         Beta prior pseudo-counts of ones and of zeros.
+    binarize : float, optional
+        Read by `check_columns` only: values above it become 1, the rest 0.
     """
 
     name = "bernoulli"
     estimator = "BernoulliNB"
 
-    def __init__(self, alpha=1.0):
+    def __init__(self, alpha=1.0, binarize=None):
         self.alpha = alpha
+        self.binarize = binarize
+
+    def check_columns(self, X, *, owner="X", columns=None):
+        """0/1 (or boolean) values, NaN missing; with ``binarize``, any numbers thresholded."""
+        X = as_numbers(X, owner, columns)
+        if self.binarize is not None:
+            return np.where(np.isnan(X), np.nan, X > self.binarize).astype(X.dtype)
+        refuse_entries(X < 0, X, columns, f"{owner} models counts, which must be >= 0", "Negative")
+        not_binary = (X != 0) & (X != 1) & ~np.isnan(X)
+        refuse_entries(not_binary, X, columns, f"{owner} needs 0/1 (or boolean) features")
+        return X
 
     def prior_for(self, n_features: int, dtype=None) -> Beta:
         """The prior ``Beta(alpha, alpha)`` of ``n_features`` features."""

@@ -28,7 +28,7 @@ from jax import Array
 from bayesgen.families import class_prior, count_data, dirichlet
 from bayesgen.families.estimates import pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
-from bayesgen.families.protocol import FeatureFamily
+from bayesgen.families.protocol import FeatureFamily, column_label
 
 
 class CategoricalStats(NamedTuple):
@@ -90,6 +90,82 @@ def encode(categories, X: np.ndarray) -> np.ndarray:
         found = pd.Index(known).get_indexer(column)
         codes[:, j] = np.where(column.isna(), -1, np.where(found < 0, len(known), found))
     return codes
+
+
+def with_min_categories(categories: list, min_categories, column_name=None) -> list:
+    """``categories`` read as scikit-learn's integer codes ``0..C_j - 1``, with
+    ``C_j = max(largest code + 1, min_categories[j])`` (a ``None`` leaves feature ``j``
+    as learned; ``min_categories=None`` leaves every feature).
+
+    ``column_name(j)`` names feature ``j`` in error messages.
+
+    Raises
+    ------
+    ValueError
+        For a negative or non-integer ``min_categories``, or a feature whose categories
+        are not non-negative integer codes.
+    """
+    if min_categories is None:
+        return categories
+    name = column_name or (lambda j: f"column {j}")
+    minimum = np.broadcast_to(np.asarray(min_categories, dtype=object), (len(categories),))
+    padded = []
+    for j, (known, least) in enumerate(zip(categories, minimum, strict=True)):
+        if least is None:
+            padded.append(known)
+            continue
+        if isinstance(least, bool) or not isinstance(least, (int, np.integer)) or least < 0:
+            raise ValueError(
+                f"min_categories must hold non-negative integers; got {least!r} for {name(j)}."
+            )
+        codes = [value for value in known if isinstance(value, (int, np.integer, float))]
+        if len(codes) != len(known) or any(
+            float(value) != int(value) or value < 0 for value in codes
+        ):
+            raise ValueError(
+                f"CategoricalNB with min_categories reads {name(j)} as integer codes 0, 1, "
+                f"... (as scikit-learn does); it holds {known.tolist()}."
+            )
+        size = max(int(max(codes, default=-1)) + 1, int(least))
+        padded.append(np.asarray(range(size), dtype=object))
+    return padded
+
+
+def _unhashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return True
+    return False
+
+
+def check_hashable(X: np.ndarray, owner: str, column_name) -> None:
+    """Raise a ``TypeError`` at the first value of object array ``X`` that is not hashable
+    (a category must be hashable); ``column_name(j)`` names column ``j``."""
+    if X.dtype != object:
+        return
+    for row, column in zip(
+        *np.nonzero(np.frompyfunc(_unhashable, 1, 1)(X).astype(bool)), strict=False
+    ):
+        raise TypeError(
+            f"{owner}: every category must be hashable (argument must be a string or a "
+            f"number, for instance); X has a {type(X[row, column]).__name__} at row {row}, "
+            f"{column_name(column)}."
+        )
+
+
+def decode(categories, codes: np.ndarray) -> np.ndarray:
+    """Values of category ``codes`` (inverse of `encode`); None for -1 and unseen codes.
+
+    Returns
+    -------
+    ndarray of object, same shape as ``codes``
+    """
+    values = np.full(codes.shape, None, dtype=object)
+    for j, known in enumerate(categories):
+        found = (codes[:, j] >= 0) & (codes[:, j] < len(known))
+        values[found, j] = known[codes[found, j]]
+    return values
 
 
 def relay_category_counts(counts: np.ndarray, before, after, unseen: bool = True) -> np.ndarray:
@@ -182,15 +258,129 @@ class CategoricalFamily(FeatureFamily):
         Whether the last category of every block stands for the values not seen in
         training. Without it the blocks hold the seen categories only, and the ``"mean"``
         estimate is the usual additive smoothing $(n + \alpha)/(N + \alpha C_j)$.
+    categories : list of ndarray, optional
+        The categories of each feature (what `learn` found); when given, ``sizes``
+        follows from them.
+    min_categories : int or array-like, optional
+        Read by `learn` (`with_min_categories`).
     """
 
     name = "categorical"
     estimator = "CategoricalNB"
 
-    def __init__(self, alpha=1.0, sizes=(), unseen=True):
+    def __init__(self, alpha=1.0, sizes=(), unseen=True, categories=None, min_categories=None):
         self.alpha = alpha
-        self.sizes = sizes
         self.unseen = unseen
+        self.categories = categories
+        self.min_categories = min_categories
+        if categories is not None:
+            sizes = [len(known) + (1 if unseen else 0) for known in categories]
+        self.sizes = sizes
+
+    # ------------------------------------------------- columns of a table (MixedNB)
+    @classmethod
+    def of(cls, owner) -> CategoricalFamily:
+        """The family of a ``CategoricalNB``'s settings (``alpha``, ``unseen_category``,
+        ``min_categories``), before any category is learned."""
+        return cls(
+            alpha=owner.alpha,
+            unseen=owner.unseen_category,
+            min_categories=getattr(owner, "min_categories", None),
+        )
+
+    @classmethod
+    def settings_read(cls) -> set[str]:
+        """``alpha``, ``unseen_category`` and ``min_categories``."""
+        return {"alpha", "unseen_category", "min_categories"}
+
+    def check_columns(self, X, *, owner="X", columns=None) -> np.ndarray:
+        """Any hashable values, as they are; NaN or None missing."""
+        X = np.asarray(X)
+        check_hashable(X, owner, lambda j: column_label(columns, j))
+        return X
+
+    def learn(self, X, stats=None):
+        """The categories of ``X`` added to the known ones (all learned anew when
+        ``stats`` is None), and ``stats`` re-laid for them."""
+        if stats is None or self.categories is None:
+            learned = [learn_categories(column) for column in X.T]
+            return self.with_learned(
+                categories=with_min_categories(learned, self.min_categories)
+            ), None
+        merged = [
+            merge_categories(known, column)
+            for known, column in zip(self.categories, X.T, strict=True)
+        ]
+        merged = with_min_categories(merged, self.min_categories)
+        if all(len(a) == len(b) for a, b in zip(self.categories, merged, strict=True)):
+            return self, stats
+        counts = relay_category_counts(stats.category_counts, self.categories, merged, self.unseen)
+        return self.with_learned(categories=merged), CategoricalStats(stats.counts, counts)
+
+    def learned(self) -> dict:
+        """``{"categories": ...}``."""
+        return {"categories": self.categories}
+
+    def with_learned(self, *, categories=None) -> CategoricalFamily:
+        """This family over ``categories``."""
+        return CategoricalFamily(
+            self.alpha,
+            unseen=self.unseen,
+            categories=categories,
+            min_categories=self.min_categories,
+        )
+
+    def encode(self, X) -> np.ndarray:
+        """Category codes (`encode`); an unseen value without ``unseen`` is a ``ValueError``."""
+        codes = encode(self.categories, X)
+        if not self.unseen:
+            unseen = np.argwhere(codes == np.array([len(known) for known in self.categories]))
+            if unseen.size:
+                row, column = unseen[0]
+                raise ValueError(
+                    f"X has the value {X[row, column]!r} at row {row}, column {column}, which "
+                    "training did not see; use unseen_category=True to give such values a "
+                    "probability."
+                )
+        return codes
+
+    def decode(self, values) -> np.ndarray:
+        """The categories of codes (`decode`)."""
+        return decode(self.categories, values)
+
+    def sites(self, params) -> dict:
+        """One site ``category_probs_j`` per feature, (..., n_classes, C_j + 1)."""
+        return {f"category_probs_{j}": block for j, block in enumerate(self.blocks(params))}
+
+    def params_from_sites(self, sites: dict):
+        """The blocks side by side again."""
+        blocks = [np.asarray(sites[f"category_probs_{j}"]) for j in range(len(self.sizes))]
+        return np.concatenate(blocks, axis=-1)
+
+    def sampling_sites(self, params) -> dict:
+        """`sites`, the unseen category's probability spread over the seen ones: drawing
+        it would give no value to return."""
+        sites = self.sites(np.asarray(params))
+        if not self.unseen:
+            return sites
+        for name, block in sites.items():
+            seen = block[:, :-1] / block[:, :-1].sum(axis=1, keepdims=True)
+            sites[name] = np.concatenate([seen, np.zeros_like(seen[:, :1])], 1)
+        return sites
+
+    def features_from_draws(self, draws: dict) -> np.ndarray:
+        """The drawn categories (sites ``X_j`` hold codes)."""
+        columns = [known[draws[f"X_{j}"]] for j, known in enumerate(self.categories)]
+        return np.stack(columns, axis=1)
+
+    def parameter_dims(self, features: list) -> tuple[dict, dict]:
+        """Each block by (class, category), categories named (``"<unseen>"`` last)."""
+        dims, coords = {}, {}
+        unseen = ["<unseen>"] if self.unseen else []
+        for j, known in enumerate(self.categories):
+            dims[f"category_probs_{j}"] = ("class", f"category_{j}")
+            coords[f"category_{j}"] = [str(value) for value in known] + unseen
+        return dims, coords
 
     def layout(self):
         """``(sizes, offsets, segment_ids)`` of the side-by-side one-hot encoding."""

@@ -5,6 +5,10 @@ $p(x \mid k) = \prod_g p_g(x_{(g)} \mid k)$, so every quantity of the composite 
 its groups' quantities side by side: statistics, priors, posteriors and parameters are
 dicts keyed by group name, log-likelihoods and log priors add up, and imputation lets
 each group fill its own columns.
+
+``X`` is either one array whose columns the groups share out, or a dict of each group's
+own columns (groups of different kinds: numbers and categories). The story's sites of a
+group are its family's, under the name scope ``"<group>/"``.
 """
 
 from __future__ import annotations
@@ -60,7 +64,9 @@ class CompositeFamily(FeatureFamily):
         return any(family.missing_needs_em for family, _ in self.groups.values())
 
     def columns(self, X, name: str):
-        """The columns of ``X`` that group ``name`` models."""
+        """The columns of ``X`` that group ``name`` models (``X[name]`` for a dict)."""
+        if isinstance(X, Mapping):
+            return X[name]
         return np.asarray(X)[:, self.groups[name][1]]
 
     def _each(self, method: str, *per_group, **options) -> dict:
@@ -68,6 +74,10 @@ class CompositeFamily(FeatureFamily):
             name: getattr(family, method)(*(value[name] for value in per_group), **options)
             for name, (family, _) in self.groups.items()
         }
+
+    @staticmethod
+    def _kind(kind, name: str) -> str:
+        return kind[name] if isinstance(kind, Mapping) else kind
 
     # ----------------------------------------------------------- statistics
     def suff_stats(self, X, responsibilities, dtype) -> dict:
@@ -90,14 +100,17 @@ class CompositeFamily(FeatureFamily):
         """Each group's conjugate posterior, by group name."""
         return self._each("posterior", prior, stats)
 
-    def point_estimate(self, prior: dict, stats: dict, kind: str) -> dict:
-        """Each group's parameters, by group name."""
-        return self._each("point_estimate", prior, stats, kind=kind)
+    def point_estimate(self, prior: dict, stats: dict, kind) -> dict:
+        """Each group's parameters, by group name (``kind``: one, or one per group)."""
+        return {
+            name: family.point_estimate(prior[name], stats[name], self._kind(kind, name))
+            for name, (family, _) in self.groups.items()
+        }
 
-    def log_prior(self, prior: dict, params: dict, kind: str = "map") -> float:
+    def log_prior(self, prior: dict, params: dict, kind="map") -> float:
         """The sum of the groups' log priors (the groups' parameters are independent)."""
         return sum(
-            float(family.log_prior(prior[name], params[name], kind=kind))
+            float(family.log_prior(prior[name], params[name], kind=self._kind(kind, name)))
             for name, (family, _) in self.groups.items()
         )
 
@@ -128,7 +141,15 @@ class CompositeFamily(FeatureFamily):
         }
 
     def conditional(self, params: dict, X, class_weights, method: str, rng):
-        """``X`` with each group's NaN entries filled by that group's family, in group order."""
+        """``X`` with each group's NaN entries filled by that group's family, in group order.
+
+        For a dict ``X``, a dict of each group's filled (encoded) columns.
+        """
+        if isinstance(X, Mapping):
+            return {
+                name: family.conditional(params[name], X[name], class_weights, method, rng)
+                for name, (family, _) in self.groups.items()
+            }
         filled = np.array(X, dtype=float)
         for name, (family, columns) in self.groups.items():
             group = filled[:, columns]
@@ -137,3 +158,98 @@ class CompositeFamily(FeatureFamily):
             )
             filled[:, columns] = np.where(np.isnan(group), imputed, group)
         return filled
+
+    # ------------------------------------------------- columns of a table (MixedNB)
+    def check_columns(self, X, *, owner: str = "X", columns=None) -> dict:
+        """Each group's `check_columns`; ``owner``'s errors name the group's family."""
+        names = None if columns is None else list(columns)
+        return {
+            name: family.check_columns(
+                self.columns(X, name),
+                owner=f"{owner}'s {name} family",
+                columns=None if names is None else [names[i] for i in positions],
+            )
+            for name, (family, positions) in self.groups.items()
+        }
+
+    def learn(self, X: dict, stats=None):
+        """Each group's `learn`: the composite of the widened families, and ``stats``."""
+        groups, relaid = {}, {}
+        for name, (family, positions) in self.groups.items():
+            widened, relaid[name] = family.learn(X[name], None if stats is None else stats[name])
+            groups[name] = (widened, positions)
+        return CompositeFamily(groups), None if stats is None else relaid
+
+    def learned(self) -> dict:
+        """Each group's `learned`, by group name."""
+        return {name: family.learned() for name, (family, _) in self.groups.items()}
+
+    def with_learned(self, **learned) -> CompositeFamily:
+        """The composite with each group's learned state (a `learned` result) put back."""
+        return CompositeFamily(
+            {
+                name: (family.with_learned(**learned.get(name, {})), positions)
+                for name, (family, positions) in self.groups.items()
+            }
+        )
+
+    def encode(self, X: dict) -> dict:
+        """Each group's `encode`."""
+        return {name: family.encode(X[name]) for name, (family, _) in self.groups.items()}
+
+    def decode(self, values: dict) -> dict:
+        """Each group's `decode`."""
+        return {name: family.decode(values[name]) for name, (family, _) in self.groups.items()}
+
+    def sites(self, params: dict) -> dict:
+        """Every group's sites, under ``"<group>/"``."""
+        return self._scoped("sites", params)
+
+    def sampling_sites(self, params: dict) -> dict:
+        """Every group's `sampling_sites`, under ``"<group>/"``."""
+        return self._scoped("sampling_sites", params)
+
+    def _scoped(self, method: str, params: dict) -> dict:
+        return {
+            f"{name}/{site}": value
+            for name, (family, _) in self.groups.items()
+            for site, value in getattr(family, method)(params[name]).items()
+        }
+
+    def _own(self, sites: dict, name: str) -> dict:
+        prefix = f"{name}/"
+        return {k[len(prefix) :]: v for k, v in sites.items() if k.startswith(prefix)}
+
+    def params_from_sites(self, sites: dict) -> dict:
+        """Each group's parameters from its scoped sites."""
+        return {
+            name: family.params_from_sites(self._own(sites, name))
+            for name, (family, _) in self.groups.items()
+        }
+
+    def features_from_draws(self, draws: dict) -> list:
+        """The columns of a story run's draws, one array per column position."""
+        columns = {}
+        for name, (family, positions) in self.groups.items():
+            values = np.asarray(family.features_from_draws(self._own(draws, name)))
+            columns.update(zip(positions, values.T, strict=True))
+        return [columns[position] for position in sorted(columns)]
+
+    def parameter_dims(self, features: list) -> tuple[dict, dict]:
+        """Each group's dims and coords, scoped ``"<group>/"`` (sites and coordinate names)."""
+        dims, coords = {}, {}
+        for name, (family, positions) in self.groups.items():
+            own_dims, own_coords = family.parameter_dims([features[i] for i in positions])
+            rename = {dim: f"{name}/{dim}" for dim in own_coords}
+            for site, site_dims in own_dims.items():
+                dims[f"{name}/{site}"] = tuple(rename.get(d, d) for d in site_dims)
+            coords.update({rename[dim]: labels for dim, labels in own_coords.items()})
+        return dims, coords
+
+    def estimate(self, stats: dict, kind, frozen=None) -> tuple[dict, dict]:
+        """Each group's ``(prior, parameters)``, as two dicts by group name."""
+        priors, params = {}, {}
+        for name, (family, _) in self.groups.items():
+            held = None if frozen is None else frozen.get(name)
+            priors[name], params[name] = family.estimate(stats[name], self._kind(kind, name), held)
+        return priors, params

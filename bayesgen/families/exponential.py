@@ -36,7 +36,7 @@ from bayesgen.families.estimates import (
     pseudo_log_density,
 )
 from bayesgen.families.poisson import Gamma
-from bayesgen.families.protocol import FeatureFamily
+from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
 
 __all__ = ["ExponentialFamily", "ExponentialStats", "Gamma", "check_values"]
 
@@ -192,6 +192,18 @@ class ExponentialFamily(FeatureFamily):
 
     name = "exponential"
     estimator = "ExponentialNB"
+    site = "rates"
+
+    def check_columns(self, X, *, owner="X", columns=None):
+        """Non-negative numbers, NaN missing."""
+        X = as_numbers(X, owner, columns)
+        reason = f"{owner} models exponential data, which are >= 0"
+        refuse_entries(X < 0, X, columns, reason, "Negative")
+        return X
+
+    def features_from_draws(self, draws):
+        """The drawn waiting times, as floats."""
+        return np.asarray(draws["X"])
 
     def __init__(self, alpha=1.0, beta=1.0):
         self.alpha = alpha

@@ -145,6 +145,7 @@ class PoissonFamily(FeatureFamily):
 
     name = "poisson"
     estimator = "PoissonNB"
+    site = "rates"
 
     def __init__(self, alpha=1.0, beta=1.0):
         self.alpha = alpha

@@ -36,15 +36,28 @@ A family that lacks a piece says so through the capability flags below instead o
 special-cased by its callers; the default bodies raise `NoClosedForm` naming the
 family and the piece.
 
+A family also says how it reads and writes a group of table columns, so that ``MixedNB``
+composes it with no edit there (the optional methods under "columns of a table"): the values
+it accepts (`check_columns`), what it learns from them besides statistics (the categories of
+a categorical column: `learn`, `learned`, `encode`, `decode`), how its parameters are named
+in the story (`sites`, `params_from_sites`, `sampling_sites`), what a story draw looks like
+as features (`features_from_draws`) and the ArviZ dimensions of its sites
+(`parameter_dims`). The defaults fit a family of numbers whose parameters are one
+(n_classes, n_features) array at the site `site`.
+
 How to add a family, step by step, is ``docs/adding-a-family.md``.
 """
 
 from __future__ import annotations
 
 import abc
+import inspect
 from typing import Any, ClassVar
 
+import numpy as np
+
 from bayesgen import registry
+from bayesgen.families.estimates import check_estimate_kind
 
 
 class NoClosedForm(ValueError):
@@ -71,12 +84,15 @@ class FeatureFamily(abc.ABC):
         with missing entries is an EM.
     estimator : str or None
         Class name of the registered estimator that models columns of this family alone
-        (``"PoissonNB"``), or None. ``MixedNB`` builds one per column group from its own
-        hyperparameters (those the class accepts), so a family that names its estimator
-        becomes a column family of ``MixedNB`` with no edit there.
+        (``"PoissonNB"``), or None. A family that names its estimator becomes a column
+        family of ``MixedNB`` with no edit there: its settings are that estimator's
+        parameters (`of`).
+    site : str
+        The story site of the parameters when they are one array (the default `sites`).
     """
 
     name: ClassVar[str]
+    site: ClassVar[str] = "feature_probs"
     has_exact_posterior: ClassVar[bool] = True
     missing_needs_em: ClassVar[bool] = False
     estimator: ClassVar[str | None] = None
@@ -160,3 +176,147 @@ class FeatureFamily(abc.ABC):
         ``"sample"`` (a class drawn from the weights, then the entries given it).
         """
         raise NoClosedForm(f"the {self.name} family cannot impute missing entries")
+
+    # ------------------------------------------------- columns of a table (MixedNB)
+    @classmethod
+    def of(cls, owner) -> FeatureFamily:
+        """The family with the hyperparameters read off ``owner``, by their names.
+
+        ``owner`` is any object with attributes named like the arguments of ``__init__``,
+        such as the family's estimator (``PoissonFamily.of(PoissonNB(alpha=0.5))``); an
+        argument ``owner`` lacks keeps its default.
+        """
+        names = list(inspect.signature(cls.__init__).parameters)[1:]
+        return cls(**{name: getattr(owner, name) for name in names if hasattr(owner, name)})
+
+    def check_columns(self, X: np.ndarray, *, owner: str = "X", columns=None) -> np.ndarray:
+        """The values of a group of columns as this family reads them; NaN is missing.
+
+        ``X`` is the group as an array (any dtype, ``None`` for a missing value);
+        ``owner`` names the model in error messages and ``columns`` the group's column
+        names. The default reads counts: numbers >= 0.
+
+        Raises
+        ------
+        ValueError
+            Naming the first offending value, its row and column.
+        """
+        X = as_numbers(X, owner, columns)
+        refuse_entries(X < 0, X, columns, f"{owner} models counts, which must be >= 0", "Negative")
+        return X
+
+    def learn(self, X, stats=None) -> tuple[FeatureFamily, Any]:
+        """This family widened to the values of ``X`` it has not seen, and ``stats`` laid
+        out for it.
+
+        ``X`` is a `check_columns` result; ``stats`` are statistics of earlier rows (None
+        on a fresh fit). The default learns nothing: ``(self, stats)``. A categorical
+        family learns new categories, re-laying the earlier counts for them.
+        """
+        return self, stats
+
+    def learned(self) -> dict:
+        """What `learn` found, to be saved: keyword arguments of `with_learned` (``{}``).
+
+        Each key is also the name, with a trailing underscore, of the fitted attribute of
+        the family's estimator that holds it (``categories`` -> ``categories_``).
+        """
+        return {}
+
+    def with_learned(self, **learned) -> FeatureFamily:
+        """The family with what `learn` found earlier (a `learned` result) put back."""
+        return self
+
+    def encode(self, X: np.ndarray) -> np.ndarray:
+        """``X`` (a `check_columns` result) as `suff_stats` and `log_likelihood` read it."""
+        return X
+
+    def decode(self, values: np.ndarray) -> np.ndarray:
+        """Encoded values back as column values (inverse of `encode` on observed entries)."""
+        return values
+
+    def sites(self, params) -> dict:
+        """The story's parameter sites holding ``params``: ``{site: params}``."""
+        return {self.site: params}
+
+    def params_from_sites(self, sites: dict):
+        """Parameters from the story's sites (inverse of `sites`)."""
+        return np.asarray(sites[self.site])
+
+    def sampling_sites(self, params) -> dict:
+        """The sites substituted into the story to draw synthetic rows (`sites`)."""
+        return self.sites(params)
+
+    def features_from_draws(self, draws: dict) -> np.ndarray:
+        """The features of a story run's draws ``{site: value}``: counts, as integers."""
+        return np.rint(draws["X"]).astype(np.int64)
+
+    def parameter_dims(self, features: list) -> tuple[dict, dict]:
+        """ArviZ ``(dims, coords)`` of the parameter sites for feature names ``features``."""
+        return {self.site: ("class", "feature")}, {"feature": list(features)}
+
+    def story_prior(self, prior, n_features: int):
+        """The prior the story draws parameters from: `prior_for`, else the fitted ``prior``."""
+        try:
+            return self.prior_for(n_features)
+        except NoClosedForm:
+            return prior
+
+    def estimate(self, stats, kind: str, frozen=None) -> tuple[Any, Any]:
+        """``(prior, parameters)``: the prior resolved from ``stats`` and the ``kind`` estimate.
+
+        ``frozen`` is what EM over missing entries kept fixed (``missing_needs_em``), used
+        instead of resolving it anew; families without such an EM ignore it.
+        """
+        prior = self.prior(stats)
+        return prior, self.point_estimate(prior, stats, kind)
+
+    @classmethod
+    def settings_read(cls) -> set[str]:
+        """The names of the estimator's parameters that `of` reads (``__init__``'s)."""
+        return set(list(inspect.signature(cls.__init__).parameters)[1:])
+
+    def check_estimate(self, kind: str) -> None:
+        """Raise a ``ValueError`` unless ``kind`` is a point estimate this family makes."""
+        check_estimate_kind(kind)
+
+
+def as_numbers(X: np.ndarray, owner: str = "X", columns=None) -> np.ndarray:
+    """``X`` as a float array (float32 kept, anything else float64; ``None`` becomes NaN).
+
+    Raises
+    ------
+    ValueError
+        If a value is not a number, naming ``owner`` and the column.
+    """
+    X = np.asarray(X)
+    if X.dtype in (np.float32, np.float64):
+        return X
+    try:
+        return X.astype(np.float64)
+    except (TypeError, ValueError):
+        for j in range(X.shape[1]):
+            try:
+                X[:, j].astype(np.float64)
+            except (TypeError, ValueError) as error:
+                raise ValueError(
+                    f"{owner} models numbers; {column_label(columns, j)} holds values that are not "
+                    f"({error})."
+                ) from None
+        raise
+
+
+def column_label(columns, j: int) -> str:
+    """``column 'name'`` (or ``column j`` without names), for error messages."""
+    return f"column {j}" if columns is None else f"column {list(columns)[j]!r}"
+
+
+def refuse_entries(bad, X, columns, reason: str, what: str = "Invalid") -> None:
+    """Raise a ``ValueError`` at the first entry flagged in ``bad``, naming it."""
+    if not np.any(bad):
+        return
+    row, column = (int(i[0]) for i in np.nonzero(bad))
+    raise ValueError(
+        f"{what} values in data passed to X: {X[row, column]} at row {row}, "
+        f"{column_label(columns, column)}; {reason}."
+    )

@@ -20,7 +20,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from bayesgen.families import gaussian
-from bayesgen.families.gaussian import missing
+from bayesgen.families.gaussian import GaussianFamily, missing
+from bayesgen.families.gaussian.family import completed_stats
 from bayesgen.inference import em
 
 
@@ -58,103 +59,174 @@ def em_prior(estimator):
     return None
 
 
+class MissingFit(NamedTuple):
+    """The result of EM over missing entries (`run`).
+
+    Attributes
+    ----------
+    stats : GaussianStats
+        The expected statistics at convergence (the next M-step's input).
+    frozen : tuple
+        ``(ridge, prior)``, fixed from the starting statistics, under which ``stats`` are
+        to be estimated.
+    n_iter : int
+    converged : bool
+    history : ndarray of shape (n_iter,)
+        The objective per iteration.
+    """
+
+    stats: Any
+    frozen: Any
+    n_iter: int
+    converged: bool
+    history: Any
+
+
 def _expected_stats(means, covariances, X, responsibilities, covariance_type):
     """Expected GaussianStats of the completed rows under the current parameters."""
-    n_classes, n_features = means.shape
-    per_class, corrections = [], np.zeros((n_classes, n_features * n_features))
-    for k in range(n_classes):  # one completed copy of X at a time
-        completed = X.copy()
-        pieces = missing.conditionals(means[k : k + 1], covariances[k : k + 1], X)
-        for rows, index, mean, covariance in pieces:
-            completed[rows[:, None], index] = mean[0]
-            # The conditional covariances, weighted by each row's responsibility, added
-            # into their (missing x missing) blocks of the scatter.
-            cells = (index[:, :, None] * n_features + index[:, None, :]).ravel()
-            weighted = responsibilities[rows, k][:, None, None] * covariance[0]
-            corrections[k] += np.bincount(
-                cells, weights=weighted.ravel(), minlength=n_features * n_features
-            )
-        per_class.append(
-            gaussian.suff_stats(
-                jnp.asarray(completed), jnp.asarray(responsibilities[:, [k]]), "full"
-            )
-        )
-    counts = jnp.concatenate([s.counts for s in per_class])
-    class_means = jnp.concatenate([s.means for s in per_class])
-    scatter = jnp.concatenate([s.scatter for s in per_class]) + corrections.reshape(
-        n_classes, n_features, n_features
-    )
-    if covariance_type == "tied":
-        scatter = jnp.sum(scatter, axis=0)
-    elif covariance_type in ("diag", "spherical"):
-        scatter = jnp.diagonal(scatter, axis1=1, axis2=2)
-    return gaussian.GaussianStats(counts, class_means, scatter)
+    return completed_stats(means, covariances, X, responsibilities, covariance_type)
 
 
 def _log_prior(estimator) -> float:
     """log p(means, covariances) under the fitted prior: the story's parameter part."""
-    params = gaussian.GaussianParams(
-        jnp.asarray(estimator.means_), jnp.asarray(estimator.covariances_)
-    )
-    prior = jax.tree.map(jnp.asarray, estimator.prior_)
-    return float(gaussian.log_prior(prior, params, estimator.covariance_type))
+    params = gaussian.GaussianParams(estimator.means_, estimator.covariances_)
+    return _niw_log_prior(estimator.prior_, params, estimator.covariance_type)
+
+
+def _niw_log_prior(prior, params, covariance_type: str) -> float:
+    params = gaussian.GaussianParams(jnp.asarray(params.means), jnp.asarray(params.covariances))
+    prior = jax.tree.map(jnp.asarray, prior)
+    return float(gaussian.log_prior(prior, params, covariance_type))
 
 
 def objective(estimator, X, responsibilities) -> float:
     """Observed-data log-likelihood of the labelled rows (+ log prior unless ``"mle"``)."""
-    covariances = estimator._full_covariances()
-    per_class = missing.log_likelihood(estimator.means_, covariances, X)
+    params = gaussian.GaussianParams(estimator.means_, estimator.covariances_)
+    family = GaussianFamily(estimator.covariance_type)
+    return family_objective(
+        family, params, estimator.prior_, X, responsibilities, estimator.estimate
+    )
+
+
+def family_objective(family, params, prior, X, responsibilities, kind: str) -> float:
+    """The EM objective of ``params``: the observed-data log-likelihood of the rows weighted
+    by ``responsibilities``, plus the NIW log prior unless ``kind`` ignores the prior."""
+    per_class = missing.log_likelihood(np.asarray(params.means), family.full_covariances(params), X)
     value = float(np.sum(responsibilities * per_class))
-    return value if estimator.estimate in ("mle", "unbiased") else value + _log_prior(estimator)
+    if kind in ("mle", "unbiased"):
+        return value
+    return value + _niw_log_prior(prior, params, family.covariance_type)
 
 
-def fit_with_missing(estimator, X, responsibilities, dtype):
-    """Run EM from a start with the missing entries at their column means.
+def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter) -> MissingFit:
+    """EM over the missing entries of ``X`` for the Gaussian ``family``, from a start with
+    them at their column means.
 
-    Sets ``n_iter_``, ``converged_`` and ``log_likelihood_history_`` on ``estimator`` and
-    returns the expected statistics at convergence (what ``suff_stats_`` will hold) and
-    the ``(ridge, prior)`` EM kept fixed, under which they are to be installed.
+    Parameters
+    ----------
+    family : GaussianFamily
+    X : ndarray of shape (n_samples, n_features)
+        NaN marks a missing entry.
+    responsibilities : ndarray of shape (n_samples, n_classes)
+    dtype : the precision of the statistics
+    m_step : callable
+        ``m_step(stats, frozen) -> (params, frozen)``: the point estimate from ``stats``
+        under ``frozen = (ridge, prior)`` (None on the first step: resolve them from
+        ``stats``), returning `GaussianParams` and the ``(ridge, prior)`` it used. The
+        empirical-Bayes prior and the ridge come from the starting statistics and stay
+        fixed, so that every iteration climbs the same objective.
+    kind : str
+        The point estimate, for the objective's prior term.
+    tol, max_iter : the EM driver's (`bayesgen.inference.em.run`)
+
+    Returns
+    -------
+    MissingFit
     """
     responsibilities = np.asarray(responsibilities, dtype=np.float64)
     column_means = np.nanmean(X, axis=0)
     start = np.where(np.isnan(X), np.where(np.isnan(column_means), 0.0, column_means), X)
     stats = gaussian.suff_stats(
-        jnp.asarray(start, dtype), jnp.asarray(responsibilities, dtype), estimator.covariance_type
+        jnp.asarray(start, dtype), jnp.asarray(responsibilities, dtype), family.covariance_type
     )
+    current = {}
 
     def e_step():
-        stats = _expected_stats(
-            estimator.means_,
-            estimator._full_covariances(),
-            X,
-            responsibilities,
-            estimator.covariance_type,
-        )
+        stats = family.expected_stats(current["params"], X, responsibilities)
         return jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype), stats)
 
     def step(payload):
         stats, frozen = payload
         if frozen is not None:  # the E-step under the parameters of the previous step
             stats = e_step()
-        estimator._stats = jax.tree.map(np.asarray, stats)
-        estimator._update_parameters(frozen_prior=frozen)
-        # The empirical-Bayes prior and the ridge come from the starting statistics and
-        # stay fixed, so that every iteration climbs the same objective.
-        frozen = (estimator.ridge_, estimator.prior_)
-        return (stats, frozen), objective(estimator, X, responsibilities)
+        params, frozen = m_step(stats, frozen)
+        current["params"] = params
+        value = family_objective(family, params, frozen[1], X, responsibilities, kind)
+        return (stats, frozen), value
 
-    state = em.run((stats, None), step, tol=estimator.tol, max_iter=estimator.max_iter)
+    state = em.run((stats, None), step, tol=tol, max_iter=max_iter)
     stats, frozen = state.payload
     converged, history = state.converged, state.history
     if not converged:
         stats = e_step()  # one E-step past the last objective: the next M-step's input
         warnings.warn(
-            f"EM over the missing entries did not converge in max_iter={estimator.max_iter} "
-            f"iterations (tol={estimator.tol}); raise max_iter or tol.",
+            f"EM over the missing entries did not converge in max_iter={max_iter} "
+            f"iterations (tol={tol}); raise max_iter or tol.",
             ConvergenceWarning,
             stacklevel=5,
         )
-    estimator.n_iter_ = len(history)
-    estimator.converged_ = converged
-    estimator.log_likelihood_history_ = np.asarray(history)
-    return stats, frozen
+    return MissingFit(stats, frozen, len(history), converged, np.asarray(history))
+
+
+def family_m_step(family, kind: str):
+    """`run`'s M-step for a bare Gaussian ``family``: its ``estimate`` under ``frozen``.
+
+    Returns NumPy parameters and the ``(ridge, prior)`` used, as an estimator stores them.
+    """
+
+    def m_step(stats, frozen):
+        dtype = stats.means.dtype
+        held = None if frozen is None else jax.tree.map(lambda a: jnp.asarray(a, dtype), frozen)
+        prior, params = family.estimate(stats, kind, held)
+        ridge = family.ridge(stats) if held is None else held[0]
+        numpy = jax.tree.map(np.asarray, (params, (ridge, prior)))
+        return numpy[0], numpy[1]
+
+    return m_step
+
+
+def fit_with_missing(estimator, X, responsibilities, dtype):
+    """`run` for a ``GaussianDA``, whose ``_update_parameters`` is the M-step.
+
+    Sets ``n_iter_``, ``converged_`` and ``log_likelihood_history_`` on ``estimator`` and
+    returns the expected statistics at convergence (what ``suff_stats_`` will hold) and
+    the ``(ridge, prior)`` EM kept fixed, under which they are to be installed.
+    """
+
+    def m_step(stats, frozen):
+        estimator._stats = jax.tree.map(np.asarray, stats)
+        estimator._update_parameters(frozen_prior=frozen)
+        params = gaussian.GaussianParams(estimator.means_, estimator.covariances_)
+        return params, (estimator.ridge_, estimator.prior_)
+
+    fit = run(
+        GaussianFamily.of(estimator),
+        X,
+        responsibilities,
+        dtype,
+        m_step=m_step,
+        kind=estimator.estimate,
+        tol=estimator.tol,
+        max_iter=estimator.max_iter,
+    )
+    estimator.n_iter_ = fit.n_iter
+    estimator.converged_ = fit.converged
+    estimator.log_likelihood_history_ = fit.history
+    return fit.stats, fit.frozen
+
+
+def install_options(frozen) -> dict:
+    """``GaussianDA._install_stats`` options for statistics EM over missing entries fitted
+    under ``frozen = (ridge, prior)`` (what `run` returns), so that a ``GaussianDA`` made
+    from them (``from_statistics``) keeps that prior."""
+    return {"frozen_prior": frozen, "fitted_with_missing": True}

@@ -25,6 +25,8 @@ from bayesgen.families.gaussian.posterior import (
     GaussianParams,
     NormalInverseWishart,
     add_ridge,
+    check_gaussian_estimate_kind,
+    mean_exists,
     point_estimate,
     posterior,
     sample_params,
@@ -37,7 +39,14 @@ from bayesgen.families.gaussian.stats import (
     suff_stats,
     total_moments,
 )
-from bayesgen.families.protocol import FeatureFamily
+from bayesgen.families.protocol import FeatureFamily, as_numbers
+
+_COVARIANCE_DIMS = {
+    "full": ("class", "feature", "feature2"),
+    "tied": ("feature", "feature2"),
+    "diag": ("class", "feature"),
+    "spherical": ("class",),
+}
 
 
 class GaussianFamily(FeatureFamily):
@@ -285,3 +294,100 @@ class GaussianFamily(FeatureFamily):
                 values = mean[chosen, picked] + np.einsum("rij,rj->ri", lower, noise)
             filled[rows[:, None], index] = values
         return filled
+
+    # ------------------------------------------------- columns of a table (MixedNB)
+    def check_columns(self, X, *, owner="X", columns=None) -> np.ndarray:
+        """Real numbers, NaN missing."""
+        return as_numbers(X, owner, columns)
+
+    def check_estimate(self, kind: str) -> None:
+        """``"mle"``, ``"map"``, ``"mean"`` or ``"unbiased"``."""
+        check_gaussian_estimate_kind(kind)
+
+    def sites(self, params: GaussianParams) -> dict:
+        """The story's sites ``"means"`` and ``"covariances"``."""
+        return {"means": params.means, "covariances": params.covariances}
+
+    def params_from_sites(self, sites: dict) -> GaussianParams:
+        """`GaussianParams` from the sites ``"means"`` and ``"covariances"``."""
+        return GaussianParams(np.asarray(sites["means"]), np.asarray(sites["covariances"]))
+
+    def features_from_draws(self, draws: dict) -> np.ndarray:
+        """The drawn features, as floats."""
+        return np.asarray(draws["X"])
+
+    def parameter_dims(self, features: list) -> tuple[dict, dict]:
+        """Means by (class, feature); covariances as their type lays them out."""
+        dims = {
+            "means": ("class", "feature"),
+            "covariances": _COVARIANCE_DIMS[self.covariance_type],
+        }
+        return dims, {"feature": list(features), "feature2": list(features)}
+
+    def estimate(self, stats: GaussianStats, kind: str, frozen=None):
+        """``(prior, parameters)`` with the ridge added; ``frozen`` is ``(ridge, prior)``.
+
+        The prior and the ridge come from ``stats`` unless EM over missing entries fixed
+        them (``frozen``). Raises a ``ValueError`` when the ``"mean"`` estimate does not
+        exist or a covariance is singular.
+        """
+        if frozen is None:
+            ridge = self.ridge(stats)
+            prior = self.prior(stats, ridge)
+        else:
+            ridge, prior = frozen
+        if kind == "mean" and not mean_exists(self.posterior(prior, stats), self.covariance_type):
+            raise ValueError(
+                "estimate='mean' needs a posterior covariance mean, which does not exist for "
+                f"degrees_of_freedom_prior={self.degrees_of_freedom_prior}; raise it or use "
+                "estimate='map'."
+            )
+        params = self.point_estimate(prior, stats, kind, ridge=ridge)
+        self.check_positive_definite(params)
+        return prior, params
+
+    def expected_stats(self, params: GaussianParams, X: np.ndarray, responsibilities):
+        """The E-step over missing entries: expected `GaussianStats` of the completed rows
+        (`completed_stats`)."""
+        return completed_stats(
+            np.asarray(params.means),
+            self.full_covariances(params),
+            X,
+            np.asarray(responsibilities),
+            self.covariance_type,
+        )
+
+
+def completed_stats(means, covariances, X, responsibilities, covariance_type) -> GaussianStats:
+    """Expected `GaussianStats` of ``X`` completed under per-class ``means`` and full
+    ``covariances`` (n_classes, n_features, n_features).
+
+    Each row's missing block gets its conditional mean given the observed block and class,
+    and the scatter its conditional covariance, weighted by the row's responsibility; one
+    class (one completed copy of ``X``) at a time.
+    """
+    n_classes, n_features = means.shape
+    per_class, corrections = [], np.zeros((n_classes, n_features * n_features))
+    for k in range(n_classes):
+        completed = X.copy()
+        pieces = missing.conditionals(means[k : k + 1], covariances[k : k + 1], X)
+        for rows, index, mean, covariance in pieces:
+            completed[rows[:, None], index] = mean[0]
+            cells = (index[:, :, None] * n_features + index[:, None, :]).ravel()
+            weighted = responsibilities[rows, k][:, None, None] * covariance[0]
+            corrections[k] += np.bincount(
+                cells, weights=weighted.ravel(), minlength=n_features * n_features
+            )
+        per_class.append(
+            suff_stats(jnp.asarray(completed), jnp.asarray(responsibilities[:, [k]]), "full")
+        )
+    counts = jnp.concatenate([s.counts for s in per_class])
+    class_means = jnp.concatenate([s.means for s in per_class])
+    scatter = jnp.concatenate([s.scatter for s in per_class]) + corrections.reshape(
+        n_classes, n_features, n_features
+    )
+    if covariance_type == "tied":
+        scatter = jnp.sum(scatter, axis=0)
+    elif covariance_type in ("diag", "spherical"):
+        scatter = jnp.diagonal(scatter, axis1=1, axis2=2)
+    return GaussianStats(counts, class_means, scatter)
