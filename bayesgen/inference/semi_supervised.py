@@ -45,9 +45,9 @@ UNLABELED_MARKER_DOC = """
         The label that marks a row of ``y`` as unlabelled; -1 is scikit-learn's
         semi-supervised convention. ``None``: no label marks a row, so -1 is an ordinary
         class. A missing label (None, NaN) is unlabelled either way. A number marks only
-        numeric labels and a string only string labels. With the default -1 among labels
-        that look like classes (-1/+1 coding, or other negative classes) fitting warns
-        (`UnlabeledMarkerWarning`).
+        numeric labels and a string only string labels. Where -1 looks like one more
+        integer class (-1/+1 coding, classes below -1, or classes 0, 1, … with as many -1
+        rows as a class has rows) the default marker warns (`UnlabeledMarkerWarning`).
 """
 
 EM_PARAMETERS_DOC = """
@@ -147,18 +147,24 @@ def marked_unlabeled(estimator, y, *, stacklevel: int = 3) -> np.ndarray:
     unlabeled = unlabeled_rows(y, marker)
     if unlabeled.any():
         labels = np.asarray(y, dtype=object)[~unlabeled]
-        warn_if_marker_is_a_class(marker, labels, int(unlabeled.sum()), stacklevel + 1)
+        warn_if_marker_is_a_class(
+            marker, labels, int(unlabeled.sum()), stacklevel + 1, labels_are_rows=True
+        )
     return unlabeled
 
 
-def warn_if_marker_is_a_class(marker, labels, n_unlabeled: int, stacklevel: int) -> None:
+def warn_if_marker_is_a_class(
+    marker, labels, n_unlabeled: int, stacklevel: int, *, labels_are_rows: bool = False
+) -> None:
     """Warn (`UnlabeledMarkerWarning`) when ``marker`` is the default -1, it marked
-    ``n_unlabeled`` rows, and the labelled rows' ``labels`` look like integer classes -1
-    belongs among: 1 but no 0 (-1/+1 coding), or a class below -1."""
+    ``n_unlabeled`` rows, and -1 looks like one more integer class among the labelled
+    rows' ``labels``: 1 but no 0 (-1/+1 coding), a class below -1, or (when ``labels`` holds
+    one entry per labelled row, ``labels_are_rows``) classes ``0, 1, …`` with as many -1
+    rows as a labelled class has rows (iris coded -1/0/1: three classes of 50)."""
     if isinstance(marker, str) or marker != -1 or not n_unlabeled:
         return
     labels = np.asarray(labels, dtype=object)
-    if _minus_one_looks_like_a_class(labels):
+    if _minus_one_looks_like_a_class(labels, n_unlabeled if labels_are_rows else None):
         warnings.warn(
             f"y marks {n_unlabeled} rows -1, read as unlabelled (unlabeled_marker=-1), but "
             f"the labelled classes {sorted(set(labels.tolist()))[:10]} look like integer "
@@ -169,8 +175,9 @@ def warn_if_marker_is_a_class(marker, labels, n_unlabeled: int, stacklevel: int)
         )
 
 
-def _minus_one_looks_like_a_class(labels: np.ndarray) -> bool:
-    """Whether whole-number labels include 1 but not 0 (-1/+1 coding) or go below -1."""
+def _minus_one_looks_like_a_class(labels: np.ndarray, n_unlabeled: int | None) -> bool:
+    """Whether -1 looks like one more class of the whole-number ``labels``; the class-size
+    rule needs ``n_unlabeled`` (None: ``labels`` are distinct values, not rows)."""
     whole = [
         value
         for value in labels
@@ -180,10 +187,15 @@ def _minus_one_looks_like_a_class(labels: np.ndarray) -> bool:
     ]
     if not labels.size or len(whole) < labels.size:
         return False
-    classes = set(whole)
-    if len(classes) < 2:  # the fit fails on one class anyway, with its own message
+    classes, counts = np.unique(np.asarray(whole, dtype=float), return_counts=True)
+    if classes.size < 2:  # the fit fails on one class anyway, with its own message
         return False
-    return (1 in classes and 0 not in classes) or min(classes) < -1
+    if (1 in classes and 0 not in classes) or classes[0] < -1:
+        return True
+    consecutive = classes[0] == 0 and np.all(np.diff(classes) == 1)
+    return bool(
+        n_unlabeled is not None and consecutive and counts.min() <= n_unlabeled <= counts.max()
+    )
 
 
 def _check_em_parameters(estimator) -> None:

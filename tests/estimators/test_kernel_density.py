@@ -333,7 +333,8 @@ def test_singular_kernel_without_ridge_and_no_posterior():
 
 
 # check_array_api_input: inputs go to NumPy before JAX (as in tests/test_estimator_checks.py).
-# check_classifiers_classes: it labels one class -1, which bayesgen reads as unlabelled.
+# check_classifiers_classes: it labels one class -1, which bayesgen reads as unlabelled by
+# default; it runs below with unlabeled_marker=None.
 # check_estimators_nan_inf: NaN is refused when fitting (a training row is a kernel centre) but
 # integrated out when predicting, so allow_nan is False and "predict refuses NaN" does not
 # hold by design (as for MultinomialNB); tested above.
@@ -354,3 +355,17 @@ def _expected_failures(estimator):
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        KernelDensityDA(unlabeled_marker=None),
+        KernelDensityDA(bandwidth_scope="shared", bandwidth=0.5, unlabeled_marker=None),
+    ],
+    ids=["default", "shared"],
+)
+def test_sklearn_classes_check_with_minus_one_a_class(estimator):
+    from sklearn.utils.estimator_checks import check_classifiers_classes
+
+    check_classifiers_classes(type(estimator).__name__, estimator)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import sklearn.naive_bayes
 from sklearn.base import clone
-from sklearn.datasets import load_wine
+from sklearn.datasets import load_iris, load_wine
 
 import bayesgen as bg
 from bayesgen.inference.semi_supervised import UnlabeledMarkerWarning, unlabeled_rows
@@ -129,6 +129,26 @@ def test_warns_when_minus_one_looks_like_a_class(wine, labelled):
         warnings.simplefilter("error")
         as_class = bg.GaussianNB(unlabeled_marker=None).fit(X, y)
     assert as_class.classes_.tolist() == sorted({-1, *labelled})
+
+
+def test_warns_on_iris_coded_minus_one_zero_one():
+    X, y = load_iris(return_X_y=True)
+    with pytest.warns(UnlabeledMarkerWarning, match=r"labelled classes \[0, 1\]"):
+        model = bg.GaussianNB().fit(X, y - 1)
+    assert model.classes_.tolist() == [0, 1]  # what the default reading does
+    assert bg.GaussianNB(unlabeled_marker=None).fit(X, y - 1).classes_.tolist() == [-1, 0, 1]
+
+
+def test_no_warning_when_a_third_of_iris_is_hidden_at_random():
+    """scikit-learn's semi-supervised example: 30 % of iris unlabelled at random, more -1
+    rows than any class keeps."""
+    X, y = load_iris(return_X_y=True)
+    hidden = y.copy()
+    hidden[np.random.RandomState(42).rand(y.size) < 0.3] = -1
+    assert np.sum(hidden == -1) > np.bincount(hidden[hidden >= 0]).max()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnlabeledMarkerWarning)
+        bg.GaussianNB().fit(X, hidden)
 
 
 def test_no_warning_for_the_scikit_learn_convention(wine):
