@@ -235,7 +235,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         if not reset:
             dtype = compute_dtype(dtype, self.class_count_.dtype)
         with precision(dtype):
-            responsibilities = jnp.asarray(responsibilities.astype(dtype, copy=False))
+            responsibilities = responsibilities.astype(dtype, copy=False)
             batch = self._batch(X, responsibilities, dtype, reset=reset, within_em=within_em)
             stats = (class_prior.suff_stats(responsibilities), batch.stats)
             moments = batch.fourth_moments
@@ -361,7 +361,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _update_parameters(self, *, frozen_prior=gaussian_em.EM_PRIOR):
         covariance_type = self.covariance_type
         family = self._feature_family()
-        stats = _to_jax(self._stats, self._stats.means.dtype)
+        stats = self._stats  # NumPy: the parameters follow in NumPy, compiling nothing
         frozen = (
             gaussian_em.em_prior(self) if frozen_prior is gaussian_em.EM_PRIOR else frozen_prior
         )
@@ -369,7 +369,9 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             ridge = self._ridge(stats)
             prior = family.prior(stats, ridge)
         else:  # EM keeps one prior throughout, or its objective would move under it
-            ridge, prior = _to_jax(frozen, self._stats.means.dtype)
+            ridge, prior = _to_numpy(frozen)
+            ridge = np.asarray(ridge, stats.means.dtype)
+            prior = type(prior)(*(np.asarray(leaf, stats.means.dtype) for leaf in prior))
         if self.estimate == "mean" and not gaussian.mean_exists(
             family.posterior(prior, stats), covariance_type
         ):
@@ -431,7 +433,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _pooled_covariance(self, prior, stats):
         """The ``"tied"`` point estimate from ``"full"`` statistics (the pooled covariance)."""
         pooled = stats._replace(
-            scatter=jnp.asarray(blocked_stats.pooled_scatter(stats.scatter), stats.means.dtype)
+            scatter=np.asarray(blocked_stats.pooled_scatter(stats.scatter), stats.means.dtype)
         )
         return gaussian.point_estimate(prior, pooled, "tied", self.estimate).covariances
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import jax.numpy as jnp
 import numpy as np
 
 from bayesgen.families import class_prior
@@ -37,6 +36,7 @@ from bayesgen.families.gaussian.stats import (
     suff_stats,
     total_moments,
 )
+from bayesgen.families.namespace import namespace
 from bayesgen.families.protocol import FeatureFamily
 
 
@@ -119,7 +119,7 @@ class GaussianFamily(FeatureFamily):
             if isinstance(X, np.ndarray):
                 responsibilities = np.asarray(responsibilities)
             else:
-                responsibilities = jnp.asarray(responsibilities, dtype)
+                responsibilities = namespace(X).asarray(responsibilities, dtype)
         return suff_stats(X, responsibilities, self.covariance_type)
 
     def merge(self, a: GaussianStats, b: GaussianStats) -> GaussianStats:
@@ -132,15 +132,17 @@ class GaussianFamily(FeatureFamily):
         A positive ``reg_covar`` is raised to at least ``n_features`` machine epsilons of
         the statistics' dtype; ``"spherical"`` uses the mean variance (a scalar).
         """
+        xp = namespace(stats)
         _, covariance = total_moments(stats, self.covariance_type)
-        variances = jnp.diagonal(covariance) if covariance.ndim == 2 else covariance
+        variances = xp.diagonal(covariance) if covariance.ndim == 2 else covariance
         if self.covariance_type == "spherical":
-            variances = jnp.mean(variances)
+            variances = xp.mean(variances)
         if self.reg_covar == 0:
-            return jnp.zeros_like(variances)
+            return xp.zeros_like(variances)
         # A feature constant over all rows still gets a ridge, on the scale of the others.
-        fallback = jnp.max(variances)
-        variances = jnp.where(variances > 0, variances, jnp.where(fallback > 0, fallback, 1.0))
+        fallback = xp.max(variances)
+        fallback = xp.where(fallback > 0, fallback, xp.ones_like(fallback))
+        variances = xp.where(variances > 0, variances, fallback)
         n_features = stats.means.shape[1]
         relative = max(self.reg_covar, n_features * np.finfo(stats.means.dtype).eps)
         return relative * variances
@@ -198,11 +200,12 @@ class GaussianFamily(FeatureFamily):
 
     def check_positive_definite(self, params: GaussianParams) -> None:
         """Raise a ``ValueError`` when a covariance of ``params`` is singular."""
+        xp = namespace(params)
         covariances = params.covariances
         if self.covariance_type in ("full", "tied"):
-            valid = jnp.all(jnp.isfinite(jnp.linalg.cholesky(covariances)))
+            valid = _cholesky_exists(xp, covariances)
         else:
-            valid = jnp.all(covariances > 0)
+            valid = xp.all(covariances > 0)
         if not bool(valid):
             raise ValueError(
                 "A fitted covariance is singular (a constant feature, or fewer rows than "
@@ -285,3 +288,16 @@ class GaussianFamily(FeatureFamily):
                 values = mean[chosen, picked] + np.einsum("rij,rj->ri", lower, noise)
             filled[rows[:, None], index] = values
         return filled
+
+
+def _cholesky_exists(xp, covariances) -> bool:
+    """Whether every matrix of ``covariances`` has a Cholesky factor (is positive definite).
+
+    JAX returns NaN for a matrix that has none; NumPy raises.
+    """
+    if xp is not np:
+        return bool(xp.all(xp.isfinite(xp.linalg.cholesky(covariances))))
+    try:
+        return bool(np.all(np.isfinite(np.linalg.cholesky(covariances))))
+    except np.linalg.LinAlgError:
+        return False
