@@ -18,7 +18,7 @@ from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.families import class_prior, gaussian
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
-from bayesgen.inference import gaussian_em, gaussian_semi_supervised
+from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import FewRowsWarning, check_features, check_positive
 from bayesgen.wide_data import check_covariance_cost
@@ -520,12 +520,15 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         dtype = compute_dtype(X.dtype)
         _, concentration, _ = self._class_prior_settings()
         fixed_pi = self.class_prior_ if self._class_prior_is_fixed() else None
+        # Rows padded to a bucket (weightless copies of the first row): the loop compiles
+        # once per bucket, not once per row count.
+        n_rows = row_buckets.bucket(X.shape[0])
         with precision(dtype):
             result = gaussian_semi_supervised.semi_supervised_em(
-                jnp.asarray(X, dtype),
-                jnp.asarray(fixed, dtype),
-                jnp.asarray(weights, dtype),
-                jnp.asarray(initial, dtype),
+                jnp.asarray(row_buckets.pad_rows(X, n_rows, X[0]), dtype),
+                jnp.asarray(row_buckets.pad_rows(fixed, n_rows), dtype),
+                jnp.asarray(row_buckets.pad_rows(weights, n_rows), dtype),
+                jnp.asarray(row_buckets.pad_rows(initial, n_rows), dtype),
                 _to_jax(self.prior_, dtype),
                 jnp.asarray(self.ridge_, dtype),
                 jnp.full(n_classes, concentration, dtype),
@@ -540,7 +543,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             )
             if progress.reporting():
                 jax.effects_barrier()  # the last iterations' ticks reach the bar
-        self._add_rows(X, np.asarray(result.responsibilities, dtype=np.float64), reset=True)
+        responsibilities = np.asarray(result.responsibilities, dtype=np.float64)[: X.shape[0]]
+        self._add_rows(X, responsibilities, reset=True)
         n_iter = int(result.n_iter)
         return np.asarray(result.history)[:n_iter].tolist(), bool(result.converged)
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 import warnings
 from typing import Any, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
@@ -74,25 +72,25 @@ def _expected_stats(means, covariances, X, responsibilities, covariance_type):
             corrections[k] += np.bincount(
                 cells, weights=weighted.ravel(), minlength=n_features * n_features
             )
-        per_class.append(
-            gaussian.suff_stats(
-                jnp.asarray(completed), jnp.asarray(responsibilities[:, [k]]), "full"
-            )
-        )
-    counts = jnp.concatenate([s.counts for s in per_class])
-    class_means = jnp.concatenate([s.means for s in per_class])
-    scatter = jnp.concatenate([s.scatter for s in per_class]) + corrections.reshape(
+        # NumPy blocks: the same statistics as the JAX kernel, compiled for no row count.
+        per_class.append(gaussian.suff_stats(completed, responsibilities[:, [k]], "full"))
+    counts = np.concatenate([s.counts for s in per_class])
+    class_means = np.concatenate([s.means for s in per_class])
+    scatter = np.concatenate([s.scatter for s in per_class]) + corrections.reshape(
         n_classes, n_features, n_features
     )
     if covariance_type == "tied":
-        scatter = jnp.sum(scatter, axis=0)
+        scatter = np.sum(scatter, axis=0)
     elif covariance_type in ("diag", "spherical"):
-        scatter = jnp.diagonal(scatter, axis1=1, axis2=2)
+        scatter = np.diagonal(scatter, axis1=1, axis2=2)
     return gaussian.GaussianStats(counts, class_means, scatter)
 
 
 def _log_prior(estimator) -> float:
     """log p(means, covariances) under the fitted prior: the story's parameter part."""
+    import jax
+    import jax.numpy as jnp
+
     params = gaussian.GaussianParams(
         jnp.asarray(estimator.means_), jnp.asarray(estimator.covariances_)
     )
@@ -119,7 +117,7 @@ def fit_with_missing(estimator, X, responsibilities, dtype):
     column_means = np.nanmean(X, axis=0)
     start = np.where(np.isnan(X), np.where(np.isnan(column_means), 0.0, column_means), X)
     stats = gaussian.suff_stats(
-        jnp.asarray(start, dtype), jnp.asarray(responsibilities, dtype), estimator.covariance_type
+        start.astype(dtype), responsibilities.astype(dtype), estimator.covariance_type
     )
 
     def e_step():
@@ -130,13 +128,13 @@ def fit_with_missing(estimator, X, responsibilities, dtype):
             responsibilities,
             estimator.covariance_type,
         )
-        return jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype), stats)
+        return gaussian.GaussianStats(*(np.asarray(leaf, dtype) for leaf in stats))
 
     def step(payload):
         stats, frozen = payload
         if frozen is not None:  # the E-step under the parameters of the previous step
             stats = e_step()
-        estimator._stats = jax.tree.map(np.asarray, stats)
+        estimator._stats = stats
         estimator._update_parameters(frozen_prior=frozen)
         # The empirical-Bayes prior and the ridge come from the starting statistics and
         # stay fixed, so that every iteration climbs the same objective.
