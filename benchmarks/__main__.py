@@ -47,7 +47,7 @@ def _sizes(quick: bool) -> dict:
             "em": (1000, 3, 2),
             "small": (300, 4, 3),
             "missing": (2000, 10, 3, 1),
-            "first_answer": {"runs": 1, "varied": (2000, 2020)},
+            "first_answer": {"runs": 1, "varied": (2000, 2020), "quick": True},
         }
     return {
         "dense": (1_000_000, 50, 5, 3),

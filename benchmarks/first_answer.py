@@ -146,8 +146,15 @@ def _write_tables(directory: Path) -> None:
     (directory / "holes.csv").write_text(header + "\n".join(holes) + "\n")
 
 
-def run(runs: int = 5, varied: tuple[int, int] = (2000, 2200)) -> list[Row]:
-    """Measure every row; ``runs`` fresh processes per figure (medians)."""
+def run(runs: int = 5, varied: tuple[int, int] = (2000, 2200), quick: bool = False) -> list[Row]:
+    """Measure every row; ``runs`` fresh processes per figure (medians).
+
+    ``quick`` (the test suite's smoke run) measures one model, one posterior use and two
+    commands only.
+    """
+    models = ["QDA"] if quick else list(_SKLEARN)
+    uses = dict(list(USES.items())[:1]) if quick else USES
+    commands = dict(list(_COMMANDS.items())[:2]) if quick else _COMMANDS
     rows = []
     environment = _environment()
     python = sys.executable
@@ -170,7 +177,8 @@ def run(runs: int = 5, varied: tuple[int, int] = (2000, 2200)) -> list[Row]:
             [python, "-m", "bayesgen.cli", "--help"], runs, environment, cwd
         )
         rows.append(Row("`bayesgen --help`", help_seconds, None, "≤ 0.5 s", help_seconds <= 0.5))
-        for name, reference in _SKLEARN.items():
+        for name in models:
+            reference = _SKLEARN[name]
             ours = _LOAD + f"import bayesgen; bayesgen.{name}().fit(X, y).predict_proba(X)"
             theirs = _LOAD + reference + "; M().fit(X, y).predict_proba(X)"
             mine, other = both(ours, theirs)
@@ -183,7 +191,8 @@ def run(runs: int = 5, varied: tuple[int, int] = (2000, 2200)) -> list[Row]:
                     mine <= 1.5 * other,
                 )
             )
-        for name, reference in _SKLEARN.items():
+        for name in models:
+            reference = _SKLEARN[name]
             ours = _LOAD + f"import bayesgen; M = bayesgen.{name}\n" + _CV
             theirs = _LOAD + reference + "\n" + _CV
             mine, other = both(ours, theirs)
@@ -196,7 +205,7 @@ def run(runs: int = 5, varied: tuple[int, int] = (2000, 2200)) -> list[Row]:
                     mine <= 2 * other,
                 )
             )
-        for label, call in USES.items():
+        for label, call in uses.items():
             code = _USES.format(call=call)
             seconds = statistics.median(
                 _child_json(code, environment, cwd)["seconds"] for _ in range(runs)
@@ -204,7 +213,7 @@ def run(runs: int = 5, varied: tuple[int, int] = (2000, 2200)) -> list[Row]:
             rows.append(
                 Row(f"QDA first {label} (the call alone)", seconds, None, "≤ 1 s", seconds <= 1)
             )
-        rows += _command_line(where, runs)
+        rows += _command_line(where, runs, commands)
         first, last = varied
         results = {
             library: _child_json(
@@ -248,13 +257,13 @@ _COMMANDS = {
 }
 
 
-def _command_line(where: Path, runs: int) -> list[Row]:
+def _command_line(where: Path, runs: int, commands: dict) -> list[Row]:
     """Each command on the 200-row CSV, timed on runs after a first (cache-filling) one."""
     environment = _environment({"XDG_CACHE_HOME": str(where / "cache")})
     environment.pop("BAYESGEN_COMPILATION_CACHE", None)
     command = [sys.executable, "-m", "bayesgen.cli"]
     rows = []
-    for label, arguments in _COMMANDS.items():
+    for label, arguments in commands.items():
         _wall(command + arguments, environment, str(where))  # the first run fills the cache
         seconds = _median_wall(command + arguments, runs, environment, str(where))
         rows.append(
