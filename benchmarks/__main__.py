@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 from threadpoolctl import threadpool_info  # noqa: E402
 
-from benchmarks import missing_features, workloads  # noqa: E402
+from benchmarks import first_answer, missing_features, workloads  # noqa: E402
 from benchmarks.gaussian import Timing, run  # noqa: E402
 
 # Goals of issue 8: the largest acceptable ratio bayesgen / scikit-learn per row.
@@ -47,6 +47,7 @@ def _sizes(quick: bool) -> dict:
             "em": (1000, 3, 2),
             "small": (300, 4, 3),
             "missing": (2000, 10, 3, 1),
+            "first_answer": {"runs": 1, "varied": (2000, 2020), "quick": True},
         }
     return {
         "dense": (1_000_000, 50, 5, 3),
@@ -54,6 +55,7 @@ def _sizes(quick: bool) -> dict:
         "em": (1_000_000, 50, 5),
         "small": (10_000, 20, 3),
         "missing": (1_000_000, 50, 5, 1),
+        "first_answer": {"runs": 5, "varied": (2000, 2200)},
     }
 
 
@@ -103,6 +105,7 @@ def main(argv: list[str] | None = None) -> str:
     first = workloads.first_call(*sizes["small"])
     memory = workloads.peak_memory(n, d, k)
     gaps = missing_features.run(*sizes["missing"])
+    answers = first_answer.run(**sizes["first_answer"])
     elapsed = time.perf_counter() - started
     blas = ", ".join(
         f"{pool['internal_api']} {pool.get('architecture', '')} x{pool['num_threads']}"
@@ -147,6 +150,11 @@ def main(argv: list[str] | None = None) -> str:
         f"Missing features (20 % of entries, at random) against complete rows: n = {mn:,}, "
         f"d = {md}, K = {mk}",
         gaps,
+    )
+    answer_runs = sizes["first_answer"]["runs"]
+    lines += first_answer.table(
+        f"First answer: fresh processes, median of {answer_runs} each (issue 17's goals)",
+        answers,
     )
     lines += [
         f"### Peak memory added by `fit` (n = {n:,}, d = {d}, K = {k})",

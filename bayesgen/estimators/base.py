@@ -25,6 +25,7 @@ from bayesgen.estimators.uncertainty import PosteriorUses
 from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.families import class_prior
 from bayesgen.families.estimates import pseudo_counts
+from bayesgen.families.namespace import is_numpy
 from bayesgen.frames import column_schema
 from bayesgen.inference import log_space, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
@@ -66,6 +67,17 @@ def _to_numpy(tree):
 
 def _to_jax(tree, dtype):
     return jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype=dtype), tree)
+
+
+def _like(tree, reference, dtype):
+    """``tree``'s leaves in ``dtype``, NumPy when ``reference`` is NumPy data, else JAX.
+
+    Stored statistics merge with a new batch's in the batch's namespace, so a plain
+    ``partial_fit`` on NumPy data stays in NumPy (and compiles nothing).
+    """
+    if is_numpy(reference):
+        return jax.tree.map(lambda leaf: np.asarray(leaf, dtype=dtype), tree)
+    return _to_jax(tree, dtype)
 
 
 class GenerativeClassifier(
@@ -281,23 +293,25 @@ class GenerativeClassifier(
     def _batch_stats(self, X, responsibilities: np.ndarray, dtype, **options):
         """The statistics of one batch of rows: (class counts, the family's statistics).
 
-        Run inside ``precision(dtype)``; both are JAX pytrees. They depend on the batch
-        only, which is what lets batches be processed anywhere (``bayesgen.dask``) and
-        merged afterwards. ``options`` go to ``_feature_stats`` (an EM step's warm start).
+        Run inside ``precision(dtype)``; both are pytrees (NumPy arrays on the plain path,
+        see `bayesgen.families.namespace`). They depend on the batch only, which is what
+        lets batches be processed anywhere (``bayesgen.dask``) and merged afterwards.
+        ``options`` go to ``_feature_stats`` (an EM step's warm start).
         """
-        responsibilities = jnp.asarray(responsibilities.astype(dtype, copy=False))
+        responsibilities = responsibilities.astype(dtype, copy=False)
         counts = class_prior.suff_stats(responsibilities)
         return counts, self._feature_stats(X, responsibilities, dtype, **options)
 
     def _merge_stats(self, previous, new, dtype):
         """The statistics of the union of two disjoint batches, each a ``_batch_stats`` pair.
 
-        ``previous`` may hold NumPy arrays (stored statistics): they are brought to ``dtype``.
+        ``previous`` may hold NumPy arrays (stored statistics): they are brought to ``dtype``
+        and to the namespace of ``new``.
         """
         class_stats, feature_stats = new
         return (
-            class_prior.merge(_to_jax(previous[0], dtype), class_stats),
-            self._merge_feature_stats(_to_jax(previous[1], dtype), feature_stats),
+            class_prior.merge(_like(previous[0], class_stats, dtype), class_stats),
+            self._merge_feature_stats(_like(previous[1], feature_stats, dtype), feature_stats),
         )
 
     def _install_stats(self, class_stats, feature_stats, **options):
@@ -319,7 +333,7 @@ class GenerativeClassifier(
             name = getattr(self, "_class_prior_argument", "priors")
             fixed = check_class_probabilities(fixed, n_classes, name)
             return fixed.astype(self.class_count_.dtype)
-        prior = class_prior.Dirichlet(jnp.full(n_classes, concentration, self.class_count_.dtype))
+        prior = class_prior.Dirichlet(np.full(n_classes, concentration, self.class_count_.dtype))
         return np.asarray(class_prior.point_estimate(prior, self._class_stats, kind))
 
     # --------------------------------------------------------------- prediction

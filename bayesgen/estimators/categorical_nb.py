@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 from sklearn.utils.validation import validate_data
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
 from bayesgen.families import categorical
 from bayesgen.families.categorical import CategoricalFamily, CategoricalStats
+from bayesgen.families.namespace import jax_numpy
 from bayesgen.validation import _check_finite, _column_name, check_positive
 
 
@@ -184,7 +184,7 @@ class CategoricalNB(CountNB):
     # ------------------------------------------------------------------ hooks
     def _feature_stats(self, X, responsibilities, dtype):
         # Only rows with positive weight define categories: a zero weight removes the row.
-        weighted = np.asarray(jnp.sum(responsibilities, axis=1)) > 0
+        weighted = np.asarray(responsibilities).sum(axis=1) > 0
         # A model without statistics is a fresh fit: it learns its categories anew.
         self._extend_categories(X[weighted], reset=not hasattr(self, "_stats"))
         return super()._feature_stats(X, responsibilities, dtype)
@@ -201,10 +201,17 @@ class CategoricalNB(CountNB):
             block[:, : len(known)]
             for block, known in zip(family.blocks(counts), self.categories_, strict=True)
         ]
-        self.feature_log_prob_ = family.blocks(np.asarray(jnp.log(theta)))
+        with np.errstate(divide="ignore"):  # a maximum-likelihood zero has log -inf
+            self.feature_log_prob_ = family.blocks(np.log(np.asarray(theta)))
 
     def _parameters(self):
         return np.exp(np.concatenate(self.feature_log_prob_, axis=1))
+
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
+        # The stored logarithms as they are: log(exp(.)) would round them.
+        log_theta = np.concatenate(self.feature_log_prob_, axis=1).astype(dtype)
+        family = self._feature_family()
+        return family.log_likelihood(np.exp(log_theta), self._codes(X), log_params=log_theta)
 
     def _sampling_sites(self):
         # Drawing the "unseen" category would give no value to return, so synthetic rows
@@ -237,7 +244,7 @@ class CategoricalNB(CountNB):
 
     def _story_features(self, X):
         """Category codes ``0..C_j`` (``C_j``: a value not seen in training)."""
-        return jnp.asarray(self._codes(X))
+        return jax_numpy().asarray(self._codes(X))
 
     # ------------------------------------------------------------------ posterior
     def _blocks(self, columns: np.ndarray) -> dict:

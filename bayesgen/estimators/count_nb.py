@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import copy
 
-import jax.numpy as jnp
 import numpy as np
 
 from bayesgen import registry
-from bayesgen.estimators.base import GenerativeClassifier, _to_jax
+from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.sklearn_names import ClassLogPriorNames
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
@@ -99,7 +98,7 @@ class CountNB(NaiveBayesClassPrior):
         )
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
-        params = jnp.asarray(self._parameters(), dtype=dtype)
+        params = np.asarray(self._parameters(), dtype=dtype)
         family = self._feature_family()
         return family.log_likelihood(params, self._family_X(X), row_terms=row_terms)
 
@@ -121,8 +120,8 @@ class CountNB(NaiveBayesClassPrior):
 
     # ------------------------------------------------------------------ posterior
     def _fitted_stats(self):
-        """The stored statistics as JAX arrays in their own precision."""
-        return _to_jax(self._stats, self._stats.counts.dtype)
+        """The stored statistics (NumPy arrays, in their own precision)."""
+        return self._stats
 
     def _posterior(self):
         """The family's conjugate posterior given the stored statistics."""

@@ -18,7 +18,7 @@ from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.families import class_prior, gaussian
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
-from bayesgen.inference import gaussian_em, gaussian_semi_supervised
+from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import FewRowsWarning, check_features, check_positive
 from bayesgen.wide_data import check_covariance_cost
@@ -237,7 +237,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         if not reset:
             dtype = compute_dtype(dtype, self.class_count_.dtype)
         with precision(dtype):
-            responsibilities = jnp.asarray(responsibilities.astype(dtype, copy=False))
+            responsibilities = responsibilities.astype(dtype, copy=False)
             batch = self._batch(X, responsibilities, dtype, reset=reset, within_em=within_em)
             stats = (class_prior.suff_stats(responsibilities), batch.stats)
             moments = batch.fourth_moments
@@ -363,7 +363,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _update_parameters(self, *, frozen_prior=gaussian_em.EM_PRIOR):
         covariance_type = self.covariance_type
         family = self._feature_family()
-        stats = _to_jax(self._stats, self._stats.means.dtype)
+        stats = self._stats  # NumPy: the parameters follow in NumPy, compiling nothing
         frozen = (
             gaussian_em.em_prior(self) if frozen_prior is gaussian_em.EM_PRIOR else frozen_prior
         )
@@ -371,7 +371,9 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             ridge = self._ridge(stats)
             prior = family.prior(stats, ridge)
         else:  # EM keeps one prior throughout, or its objective would move under it
-            ridge, prior = _to_jax(frozen, self._stats.means.dtype)
+            ridge, prior = _to_numpy(frozen)
+            ridge = np.asarray(ridge, stats.means.dtype)
+            prior = type(prior)(*(np.asarray(leaf, stats.means.dtype) for leaf in prior))
         if self.estimate == "mean" and not gaussian.mean_exists(
             family.posterior(prior, stats), covariance_type
         ):
@@ -433,7 +435,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _pooled_covariance(self, prior, stats):
         """The ``"tied"`` point estimate from ``"full"`` statistics (the pooled covariance)."""
         pooled = stats._replace(
-            scatter=jnp.asarray(blocked_stats.pooled_scatter(stats.scatter), stats.means.dtype)
+            scatter=np.asarray(blocked_stats.pooled_scatter(stats.scatter), stats.means.dtype)
         )
         return gaussian.point_estimate(prior, pooled, "tied", self.estimate).covariances
 
@@ -520,12 +522,15 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         dtype = compute_dtype(X.dtype)
         _, concentration, _ = self._class_prior_settings()
         fixed_pi = self.class_prior_ if self._class_prior_is_fixed() else None
+        # Rows padded to a bucket (weightless copies of the first row): the loop compiles
+        # once per bucket, not once per row count.
+        n_rows = row_buckets.bucket(X.shape[0])
         with precision(dtype):
             result = gaussian_semi_supervised.semi_supervised_em(
-                jnp.asarray(X, dtype),
-                jnp.asarray(fixed, dtype),
-                jnp.asarray(weights, dtype),
-                jnp.asarray(initial, dtype),
+                jnp.asarray(row_buckets.pad_rows(X, n_rows, X[0]), dtype),
+                jnp.asarray(row_buckets.pad_rows(fixed, n_rows), dtype),
+                jnp.asarray(row_buckets.pad_rows(weights, n_rows), dtype),
+                jnp.asarray(row_buckets.pad_rows(initial, n_rows), dtype),
                 _to_jax(self.prior_, dtype),
                 jnp.asarray(self.ridge_, dtype),
                 jnp.full(n_classes, concentration, dtype),
@@ -540,7 +545,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             )
             if progress.reporting():
                 jax.effects_barrier()  # the last iterations' ticks reach the bar
-        self._add_rows(X, np.asarray(result.responsibilities, dtype=np.float64), reset=True)
+        responsibilities = np.asarray(result.responsibilities, dtype=np.float64)[: X.shape[0]]
+        self._add_rows(X, responsibilities, reset=True)
         n_iter = int(result.n_iter)
         return np.asarray(result.history)[:n_iter].tolist(), bool(result.converged)
 

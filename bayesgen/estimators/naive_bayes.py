@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
 from bayesgen.families.bernoulli import BernoulliFamily
 from bayesgen.families.multinomial import MultinomialFamily
+from bayesgen.families.namespace import jax_numpy
 from bayesgen.families.poisson import PoissonFamily
 from bayesgen.inference import sampling
 from bayesgen.validation import check_features, check_positive
@@ -134,7 +134,7 @@ class BernoulliNB(CountNB):
 
     def _store_parameters(self, stats, theta):
         self.feature_count_ = np.asarray(stats.feature_counts)
-        self.feature_log_prob_ = np.asarray(jnp.log(theta))
+        self.feature_log_prob_ = _log(theta)
 
     def _parameters(self):
         return np.exp(self.feature_log_prob_)
@@ -211,7 +211,7 @@ class MultinomialNB(CountNB):
 
     def _store_parameters(self, stats, theta):
         self.feature_count_ = np.asarray(stats.feature_counts)
-        self.feature_log_prob_ = np.asarray(jnp.log(theta))
+        self.feature_log_prob_ = _log(theta)
 
     def _parameters(self):
         return np.exp(self.feature_log_prob_)
@@ -274,7 +274,7 @@ class MultinomialNB(CountNB):
             raise ValueError("MultinomialNB.story needs X or lengths (the row totals to draw).")
         if X is None and y is None and n_samples is None:
             n_samples = len(lengths)
-        lengths = None if lengths is None else jnp.asarray(lengths)
+        lengths = None if lengths is None else jax_numpy().asarray(lengths)
         self._run_story(X, y, self._story_part(lengths), n_samples)
 
 

@@ -12,12 +12,9 @@ Laplace smoothing $(O_{kj} + \alpha)/(N_k + 2\alpha)$.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import Array
 
 from bayesgen.families import count_data, count_imputation, dirichlet
 from bayesgen.families.estimates import check_concentration, pseudo_counts, pseudo_log_density
@@ -27,7 +24,11 @@ from bayesgen.families.linear import (
     finite_log,
     observed_counts,
 )
+from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
+
+if TYPE_CHECKING:
+    from jax import Array
 
 
 class BernoulliStats(NamedTuple):
@@ -90,16 +91,20 @@ def point_estimate(prior: Beta, stats: BernoulliStats, kind: str) -> Array:
     -------
     Array of shape (n_classes, n_features)
     """
+    xp = namespace(prior, stats)
     zeros = _observed(stats) - stats.feature_counts
-    counts = jnp.stack([stats.feature_counts, zeros], axis=-1)
-    concentration = jnp.stack(
-        jnp.broadcast_arrays(prior.concentration1, prior.concentration0), axis=-1
+    counts = xp.stack([stats.feature_counts, zeros], axis=-1)
+    concentration = xp.stack(
+        xp.broadcast_arrays(prior.concentration1, prior.concentration0), axis=-1
     )
     return dirichlet.point_estimate(concentration, counts, kind)[..., 0]
 
 
 def sample_params(key: Array, beta: Beta, num_samples: int) -> Array:
     """Independent draws of $\\theta$, shape ``(num_samples, n_classes, n_features)``."""
+    import jax
+    import jax.numpy as jnp
+
     shape = (
         num_samples,
         *jnp.broadcast_shapes(beta.concentration1.shape, beta.concentration0.shape),
@@ -117,14 +122,15 @@ def linear_form(theta: Array) -> LinearLogLikelihood:
     the class impossible: $Z = [\\theta = 0] - [\\theta = 1]$, $z_k = \\sum_j
     [\\theta_{kj} = 1]$, so $x \\cdot Z_k + z_k$ counts exactly those features.
     """
+    xp = namespace(theta)
     log_one, never_one = finite_log(theta)
     log_zero, never_zero = finite_log(1.0 - theta)
     dtype = theta.dtype
     return LinearLogLikelihood(
         weights=log_one - log_zero,
-        bias=jnp.sum(log_zero, axis=1),
+        bias=xp.sum(log_zero, axis=1),
         zero_weights=never_one.astype(dtype) - never_zero.astype(dtype),
-        zero_bias=jnp.sum(never_zero, axis=1).astype(dtype),
+        zero_bias=xp.sum(never_zero, axis=1).astype(dtype),
         feature_bias=log_zero,
         feature_zero_bias=never_zero.astype(dtype),
     )
@@ -161,9 +167,11 @@ class BernoulliFamily(FeatureFamily):
         refuse_entries(not_binary, X, columns, f"{owner} needs 0/1 (or boolean) features")
         return X
 
-    def prior_for(self, n_features: int, dtype=None) -> Beta:
-        """The prior ``Beta(alpha, alpha)`` of ``n_features`` features."""
-        alpha = jnp.asarray(check_concentration(self.alpha, "alpha", n_features), dtype)
+    def prior_for(self, n_features: int, dtype=None, *, xp=None) -> Beta:
+        """The prior ``Beta(alpha, alpha)`` of ``n_features`` features (JAX arrays unless
+        ``xp`` names another namespace)."""
+        xp = jax_numpy() if xp is None else xp
+        alpha = xp.asarray(check_concentration(self.alpha, "alpha", n_features), dtype)
         return Beta(alpha, alpha)
 
     def suff_stats(self, X, responsibilities, dtype) -> BernoulliStats:
@@ -176,7 +184,9 @@ class BernoulliFamily(FeatureFamily):
 
     def prior(self, stats) -> Beta:
         """``Beta(alpha, alpha)`` in the statistics' precision."""
-        return self.prior_for(stats.feature_counts.shape[-1], stats.counts.dtype)
+        return self.prior_for(
+            stats.feature_counts.shape[-1], stats.counts.dtype, xp=namespace(stats)
+        )
 
     def posterior(self, prior, stats) -> Beta:
         """The conjugate Beta posterior."""
@@ -197,13 +207,13 @@ class BernoulliFamily(FeatureFamily):
     def log_likelihood(self, params, X, *, row_terms: bool = True):
         """``(n_samples, n_classes)`` log-likelihood; a NaN feature's factor is dropped."""
         filled, missing = count_data.split_missing(X)
-        return count_data.evaluate(linear_form(jnp.asarray(params)), filled, None, missing)
+        return count_data.evaluate(linear_form(np.asarray(params)), filled, None, missing)
 
     def predictive_log_likelihood(self, posterior, X):
         """The Beta–Bernoulli predictive: features are independent a posteriori, so it is
         the Bernoulli likelihood at the posterior-mean probabilities."""
         ones, zeros = (np.asarray(c) for c in posterior)
-        return self.log_likelihood(jnp.asarray(ones / (ones + zeros)), X)
+        return self.log_likelihood(ones / (ones + zeros), X)
 
     def sample_params(self, key, posterior, num_samples: int):
         """Posterior draws of $\\theta$, shape (num_samples, n_classes, n_features)."""

@@ -16,19 +16,20 @@ feature so that each block is normalised on its own.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from jax import Array
 
 from bayesgen.families import class_prior, count_data, dirichlet
 from bayesgen.families.estimates import pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
+from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily, column_label
+
+if TYPE_CHECKING:
+    from jax import Array
 
 
 class CategoricalStats(NamedTuple):
@@ -226,16 +227,27 @@ def sample_params(
 
     Independent Dirichlet draws per block, through normalised Gamma variates.
     """
+    import jax
+    import jax.numpy as jnp
+
     shape = (num_samples, *posterior_concentration.shape)
     gammas = jax.random.gamma(key, posterior_concentration, shape=shape)
     totals = jax.ops.segment_sum(jnp.moveaxis(gammas, -1, 0), segment_ids, n_features)
     return gammas / jnp.moveaxis(totals, 0, -1)[..., segment_ids]
 
 
-def linear_form(theta: Array) -> LinearLogLikelihood:
-    """$\\log p(x \\mid k) = \\mathrm{onehot}(x) \\cdot \\log\\theta_k$."""
-    log_theta, is_zero = finite_log(theta)
-    zeros = jnp.zeros(theta.shape[0], theta.dtype)
+def linear_form(theta: Array, log_theta: Array | None = None) -> LinearLogLikelihood:
+    """$\\log p(x \\mid k) = \\mathrm{onehot}(x) \\cdot \\log\\theta_k$.
+
+    ``log_theta``, when the caller holds the logarithms already, is used as it is (taking
+    the logarithm of their exponential again would round).
+    """
+    if log_theta is None:
+        log_theta, is_zero = finite_log(theta)
+    else:
+        is_zero = theta <= 0
+        log_theta = namespace(log_theta).where(is_zero, 0.0, log_theta)
+    zeros = namespace(theta).zeros(theta.shape[0], theta.dtype)
     return LinearLogLikelihood(log_theta, zeros, is_zero.astype(theta.dtype), zeros)
 
 
@@ -404,25 +416,29 @@ class CategoricalFamily(FeatureFamily):
 
     def block_concentrations(self, prior) -> list:
         """The prior concentration of each feature's Dirichlet, one array per feature."""
+        jnp = jax_numpy()
         return [jnp.full(int(size), float(prior)) for size in self.sizes]
 
     def suff_stats(self, X, responsibilities, dtype) -> CategoricalStats:
         """Class counts and ``R^T onehot(codes)``."""
+        xp = namespace(responsibilities)
         sums = count_data.class_sums(responsibilities, self.one_hot(X).astype(dtype))
-        counts = jnp.sum(responsibilities, axis=0)
-        return CategoricalStats(counts, jnp.asarray(sums, dtype))
+        counts = xp.sum(responsibilities, axis=0)
+        return CategoricalStats(counts, xp.asarray(sums, dtype))
 
     def merge(self, a, b):
         """Statistics of the union of two disjoint batches."""
         return merge(a, b)
 
-    def prior_for(self, n_features: int | None = None, dtype=None):
-        """The scalar concentration ``alpha`` (every block shares it)."""
-        return jnp.asarray(self.alpha, dtype)
+    def prior_for(self, n_features: int | None = None, dtype=None, *, xp=None):
+        """The scalar concentration ``alpha`` (every block shares it; a JAX array unless
+        ``xp`` names another namespace)."""
+        xp = jax_numpy() if xp is None else xp
+        return xp.asarray(self.alpha, dtype)
 
     def prior(self, stats):
         """The scalar concentration ``alpha`` in the statistics' precision."""
-        return self.prior_for(dtype=stats.counts.dtype)
+        return self.prior_for(dtype=stats.counts.dtype, xp=namespace(stats))
 
     def posterior(self, prior, stats):
         """Posterior concentrations of every block, shape (n_classes, n_columns)."""
@@ -431,29 +447,35 @@ class CategoricalFamily(FeatureFamily):
     def point_estimate(self, prior, stats, kind: str):
         """Per-block probabilities by ``"mle"``, ``"map"`` or ``"mean"``."""
         _, _, segment_ids = self.layout()
-        return point_estimate(prior, stats, kind, jnp.asarray(segment_ids), len(self.sizes))
+        segment_ids = namespace(prior, stats).asarray(segment_ids)
+        return point_estimate(prior, stats, kind, segment_ids, len(self.sizes))
 
     def log_prior(self, prior, params, kind: str = "map") -> float:
         """$\\sum a \\log\\theta$, the log prior whose mode the ``kind`` estimate is."""
         return pseudo_log_density(pseudo_counts(prior, kind), np.asarray(params))
 
-    def log_likelihood(self, params, X, *, row_terms: bool = True):
-        """``(n_samples, n_classes)`` $\\log p(x \\mid k)$ of codes ``X``."""
-        params = jnp.asarray(params)
+    def log_likelihood(self, params, X, *, row_terms: bool = True, log_params=None):
+        """``(n_samples, n_classes)`` $\\log p(x \\mid k)$ of codes ``X``.
+
+        ``log_params``: the logarithms of ``params``, when the caller keeps them (used as
+        they are, see `linear_form`).
+        """
+        params = np.asarray(params)
         one_hot = self.one_hot(X).astype(params.dtype)
-        return count_data.evaluate(linear_form(params), one_hot)
+        return count_data.evaluate(linear_form(params, log_params), one_hot)
 
     def predictive_log_likelihood(self, posterior, X):
         """The Dirichlet–categorical predictive: features are independent a posteriori, so
         it is the categorical likelihood at each block's posterior-mean probabilities."""
         concentration = np.asarray(posterior)
         means = [block / block.sum(axis=-1, keepdims=True) for block in self.blocks(concentration)]
-        return self.log_likelihood(jnp.asarray(np.concatenate(means, axis=-1)), X)
+        return self.log_likelihood(np.concatenate(means, axis=-1), X)
 
     def sample_params(self, key, posterior, num_samples: int):
         """Posterior draws of every block, shape (num_samples, n_classes, n_columns)."""
         _, _, segment_ids = self.layout()
-        return sample_params(key, posterior, jnp.asarray(segment_ids), len(self.sizes), num_samples)
+        segment_ids = jax_numpy().asarray(segment_ids)
+        return sample_params(key, posterior, segment_ids, len(self.sizes), num_samples)
 
     def conditional(self, params, X, class_weights, method: str, rng):
         """Codes with every -1 filled by a seen category.

@@ -10,14 +10,15 @@ $N_k = \sum_i R_{ik}$; the posterior is $\mathrm{Dirichlet}(\alpha + N)$.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import Array
 
 from bayesgen.families import dirichlet
+from bayesgen.families.namespace import namespace
+
+if TYPE_CHECKING:
+    from jax import Array
 
 
 class ClassCounts(NamedTuple):
@@ -57,7 +58,7 @@ def suff_stats(responsibilities: Array) -> ClassCounts:
     -------
     ClassCounts
     """
-    return ClassCounts(jnp.sum(responsibilities, axis=0))
+    return ClassCounts(namespace(responsibilities).sum(responsibilities, axis=0))
 
 
 def merge(a: ClassCounts, b: ClassCounts) -> ClassCounts:
@@ -106,6 +107,8 @@ def sample_params(key: Array, dirichlet: Dirichlet, num_samples: int) -> Array:
     -------
     Array of shape (num_samples, n_classes)
     """
+    import jax
+
     return jax.random.dirichlet(key, dirichlet.concentration, shape=(num_samples,))
 
 

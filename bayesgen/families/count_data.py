@@ -7,12 +7,12 @@ several times slower), so these passes stay in NumPy/SciPy and X is never densif
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
 from bayesgen.families.linear import LinearLogLikelihood
+from bayesgen.families.namespace import namespace
 
 
 def class_sums(responsibilities, X) -> np.ndarray:
@@ -39,17 +39,19 @@ def class_statistics(X, responsibilities, dtype):
     Returns
     -------
     tuple of Array
-        Shapes (n_classes,), (n_classes, n_features), (n_classes, n_features).
+        Shapes (n_classes,), (n_classes, n_features), (n_classes, n_features); NumPy
+        arrays for NumPy responsibilities, JAX arrays otherwise.
     """
+    xp = namespace(responsibilities)
     filled, missing = split_missing(X)
     sums = class_sums(responsibilities, filled)
     missing_counts = (
         np.zeros_like(sums) if missing is None else class_sums(responsibilities, missing)
     )
     return (
-        jnp.sum(responsibilities, axis=0),
-        jnp.asarray(sums, dtype),
-        jnp.asarray(missing_counts, dtype),
+        xp.sum(responsibilities, axis=0),
+        xp.asarray(sums, dtype),
+        xp.asarray(missing_counts, dtype),
     )
 
 

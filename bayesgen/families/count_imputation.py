@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy import stats
 
 from bayesgen.families.class_prior import draw_classes
 
@@ -27,6 +26,8 @@ def poisson_mixture_mode(weights: np.ndarray, rates: np.ndarray) -> np.ndarray:
     """
     if rates.size == 0:
         return np.zeros(rates.shape[0])
+    from scipy import stats  # scipy.stats costs seconds to import: only when imputing
+
     largest = float(np.max(rates))
     counts = np.arange(int(np.ceil(largest + 10 * np.sqrt(largest) + 10)) + 1)
     pmf = stats.poisson.pmf(counts, rates[..., None])

@@ -17,24 +17,19 @@ features), with ``segment_ids`` saying which vector each entry belongs to.
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
-from jax import Array
+from typing import TYPE_CHECKING
 
 from bayesgen.families.estimates import check_estimate_kind
+from bayesgen.families.namespace import namespace, segment_sum
+
+if TYPE_CHECKING:
+    from jax import Array
 
 
-def _normalise(weights: Array, segment_ids: Array | None, num_segments: int | None) -> Array:
+def _segment_total(xp, weights, segment_ids, num_segments: int | None):
     if segment_ids is None:
-        return weights / jnp.sum(weights, axis=-1, keepdims=True)
-    totals = jax.ops.segment_sum(weights.T, segment_ids, num_segments=num_segments).T
-    return weights / totals[..., segment_ids]
-
-
-def _segment_total(weights: Array, segment_ids: Array | None, num_segments: int | None):
-    if segment_ids is None:
-        return jnp.sum(weights, axis=-1, keepdims=True)
-    totals = jax.ops.segment_sum(weights.T, segment_ids, num_segments=num_segments).T
+        return xp.sum(weights, axis=-1, keepdims=True)
+    totals = segment_sum(xp, weights.T, segment_ids, num_segments).T
     return totals[..., segment_ids]
 
 
@@ -66,14 +61,15 @@ def point_estimate(
         Each vector sums to one.
     """
     check_estimate_kind(kind)
+    xp = namespace(concentration, counts, segment_ids)
     posterior = concentration + counts
     if kind == "mle":
-        has_counts = _segment_total(counts, segment_ids, num_segments) > 0
-        weights = jnp.where(has_counts, counts, 1.0)
+        has_counts = _segment_total(xp, counts, segment_ids, num_segments) > 0
+        weights = xp.where(has_counts, counts, xp.ones_like(counts))
     elif kind == "mean":
         weights = posterior
     else:
-        weights = jnp.clip(posterior - 1.0, 0.0, None)
-        has_mode = _segment_total(weights, segment_ids, num_segments) > 0
-        weights = jnp.where(has_mode, weights, posterior)
-    return _normalise(weights, segment_ids, num_segments)
+        weights = xp.clip(posterior - 1.0, 0.0, None)
+        has_mode = _segment_total(xp, weights, segment_ids, num_segments) > 0
+        weights = xp.where(has_mode, weights, posterior)
+    return weights / _segment_total(xp, weights, segment_ids, num_segments)

@@ -17,10 +17,12 @@ $k$ is impossible for row $x$ exactly when $\sum_j x_j Z_{kj} + z_k > 0$.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax.numpy as jnp
-from jax import Array
+from bayesgen.families.namespace import namespace
+
+if TYPE_CHECKING:
+    from jax import Array
 
 
 class LinearLogLikelihood(NamedTuple):
@@ -55,8 +57,11 @@ class LinearLogLikelihood(NamedTuple):
 
 def finite_log(probabilities: Array) -> tuple[Array, Array]:
     """``log p`` with zeros replaced by 0, and the indicator of those zeros."""
+    xp = namespace(probabilities)
     is_zero = probabilities <= 0
-    return jnp.where(is_zero, 0.0, jnp.log(jnp.where(is_zero, 1.0, probabilities))), is_zero
+    ones = xp.ones_like(probabilities)
+    logs = xp.log(xp.where(is_zero, ones, probabilities))
+    return xp.where(is_zero, xp.zeros_like(probabilities), logs), is_zero
 
 
 def observed_counts(counts: Array, missing_counts: Array | None, shape) -> Array:
@@ -65,7 +70,7 @@ def observed_counts(counts: Array, missing_counts: Array | None, shape) -> Array
     ``counts`` are the class counts $N_k$; ``missing_counts`` (or ``None``: nothing
     missing) the per-feature counts of missing entries to take out.
     """
-    observed = jnp.broadcast_to(counts[:, None], shape)
+    observed = namespace(counts).broadcast_to(counts[:, None], shape)
     return observed if missing_counts is None else observed - missing_counts
 
 
@@ -73,5 +78,5 @@ def add_missing_counts(a: Array | None, b: Array | None, shape) -> Array | None:
     """Sum of two batches' missing-entry counts, either of which may be ``None``."""
     if a is None and b is None:
         return None
-    zeros = jnp.zeros(shape)
+    zeros = namespace(a, b).zeros(shape)
     return (zeros if a is None else a) + (zeros if b is None else b)

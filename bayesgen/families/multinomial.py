@@ -12,18 +12,19 @@ additive smoothing $(C_{kj} + \alpha_j) / \sum_j (C_{kj} + \alpha_j)$.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import Array
 from scipy.special import gammaln
 
 from bayesgen.families import count_data, count_imputation, dirichlet
 from bayesgen.families.estimates import check_concentration, pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
+from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily
+
+if TYPE_CHECKING:
+    from jax import Array
 
 
 class MultinomialStats(NamedTuple):
@@ -58,6 +59,8 @@ def point_estimate(concentration: Array, stats: MultinomialStats, kind: str) -> 
 
 def sample_params(key: Array, posterior_concentration: Array, num_samples: int) -> Array:
     """Draws of $\\theta$, shape ``(num_samples, n_classes, n_features)``."""
+    import jax
+
     shape = (num_samples, posterior_concentration.shape[0])
     return jax.random.dirichlet(key, posterior_concentration, shape=shape)
 
@@ -71,7 +74,7 @@ def linear_form(theta: Array) -> LinearLogLikelihood:
     """
     log_theta, is_zero = finite_log(theta)
     n_classes = theta.shape[0]
-    zeros = jax.numpy.zeros(n_classes, theta.dtype)
+    zeros = namespace(theta).zeros(n_classes, theta.dtype)
     return LinearLogLikelihood(log_theta, zeros, is_zero.astype(theta.dtype), zeros)
 
 
@@ -103,9 +106,11 @@ class MultinomialFamily(FeatureFamily):
     def __init__(self, alpha=1.0):
         self.alpha = alpha
 
-    def prior_for(self, n_features: int, dtype=None):
-        """The Dirichlet concentration of ``n_features`` features, shape (n_features,)."""
-        return jnp.asarray(check_concentration(self.alpha, "alpha", n_features), dtype)
+    def prior_for(self, n_features: int, dtype=None, *, xp=None):
+        """The Dirichlet concentration of ``n_features`` features, shape (n_features,) (a JAX
+        array unless ``xp`` names another namespace)."""
+        xp = jax_numpy() if xp is None else xp
+        return xp.asarray(check_concentration(self.alpha, "alpha", n_features), dtype)
 
     def suff_stats(self, X, responsibilities, dtype) -> MultinomialStats:
         """Class counts and ``R^T X``.
@@ -116,7 +121,7 @@ class MultinomialFamily(FeatureFamily):
             If ``X`` has missing (NaN) entries.
         """
         counts, sums, missing_counts = count_data.class_statistics(X, responsibilities, dtype)
-        if bool(jnp.any(missing_counts > 0)):
+        if bool((missing_counts > 0).any()):
             raise ValueError(MISSING_AT_FIT)
         return MultinomialStats(counts, sums)
 
@@ -126,7 +131,9 @@ class MultinomialFamily(FeatureFamily):
 
     def prior(self, stats):
         """The prior concentration in the statistics' precision."""
-        return self.prior_for(stats.feature_counts.shape[-1], stats.counts.dtype)
+        return self.prior_for(
+            stats.feature_counts.shape[-1], stats.counts.dtype, xp=namespace(stats)
+        )
 
     def posterior(self, prior, stats):
         """Posterior concentrations $\\alpha + C_k$."""
@@ -149,7 +156,7 @@ class MultinomialFamily(FeatureFamily):
         """
         filled, missing = count_data.split_missing(X)
         row_term = count_data.multinomial_coefficients(filled) if row_terms else None
-        log_likelihood = count_data.evaluate(linear_form(jnp.asarray(params)), filled, row_term)
+        log_likelihood = count_data.evaluate(linear_form(np.asarray(params)), filled, row_term)
         if missing is None:
             return log_likelihood
         observed_mass = 1.0 - count_data.row_products(missing, np.asarray(params))

@@ -19,12 +19,9 @@ makes the classification depend on the document's length.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import Array
 
 from bayesgen.families import count_data, count_imputation
 from bayesgen.families.estimates import (
@@ -39,7 +36,11 @@ from bayesgen.families.linear import (
     finite_log,
     observed_counts,
 )
+from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily
+
+if TYPE_CHECKING:
+    from jax import Array
 
 
 class PoissonStats(NamedTuple):
@@ -81,7 +82,7 @@ def posterior(prior: Gamma, stats: PoissonStats) -> Gamma:
     """Conjugate update: $\\mathrm{Gamma}(a + S_{kj}, b + N_{kj})$, with
     $N_{kj}$ the weighted count of observed entries ($N_k$ when none is missing)."""
     shape = prior.shape + stats.feature_sums
-    rate = jnp.broadcast_to(prior.rate + _observed(stats), shape.shape)
+    rate = namespace(prior, stats).broadcast_to(prior.rate + _observed(stats), shape.shape)
     return Gamma(shape, rate)
 
 
@@ -94,17 +95,22 @@ def point_estimate(prior: Gamma, stats: PoissonStats, kind: str) -> Array:
     Array of shape (n_classes, n_features)
     """
     check_estimate_kind(kind)
+    xp = namespace(prior, stats)
     if kind == "mle":
         counts = _observed(stats)
-        return jnp.where(counts > 0, stats.feature_sums / jnp.where(counts > 0, counts, 1), 0.0)
+        observed = counts > 0
+        rates = stats.feature_sums / xp.where(observed, counts, xp.ones_like(counts))
+        return xp.where(observed, rates, xp.zeros_like(rates))
     post = posterior(prior, stats)
     if kind == "mean":
         return post.shape / post.rate
-    return jnp.clip(post.shape - 1.0, 0.0, None) / post.rate
+    return xp.clip(post.shape - 1.0, 0.0, None) / post.rate
 
 
 def sample_params(key: Array, gamma: Gamma, num_samples: int) -> Array:
     """Draws of the rates, shape ``(num_samples, n_classes, n_features)``."""
+    import jax
+
     return jax.random.gamma(key, gamma.shape, shape=(num_samples, *gamma.shape.shape)) / gamma.rate
 
 
@@ -116,15 +122,16 @@ def linear_form(rates: Array) -> LinearLogLikelihood:
 
     A positive count of a feature with $\\lambda_{kj} = 0$ makes class ``k`` impossible.
     """
+    xp = namespace(rates)
     log_rates, is_zero = finite_log(rates)
-    zeros = jnp.zeros(rates.shape[0], rates.dtype)
+    zeros = xp.zeros(rates.shape[0], rates.dtype)
     return LinearLogLikelihood(
         log_rates,
-        -jnp.sum(rates, axis=1),
+        -xp.sum(rates, axis=1),
         is_zero.astype(rates.dtype),
         zeros,
         feature_bias=-rates,
-        feature_zero_bias=jnp.zeros_like(rates),
+        feature_zero_bias=xp.zeros_like(rates),
     )
 
 
@@ -151,10 +158,12 @@ class PoissonFamily(FeatureFamily):
         self.alpha = alpha
         self.beta = beta
 
-    def prior_for(self, n_features: int, dtype=None) -> Gamma:
-        """The prior ``Gamma(alpha, beta)`` of ``n_features`` features."""
+    def prior_for(self, n_features: int, dtype=None, *, xp=None) -> Gamma:
+        """The prior ``Gamma(alpha, beta)`` of ``n_features`` features (JAX arrays unless
+        ``xp`` names another namespace)."""
+        xp = jax_numpy() if xp is None else xp
         shape = check_concentration(self.alpha, "alpha", n_features)
-        return Gamma(jnp.asarray(shape, dtype), jnp.asarray(self.beta, dtype))
+        return Gamma(xp.asarray(shape, dtype), xp.asarray(self.beta, dtype))
 
     def suff_stats(self, X, responsibilities, dtype) -> PoissonStats:
         """Class counts, ``R^T X`` and missing counts (NaN skipped)."""
@@ -166,7 +175,7 @@ class PoissonFamily(FeatureFamily):
 
     def prior(self, stats) -> Gamma:
         """``Gamma(alpha, beta)`` in the statistics' precision."""
-        return self.prior_for(stats.feature_sums.shape[-1], stats.counts.dtype)
+        return self.prior_for(stats.feature_sums.shape[-1], stats.counts.dtype, xp=namespace(stats))
 
     def posterior(self, prior, stats) -> Gamma:
         """The conjugate Gamma posterior."""
@@ -194,7 +203,7 @@ class PoissonFamily(FeatureFamily):
         """
         filled, missing = count_data.split_missing(X)
         row_term = -count_data.log_factorial_sums(filled) if row_terms else None
-        return count_data.evaluate(linear_form(jnp.asarray(params)), filled, row_term, missing)
+        return count_data.evaluate(linear_form(np.asarray(params)), filled, row_term, missing)
 
     def predictive_log_likelihood(self, posterior, X):
         """The negative-binomial $\\log p(x \\mid k, \\mathcal D)$, float64.

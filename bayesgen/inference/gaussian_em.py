@@ -14,8 +14,6 @@ from __future__ import annotations
 import warnings
 from typing import Any, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
@@ -94,6 +92,9 @@ def _log_prior(estimator) -> float:
 
 
 def _niw_log_prior(prior, params, covariance_type: str) -> float:
+    import jax  # the NIW density is written once, in JAX; only the objective needs it
+    import jax.numpy as jnp
+
     params = gaussian.GaussianParams(jnp.asarray(params.means), jnp.asarray(params.covariances))
     prior = jax.tree.map(jnp.asarray, prior)
     return float(gaussian.log_prior(prior, params, covariance_type))
@@ -147,13 +148,13 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
     column_means = np.nanmean(X, axis=0)
     start = np.where(np.isnan(X), np.where(np.isnan(column_means), 0.0, column_means), X)
     stats = gaussian.suff_stats(
-        jnp.asarray(start, dtype), jnp.asarray(responsibilities, dtype), family.covariance_type
+        start.astype(dtype), responsibilities.astype(dtype), family.covariance_type
     )
     current = {}
 
     def e_step():
         stats = family.expected_stats(current["params"], X, responsibilities)
-        return jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype), stats)
+        return gaussian.GaussianStats(*(np.asarray(leaf, dtype) for leaf in stats))
 
     def step(payload):
         stats, frozen = payload
@@ -184,9 +185,11 @@ def family_m_step(family, kind: str):
     Returns NumPy parameters and the ``(ridge, prior)`` used, as an estimator stores them.
     """
 
+    import jax  # tree.map only: the arrays stay NumPy, so nothing compiles
+
     def m_step(stats, frozen):
         dtype = stats.means.dtype
-        held = None if frozen is None else jax.tree.map(lambda a: jnp.asarray(a, dtype), frozen)
+        held = None if frozen is None else jax.tree.map(lambda a: np.asarray(a, dtype), frozen)
         prior, params = family.estimate(stats, kind, held)
         ridge = family.ridge(stats) if held is None else held[0]
         numpy = jax.tree.map(np.asarray, (params, (ridge, prior)))
@@ -204,7 +207,7 @@ def fit_with_missing(estimator, X, responsibilities, dtype):
     """
 
     def m_step(stats, frozen):
-        estimator._stats = jax.tree.map(np.asarray, stats)
+        estimator._stats = gaussian.GaussianStats(*(np.asarray(leaf) for leaf in stats))
         estimator._update_parameters(frozen_prior=frozen)
         params = gaussian.GaussianParams(estimator.means_, estimator.covariances_)
         return params, (estimator.ridge_, estimator.prior_)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import jax.numpy as jnp
 import numpy as np
 
 from bayesgen.families import class_prior
@@ -39,6 +38,7 @@ from bayesgen.families.gaussian.stats import (
     suff_stats,
     total_moments,
 )
+from bayesgen.families.namespace import namespace
 from bayesgen.families.protocol import FeatureFamily, as_numbers
 
 _COVARIANCE_DIMS = {
@@ -128,7 +128,7 @@ class GaussianFamily(FeatureFamily):
             if isinstance(X, np.ndarray):
                 responsibilities = np.asarray(responsibilities)
             else:
-                responsibilities = jnp.asarray(responsibilities, dtype)
+                responsibilities = namespace(X).asarray(responsibilities, dtype)
         return suff_stats(X, responsibilities, self.covariance_type)
 
     def merge(self, a: GaussianStats, b: GaussianStats) -> GaussianStats:
@@ -141,15 +141,17 @@ class GaussianFamily(FeatureFamily):
         A positive ``reg_covar`` is raised to at least ``n_features`` machine epsilons of
         the statistics' dtype; ``"spherical"`` uses the mean variance (a scalar).
         """
+        xp = namespace(stats)
         _, covariance = total_moments(stats, self.covariance_type)
-        variances = jnp.diagonal(covariance) if covariance.ndim == 2 else covariance
+        variances = xp.diagonal(covariance) if covariance.ndim == 2 else covariance
         if self.covariance_type == "spherical":
-            variances = jnp.mean(variances)
+            variances = xp.mean(variances)
         if self.reg_covar == 0:
-            return jnp.zeros_like(variances)
+            return xp.zeros_like(variances)
         # A feature constant over all rows still gets a ridge, on the scale of the others.
-        fallback = jnp.max(variances)
-        variances = jnp.where(variances > 0, variances, jnp.where(fallback > 0, fallback, 1.0))
+        fallback = xp.max(variances)
+        fallback = xp.where(fallback > 0, fallback, xp.ones_like(fallback))
+        variances = xp.where(variances > 0, variances, fallback)
         n_features = stats.means.shape[1]
         relative = max(self.reg_covar, n_features * np.finfo(stats.means.dtype).eps)
         return relative * variances
@@ -207,11 +209,12 @@ class GaussianFamily(FeatureFamily):
 
     def check_positive_definite(self, params: GaussianParams) -> None:
         """Raise a ``ValueError`` when a covariance of ``params`` is singular."""
+        xp = namespace(params)
         covariances = params.covariances
         if self.covariance_type in ("full", "tied"):
-            valid = jnp.all(jnp.isfinite(jnp.linalg.cholesky(covariances)))
+            valid = _cholesky_exists(xp, covariances)
         else:
-            valid = jnp.all(covariances > 0)
+            valid = xp.all(covariances > 0)
         if not bool(valid):
             raise ValueError(
                 "A fitted covariance is singular (a constant feature, or fewer rows than "
@@ -378,16 +381,28 @@ def completed_stats(means, covariances, X, responsibilities, covariance_type) ->
             corrections[k] += np.bincount(
                 cells, weights=weighted.ravel(), minlength=n_features * n_features
             )
-        per_class.append(
-            suff_stats(jnp.asarray(completed), jnp.asarray(responsibilities[:, [k]]), "full")
-        )
-    counts = jnp.concatenate([s.counts for s in per_class])
-    class_means = jnp.concatenate([s.means for s in per_class])
-    scatter = jnp.concatenate([s.scatter for s in per_class]) + corrections.reshape(
+        # NumPy blocks: the same statistics as the JAX kernel, compiled for no row count.
+        per_class.append(suff_stats(completed, responsibilities[:, [k]], "full"))
+    counts = np.concatenate([s.counts for s in per_class])
+    class_means = np.concatenate([s.means for s in per_class])
+    scatter = np.concatenate([s.scatter for s in per_class]) + corrections.reshape(
         n_classes, n_features, n_features
     )
     if covariance_type == "tied":
-        scatter = jnp.sum(scatter, axis=0)
+        scatter = np.sum(scatter, axis=0)
     elif covariance_type in ("diag", "spherical"):
-        scatter = jnp.diagonal(scatter, axis1=1, axis2=2)
+        scatter = np.diagonal(scatter, axis1=1, axis2=2)
     return GaussianStats(counts, class_means, scatter)
+
+
+def _cholesky_exists(xp, covariances) -> bool:
+    """Whether every matrix of ``covariances`` has a Cholesky factor (is positive definite).
+
+    JAX returns NaN for a matrix that has none; NumPy raises.
+    """
+    if xp is not np:
+        return bool(xp.all(xp.isfinite(xp.linalg.cholesky(covariances))))
+    try:
+        return bool(np.all(np.isfinite(np.linalg.cholesky(covariances))))
+    except np.linalg.LinAlgError:
+        return False

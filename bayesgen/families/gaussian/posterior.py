@@ -21,15 +21,14 @@ N_k$ and $\Psi_k$ is the trace form).
 
 from __future__ import annotations
 
-from functools import partial
-from typing import NamedTuple
-
-import jax
-import jax.numpy as jnp
-import numpyro.distributions as dist
-from jax import Array
+import functools
+from typing import TYPE_CHECKING, NamedTuple
 
 from bayesgen.families.gaussian.stats import GaussianStats, total_moments
+from bayesgen.families.namespace import namespace, numpy_or_jit
+
+if TYPE_CHECKING:
+    from jax import Array
 
 GAUSSIAN_ESTIMATE_KINDS = ("mle", "map", "mean", "unbiased")
 """The Gaussian family's point estimates: the shared kinds plus ``"unbiased"``, the sample
@@ -88,7 +87,7 @@ def default_dof(covariance_type: str, n_features: int) -> float:
     return float(n_features + 2) if covariance_type in ("full", "tied") else 3.0
 
 
-@partial(jax.jit, static_argnames="covariance_type")
+@numpy_or_jit(static_argnames="covariance_type")
 def default_scale(stats: GaussianStats, covariance_type: str) -> Array:
     """The empirical-Bayes prior scale: the total covariance of all rows.
 
@@ -97,15 +96,16 @@ def default_scale(stats: GaussianStats, covariance_type: str) -> Array:
     """
     _, covariance = total_moments(stats, covariance_type)
     if covariance_type == "spherical":
-        return jnp.mean(covariance)
+        return namespace(stats).mean(covariance)
     return covariance
 
 
-@partial(jax.jit, static_argnames="covariance_type")
+@numpy_or_jit(static_argnames="covariance_type")
 def posterior(
     prior: NormalInverseWishart, stats: GaussianStats, covariance_type: str
 ) -> NormalInverseWishart:
     """The conjugate update of ``prior`` by ``stats`` (see the module docstring)."""
+    xp = namespace(prior, stats)
     counts = stats.counts
     mean_precision = prior.mean_precision + counts
     mean = (prior.mean_precision * prior.mean + counts[:, None] * stats.means) / mean_precision[
@@ -117,21 +117,19 @@ def posterior(
         scale = (
             prior.scale
             + stats.scatter
-            + shrink[:, None, None] * jnp.einsum("ki,kj->kij", offset, offset)
+            + shrink[:, None, None] * xp.einsum("ki,kj->kij", offset, offset)
         )
         dof = prior.dof + counts
     elif covariance_type == "tied":
-        scale = prior.scale + stats.scatter + jnp.einsum("k,ki,kj->ij", shrink, offset, offset)
-        dof = prior.dof + jnp.sum(counts)
+        scale = prior.scale + stats.scatter + xp.einsum("k,ki,kj->ij", shrink, offset, offset)
+        dof = prior.dof + xp.sum(counts)
     elif covariance_type == "diag":
-        scale = prior.scale + stats.scatter + shrink[:, None] * jnp.square(offset)
+        scale = prior.scale + stats.scatter + shrink[:, None] * xp.square(offset)
         dof = prior.dof + counts
     else:
         n_features = stats.means.shape[1]
         scale = (
-            prior.scale
-            + jnp.sum(stats.scatter, axis=1)
-            + shrink * jnp.sum(jnp.square(offset), axis=1)
+            prior.scale + xp.sum(stats.scatter, axis=1) + shrink * xp.sum(xp.square(offset), axis=1)
         )
         dof = prior.dof + n_features * counts
     return NormalInverseWishart(mean, mean_precision, dof, scale)
@@ -152,7 +150,7 @@ def _covariance_divisor(post: NormalInverseWishart, covariance_type: str, kind: 
     return post.dof + 2 + coordinates  # joint mode of (mu, sigma^2)
 
 
-@partial(jax.jit, static_argnames=("covariance_type", "kind"))
+@numpy_or_jit(static_argnames=("covariance_type", "kind"))
 def point_estimate(
     prior: NormalInverseWishart, stats: GaussianStats, covariance_type: str, kind: str
 ) -> GaussianParams:
@@ -181,19 +179,20 @@ def point_estimate(
         covariance under ``"mle"``.
     """
     check_gaussian_estimate_kind(kind)
+    xp = namespace(prior, stats)
     counts = stats.counts
     if kind in ("mle", "unbiased"):
         # "unbiased": one degree of freedom per estimated mean (K of them for "tied").
         lost = 1 if kind == "unbiased" else 0
-        safe = jnp.where(counts > lost, counts - lost, 1)
+        safe = xp.where(counts > lost, counts - lost, xp.ones_like(counts))
         if covariance_type == "full":
             covariances = stats.scatter / safe[:, None, None]
         elif covariance_type == "tied":
-            covariances = stats.scatter / (jnp.sum(counts) - lost * counts.shape[0])
+            covariances = stats.scatter / (xp.sum(counts) - lost * counts.shape[0])
         elif covariance_type == "diag":
             covariances = stats.scatter / safe[:, None]
         else:
-            covariances = jnp.mean(stats.scatter, axis=1) / safe
+            covariances = xp.mean(stats.scatter, axis=1) / safe
         return GaussianParams(stats.means, covariances)
     post = posterior(prior, stats, covariance_type)
     divisor = _covariance_divisor(post, covariance_type, kind, counts.shape[0])
@@ -209,10 +208,10 @@ def point_estimate(
 def mean_exists(post: NormalInverseWishart, covariance_type: str) -> Array:
     """Whether every covariance of ``post`` has a finite posterior mean."""
     divisor = _covariance_divisor(post, covariance_type, "mean", post.mean.shape[0])
-    return jnp.all(divisor > 0)
+    return namespace(post).all(divisor > 0)
 
 
-@partial(jax.jit, static_argnames="covariance_type")
+@numpy_or_jit(static_argnames="covariance_type")
 def add_ridge(params: GaussianParams, ridge: Array, covariance_type: str) -> GaussianParams:
     """Add ``ridge`` to the diagonal of every covariance.
 
@@ -220,15 +219,15 @@ def add_ridge(params: GaussianParams, ridge: Array, covariance_type: str) -> Gau
     for ``"full"``, ``"tied"`` and ``"diag"``, and a scalar for ``"spherical"``; for
     ``"full"``/``"tied"`` this is $\\Sigma + \\mathrm{diag}(\\lambda)$.
     """
+    xp = namespace(params, ridge)
     covariances = params.covariances
     if covariance_type in ("full", "tied"):
-        covariances = covariances + jnp.diag(jnp.broadcast_to(ridge, covariances.shape[-1:]))
+        covariances = covariances + xp.diag(xp.broadcast_to(ridge, covariances.shape[-1:]))
     else:
         covariances = covariances + ridge
     return GaussianParams(params.means, covariances)
 
 
-@partial(jax.jit, static_argnames=("covariance_type", "num_samples"))
 def sample_params(
     key: Array, post: NormalInverseWishart, covariance_type: str, num_samples: int
 ) -> GaussianParams:
@@ -247,6 +246,21 @@ def sample_params(
     GaussianParams
         Each field with a leading axis of length ``num_samples``.
     """
+    return _jitted_sample_params()(key, post, covariance_type, num_samples)
+
+
+@functools.cache
+def _jitted_sample_params():
+    import jax
+
+    return jax.jit(_sample_params, static_argnames=("covariance_type", "num_samples"))
+
+
+def _sample_params(key, post, covariance_type: str, num_samples: int) -> GaussianParams:
+    import jax
+    import jax.numpy as jnp
+    import numpyro.distributions as dist
+
     key_cov, key_mean = jax.random.split(key)
     shape = (num_samples,)
     if covariance_type in ("full", "tied"):

@@ -18,11 +18,9 @@ $$
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
-import jax.numpy as jnp
 import numpy as np
-import numpyro.distributions as dist
-from jax import Array
 
 from bayesgen.families.gaussian.posterior import (
     GaussianParams,
@@ -31,6 +29,10 @@ from bayesgen.families.gaussian.posterior import (
     default_scale,
 )
 from bayesgen.families.gaussian.stats import GaussianStats, total_moments
+from bayesgen.families.namespace import namespace
+
+if TYPE_CHECKING:
+    from jax import Array
 
 
 def resolve_prior(
@@ -48,7 +50,8 @@ def resolve_prior(
     Parameters
     ----------
     stats : GaussianStats
-        Statistics of all rows seen so far (JAX arrays in the computation's dtype).
+        Statistics of all rows seen so far in the computation's dtype (NumPy arrays give a
+        NumPy prior, JAX arrays a JAX one).
     ridge : Array
         Added to the default scale, so that it is positive definite even when a feature
         is constant.
@@ -71,6 +74,7 @@ def resolve_prior(
     ValueError
         If a given hyperparameter has the wrong shape or an invalid value.
     """
+    xp = namespace(stats, ridge)
     dtype = stats.means.dtype
     n_features = stats.means.shape[1]
     total_mean, _ = total_moments(stats, covariance_type)
@@ -96,16 +100,16 @@ def resolve_prior(
 
     if covariance_prior is None:
         scale = default_scale(stats, covariance_type)
-        scale = scale + (jnp.diag(ridge) if covariance_type in ("full", "tied") else ridge)
+        scale = scale + (xp.diag(ridge) if covariance_type in ("full", "tied") else ridge)
     else:
         scale = np.asarray(covariance_prior, dtype=np.float64)
         _check_scale(scale, covariance_type, n_features)
 
     return NormalInverseWishart(
-        mean=jnp.asarray(mean, dtype=dtype),
-        mean_precision=jnp.asarray(mean_precision_prior, dtype=dtype),
-        dof=jnp.asarray(dof, dtype=dtype),
-        scale=jnp.asarray(scale, dtype=dtype),
+        mean=xp.asarray(mean, dtype=dtype),
+        mean_precision=xp.asarray(mean_precision_prior, dtype=dtype),
+        dof=xp.asarray(dof, dtype=dtype),
+        scale=xp.asarray(scale, dtype=dtype),
     )
 
 
@@ -159,6 +163,9 @@ def covariance_log_prior(
         Inverse-Wishart densities, or inverse-gamma densities (summed over the features of
         a ``"diag"`` covariance).
     """
+    import jax.numpy as jnp
+    import numpyro.distributions as dist
+
     _, _, nu0, psi0 = prior
     if covariance_type in ("full", "tied"):
         return dist.InverseWishart(nu0, scale_matrix=psi0).log_prob(covariances)
@@ -184,6 +191,9 @@ def mean_log_prior(
     -------
     Array of shape ``means.shape[:-1]``
     """
+    import jax.numpy as jnp
+    import numpyro.distributions as dist
+
     m0, kappa0, _, _ = prior
     if covariance_type in ("full", "tied"):
         return dist.MultivariateNormal(m0, covariance_matrix=covariances / kappa0).log_prob(means)
@@ -207,6 +217,8 @@ def log_prior(prior: NormalInverseWishart, params: GaussianParams, covariance_ty
     Array
         A scalar, normalising constants included.
     """
+    import jax.numpy as jnp
+
     means, covariances = params
     return jnp.sum(covariance_log_prior(prior, covariances, covariance_type)) + jnp.sum(
         mean_log_prior(prior, means, covariances, covariance_type)

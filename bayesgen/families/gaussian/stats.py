@@ -24,15 +24,16 @@ values inside ``jit``.
 
 from __future__ import annotations
 
-from functools import partial
-from typing import NamedTuple
+import functools
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import Array
 
 from bayesgen.families.gaussian import blocked_stats
+from bayesgen.families.namespace import is_numpy, namespace, numpy_or_jit
+
+if TYPE_CHECKING:
+    from jax import Array
 
 COVARIANCE_TYPES = ("full", "tied", "diag", "spherical")
 """``"full"``: one covariance per class (QDA); ``"tied"``: one shared covariance (LDA);
@@ -87,7 +88,7 @@ def suff_stats(X, responsibilities, covariance_type: str) -> GaussianStats:
     -------
     GaussianStats
     """
-    if isinstance(X, np.ndarray) and not isinstance(responsibilities, jax.core.Tracer):
+    if isinstance(X, np.ndarray) and not _is_tracer(responsibilities):
         counts, means, scatter = blocked_stats.suff_stats(
             X, np.asarray(responsibilities), covariance_type
         )
@@ -95,9 +96,30 @@ def suff_stats(X, responsibilities, covariance_type: str) -> GaussianStats:
     return jax_suff_stats(X, responsibilities, covariance_type)
 
 
-@partial(jax.jit, static_argnames="covariance_type")
+def _is_tracer(value) -> bool:
+    if is_numpy(value):
+        return False
+    import jax
+
+    return isinstance(value, jax.core.Tracer)
+
+
 def jax_suff_stats(X: Array, responsibilities: Array, covariance_type: str) -> GaussianStats:
-    """The JAX kernel of `suff_stats` (two passes, one class at a time)."""
+    """The JAX kernel of `suff_stats` (two passes, one class at a time), jitted."""
+    return _jitted_suff_stats()(X, responsibilities, covariance_type)
+
+
+@functools.cache
+def _jitted_suff_stats():
+    import jax
+
+    return jax.jit(_jax_suff_stats, static_argnames="covariance_type")
+
+
+def _jax_suff_stats(X: Array, responsibilities: Array, covariance_type: str) -> GaussianStats:
+    import jax
+    import jax.numpy as jnp
+
     counts = jnp.sum(responsibilities, axis=0)
     # Sum deviations from a data point, not raw values: on offset float32 data the raw sums
     # would lose several units in the last place of the means.
@@ -127,27 +149,28 @@ def jax_suff_stats(X: Array, responsibilities: Array, covariance_type: str) -> G
     return GaussianStats(counts, means, scatter)
 
 
-@partial(jax.jit, static_argnames="covariance_type")
+@numpy_or_jit(static_argnames="covariance_type")
 def merge(a: GaussianStats, b: GaussianStats, covariance_type: str) -> GaussianStats:
     """Statistics of the union of two disjoint batches (Chan, Golub and LeVeque's update).
 
     Exact up to rounding: fitting on all rows equals merging the statistics of any split.
     """
+    xp = namespace(a, b)
     counts = a.counts + b.counts
-    safe_counts = jnp.where(counts > 0, counts, 1)
+    safe_counts = xp.where(counts > 0, counts, xp.ones_like(counts))
     delta = b.means - a.means
     means = a.means + delta * (b.counts / safe_counts)[:, None]
     pair_weight = a.counts * b.counts / safe_counts
     if covariance_type == "full":
         correction = pair_weight[:, None, None] * delta[:, :, None] * delta[:, None, :]
     elif covariance_type == "tied":
-        correction = jnp.einsum("k,ki,kj->ij", pair_weight, delta, delta)
+        correction = xp.einsum("k,ki,kj->ij", pair_weight, delta, delta)
     else:
-        correction = pair_weight[:, None] * jnp.square(delta)
+        correction = pair_weight[:, None] * xp.square(delta)
     return GaussianStats(counts, means, a.scatter + b.scatter + correction)
 
 
-@partial(jax.jit, static_argnames="covariance_type")
+@numpy_or_jit(static_argnames="covariance_type")
 def total_moments(stats: GaussianStats, covariance_type: str) -> tuple[Array, Array]:
     """Mean and (maximum-likelihood) covariance of all rows, classes pooled.
 
@@ -163,13 +186,14 @@ def total_moments(stats: GaussianStats, covariance_type: str) -> tuple[Array, Ar
         ``(n_features, n_features)`` for ``"full"``/``"tied"``; the per-feature variances
         ``(n_features,)`` for ``"diag"``/``"spherical"``.
     """
-    total = jnp.sum(stats.counts)
+    xp = namespace(stats)
+    total = xp.sum(stats.counts)
     mean = stats.counts @ stats.means / total
     deviation = stats.means - mean
     if covariance_type in ("full", "tied"):
-        within = stats.scatter if covariance_type == "tied" else jnp.sum(stats.scatter, axis=0)
-        between = jnp.einsum("k,ki,kj->ij", stats.counts, deviation, deviation)
+        within = stats.scatter if covariance_type == "tied" else xp.sum(stats.scatter, axis=0)
+        between = xp.einsum("k,ki,kj->ij", stats.counts, deviation, deviation)
     else:
-        within = jnp.sum(stats.scatter, axis=0)
-        between = stats.counts @ jnp.square(deviation)
+        within = xp.sum(stats.scatter, axis=0)
+        between = stats.counts @ xp.square(deviation)
     return mean, (within + between) / total

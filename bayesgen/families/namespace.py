@@ -1,0 +1,93 @@
+"""One body of math for NumPy and JAX: the array namespace a computation runs in.
+
+The families' formulas are written once against a namespace ``xp``: NumPy when every
+input is a NumPy array (or a Python scalar), ``jax.numpy`` otherwise (a ``jax.Array``, or
+values traced by ``jit``, NUTS or a story). A plain fit or prediction on NumPy data then
+runs in NumPy and compiles nothing (JAX compiles every eager operation per shape, which
+costs a second on a first call and grows with every new row count), while the same lines
+serve JAX inside the stories and the jitted kernels. JAX is imported only when a JAX
+array is actually met.
+
+``numpy_or_jit`` is ``jax.jit`` for the functions that were jitted: called with NumPy
+inputs it runs the Python body on NumPy, otherwise the jitted function (built on first
+use). NumPy keeps the input's precision (float32 stays float32, NEP 50), as JAX does
+inside `bayesgen._precision.precision`.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+
+import numpy as np
+
+_PLAIN = (np.ndarray, np.generic, numbers.Number, str, bytes)
+
+
+def _leaves(tree):
+    if isinstance(tree, (tuple, list)):
+        for item in tree:
+            yield from _leaves(item)
+    elif isinstance(tree, dict):
+        for item in tree.values():
+            yield from _leaves(item)
+    else:
+        yield tree
+
+
+def is_numpy(*trees) -> bool:
+    """Whether every leaf of ``trees`` (tuples, NamedTuples, lists, dicts) is NumPy data.
+
+    NumPy arrays and scalars, Python numbers, strings and ``None`` count as NumPy; anything
+    else (a ``jax.Array``, a tracer) does not.
+    """
+    return all(leaf is None or isinstance(leaf, _PLAIN) for leaf in _leaves(trees))
+
+
+def namespace(*trees):
+    """``numpy`` when every leaf of ``trees`` is NumPy data (`is_numpy`), else ``jax.numpy``."""
+    return np if is_numpy(*trees) else jax_numpy()
+
+
+def jax_numpy():
+    """``jax.numpy``, imported on first use."""
+    import jax.numpy as jnp
+
+    return jnp
+
+
+def segment_sum(xp, data, segment_ids, num_segments: int):
+    """Sums of the rows of ``data`` (first axis) sharing a segment id, ``(num_segments, ...)``."""
+    if xp is np:
+        totals = np.zeros((num_segments, *np.shape(data)[1:]), dtype=np.result_type(data))
+        np.add.at(totals, np.asarray(segment_ids), data)
+        return totals
+    import jax
+
+    return jax.ops.segment_sum(data, segment_ids, num_segments=num_segments)
+
+
+def numpy_or_jit(function=None, *, static_argnames=()):
+    """``jax.jit(function, static_argnames=...)``, bypassed for NumPy inputs.
+
+    With NumPy inputs (`is_numpy` over every argument) the undecorated body runs on NumPy;
+    otherwise the jitted function, built on first use, so that defining it imports no JAX.
+    """
+    if function is None:
+        return functools.partial(numpy_or_jit, static_argnames=static_argnames)
+    static = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    jitted = []
+
+    @functools.wraps(function)
+    def dispatch(*args, **kwargs):
+        dynamic = {name: value for name, value in kwargs.items() if name not in static}
+        if is_numpy(args, dynamic):
+            return function(*args, **kwargs)
+        if not jitted:
+            import jax
+
+            jitted.append(jax.jit(function, static_argnames=static))
+        return jitted[0](*args, **kwargs)
+
+    dispatch.plain = function
+    return dispatch
