@@ -15,7 +15,7 @@ predicting $j$ when the truth is $k$, the Bayes decision minimises the
 posterior expected cost $\sum_k C_{kj}\,p(k \mid x)$.
 
 **Abstaining** (Chow 1970): one more action, at cost $c$ whatever the truth, taken when
-every class's expected cost exceeds $c$ (`bayesgen.estimators.abstention`).
+every class's expected cost exceeds $c$ (`bayesgen.inference.abstention`).
 """
 
 from __future__ import annotations
@@ -29,8 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import precision
-from bayesgen.estimators import abstention
-from bayesgen.inference import label_shift
+from bayesgen.inference import abstention, label_shift
 from bayesgen.inference.label_shift import PriorAdaptation
 from bayesgen.validation import check_class_probabilities, check_positive
 
@@ -91,7 +90,7 @@ class ClassPriorDecisions:
             matrix's scale, and a row is abstained on where even the cheapest class has
             posterior expected cost $\\min_j \\sum_k C_{kj}\\, p(k \\mid x) > c$. Both are
             the action of least expected cost when abstaining costs $c$ whatever the
-            truth (see `bayesgen.estimators.abstention`); a tie goes to the class.
+            truth (see `bayesgen.inference.abstention`); a tie goes to the class.
         reject_novelty : float, optional
             A level $\\alpha \\in (0, 1)$: also abstain on the rows whose novelty tail
             probability ``tail_probability(X)`` (the chance that a row from the fitted
