@@ -29,6 +29,7 @@ def build(
     observed_labels: np.ndarray | None = None,
     sample_stats: dict | None = None,
     method: str,
+    attrs: dict | None = None,
 ):
     """An ``InferenceData`` from draws shaped ``(chain, draw, ...)``.
 
@@ -48,6 +49,8 @@ def build(
         Sampler statistics (``diverging``, ``lp``, ...), shaped ``(chain, draw)``.
     method : str
         Recorded in the attributes as ``inference_method``.
+    attrs : dict, optional
+        More attributes of every group (the sampler, its chains and warm-up sweeps).
     """
     az = arviz()
     groups = {"posterior": {name: np.asarray(value) for name, value in draws.items()}}
@@ -65,7 +68,7 @@ def build(
         **groups,
         coords=coords,
         dims={name: list(names) for name, names in dims.items()},
-        attrs={"inference_library": "bayesgen", "inference_method": method},
+        attrs={"inference_library": "bayesgen", "inference_method": method, **(attrs or {})},
     )
 
 
