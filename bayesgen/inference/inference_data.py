@@ -64,12 +64,16 @@ def build(
         dims["y"] = ("row",)
     if sample_stats is not None:
         groups["sample_stats"] = sample_stats
-    return az.from_dict(
+    idata = az.from_dict(
         **groups,
         coords=coords,
         dims={name: list(names) for name, names in dims.items()},
-        attrs={"inference_library": "bayesgen", "inference_method": method, **(attrs or {})},
     )
+    # from_dict (ArviZ 0.23) drops its attrs argument: set them on every group instead.
+    attrs = {"inference_library": "bayesgen", "inference_method": method, **(attrs or {})}
+    for group in idata.groups():
+        idata[group].attrs.update(attrs)
+    return idata
 
 
 def flatten_draws(idata) -> dict:
