@@ -146,7 +146,7 @@ def test_credible_intervals_of_the_class_means_cover_the_truth():
 def test_cli_uncertainty_after_a_fit_on_blank_cells(tmp_path):
     X, y, _ = _gappy(6)
     frame = pd.DataFrame(X, columns=["a", "b"]).assign(label=np.where(y == 1, "yes", "no"))
-    data, model_path, out = tmp_path / "gappy.csv", tmp_path / "lda.bgm", tmp_path / "out.csv"
+    data, model_path = tmp_path / "gappy.csv", tmp_path / "lda.bgm"
     frame.to_csv(data, index=False)
     runner = CliRunner()
     fitted = runner.invoke(
