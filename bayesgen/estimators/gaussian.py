@@ -256,6 +256,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             with_missing = getattr(self, "fitted_with_missing_", False)
             if reset and not within_em:
                 with_missing = batch.frozen_prior is not None
+            if not reset and with_missing:  # rows added to a fit with missing entries
+                missing_posterior.add_rows(self, X, responsibilities)
             self._install_stats(
                 *stats,
                 frozen_prior=batch.frozen_prior,

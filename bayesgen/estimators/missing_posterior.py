@@ -28,6 +28,17 @@ def keep_rows(estimator, X, responsibilities) -> None:
     estimator._missing_fit_weights = np.array(responsibilities, dtype=np.float64)
 
 
+def add_rows(estimator, X, responsibilities) -> None:
+    """Append the rows ``partial_fit`` adds to a fit with missing entries (if kept)."""
+    if has_rows(estimator):
+        estimator._missing_fit_rows = np.concatenate(
+            [estimator._missing_fit_rows, np.asarray(X, dtype=np.float64)]
+        )
+        estimator._missing_fit_weights = np.concatenate(
+            [estimator._missing_fit_weights, np.asarray(responsibilities, dtype=np.float64)]
+        )
+
+
 def drop_rows(estimator) -> None:
     """Forget the rows of an earlier fit with missing entries (a fit of complete rows)."""
     estimator.__dict__.pop("_missing_fit_rows", None)

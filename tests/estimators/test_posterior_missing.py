@@ -101,6 +101,15 @@ def test_a_model_without_its_training_rows_still_refuses():
         model.posterior(10)
 
 
+def test_partial_fit_adds_its_rows_to_the_kept_ones():
+    X, y, _ = _gappy(7)
+    model = bg.LDA().fit(X[:40], y[:40])
+    model.partial_fit(np.nan_to_num(X[40:]), y[40:])
+    assert model.fitted_with_missing_
+    assert model._missing_fit_rows.shape == X.shape
+    np.testing.assert_array_equal(model._missing_fit_weights.sum(axis=0), np.bincount(y))
+
+
 def test_a_fit_on_complete_rows_forgets_the_rows():
     X, y, _ = _gappy(4)
     model = bg.LDA().fit(X, y)
