@@ -13,7 +13,7 @@ import numpy as np
 from bayesgen import progress, registry
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.device_arrays import is_device_array
-from bayesgen.estimators import gaussian_regularised
+from bayesgen.estimators import gaussian_regularised, missing_posterior
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.families import class_prior, gaussian
@@ -256,6 +256,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             with_missing = getattr(self, "fitted_with_missing_", False)
             if reset and not within_em:
                 with_missing = batch.frozen_prior is not None
+            if not reset and with_missing:  # rows added to a fit with missing entries
+                missing_posterior.add_rows(self, X, responsibilities)
             self._install_stats(
                 *stats,
                 frozen_prior=batch.frozen_prior,
@@ -278,6 +280,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         ``frozen_prior`` is the ``(ridge, prior)`` to fit under instead of resolving them.
         """
         self.fitted_with_missing_ = bool(fitted_with_missing)
+        if not self.fitted_with_missing_:
+            missing_posterior.drop_rows(self)
         self.fourth_moments_ = None if fourth_moments is None else _to_numpy(fourth_moments)
         super()._install_stats(class_stats, feature_stats, frozen_prior=frozen_prior)
 
@@ -350,6 +354,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                     f"fitted {type(self).__name__} (EM needs every row at once); use fit."
                 )
             stats, frozen_prior = gaussian_em.fit_with_missing(self, X, responsibilities, dtype)
+            missing_posterior.keep_rows(self, X, responsibilities)  # for the posterior
             return gaussian_em.GaussianBatch(stats, frozen_prior=frozen_prior)
         if complete_stats is None:
             complete_stats = gaussian.suff_stats(
@@ -565,11 +570,12 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 "shrinkage in the prior instead (covariance_prior, degrees_of_freedom_prior) "
                 "and leave these parameters at their defaults."
             )
-        if getattr(self, "fitted_with_missing_", False):
+        if missing_posterior.applies(self) and not missing_posterior.has_rows(self):
             raise ValueError(
                 f"This {type(self).__name__} was fitted on rows with missing values (by EM), "
                 "so its posterior has no closed form; use posterior(method='nuts', X=X, y=y) "
-                "with the training rows, and pass that InferenceData to predict_proba_draws."
+                "with the training rows, and pass that InferenceData to predict_proba_draws "
+                "(or fit again: a fit keeps the rows its posterior needs)."
             )
 
     @classmethod
@@ -595,7 +601,17 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         prior, stats = _to_jax(self.prior_, dtype), _to_jax(self._stats, dtype)
         return self._feature_family().posterior(prior, stats)
 
+    def _augmentation_draws(self, key, rng, *, num_chains, num_samples, num_warmup):
+        """Data-augmentation draws after a fit with missing entries; None when exact."""
+        if not missing_posterior.applies(self) or missing_posterior.is_exact(self):
+            return None
+        return missing_posterior.augmentation_draws(
+            self, key, rng, num_chains=num_chains, num_samples=num_samples, num_warmup=num_warmup
+        )
+
     def _parameter_posterior_draws(self, key, num_samples):
+        if missing_posterior.applies(self):  # "diag" only: the others augment
+            return missing_posterior.exact_draws(self, key, num_samples)
         post = self._normal_inverse_wishart()
         params = self._feature_family().sample_params(key, post, num_samples)
         return {"means": params.means, "covariances": params.covariances}
@@ -618,6 +634,10 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         return {"means": means.reshape(-1, means.shape[-1]), "covariances": covariances}
 
     def _predictive_log_likelihood(self, X, dtype):
+        if missing_posterior.applies(self):
+            if not missing_posterior.is_exact(self):
+                return self._draws_predictive_log_likelihood(X, dtype)
+            return missing_posterior.exact_predictive(self, X)
         family = self._feature_family()
         return family.predictive_log_likelihood(self._normal_inverse_wishart(), X.astype(dtype))
 

@@ -11,8 +11,11 @@ four hooks:
   parameters integrated out;
 - ``_parameter_dims(features)``: the ArviZ dims and coords of its sites;
 
-and may refuse an exact posterior through ``_check_exact_posterior`` (a Gaussian fitted by
-EM over missing values has none in closed form).
+and may refuse an exact posterior through ``_check_exact_posterior``. A family whose
+posterior after some fits has no closed form (a full, tied or spherical Gaussian fitted on
+rows with missing entries) returns its draws from ``_augmentation_draws`` instead, in
+several chains (`bayesgen.inference.data_augmentation`); ``method="exact"`` then means
+"without NUTS", and the InferenceData records the chains and warm-up sweeps.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 from bayesgen._precision import compute_dtype, precision
 from bayesgen._threads import serialised
 from bayesgen.families import class_prior
-from bayesgen.inference import inference_data, nuts, semi_supervised
+from bayesgen.inference import data_augmentation, inference_data, nuts, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.sampling import random_key
 from bayesgen.progress import progress_shown
@@ -36,6 +39,8 @@ from bayesgen.validation import check_labels
 POSTERIOR_METHODS = ("exact", "nuts")
 DRAW_BLOCK = 256  # exact draws are made this many at a time
 _CHUNK_ENTRIES = 2**22  # draws are scored in chunks of about this many (row, class) values
+PREDICTIVE_DRAWS = 400  # augmentation draws behind a Monte Carlo posterior predictive
+PREDICTIVE_SEED = 0  # ... made with a fixed seed, so that predict_proba is deterministic
 
 
 def check_count(value, name: str) -> int:
@@ -78,13 +83,53 @@ class PosteriorUses:
             )
 
     # --------------------------------------------------------------- draws
+    def _augmentation_draws(self, key, rng, *, num_chains, num_samples, num_warmup):
+        """Family draws shaped (num_chains, num_samples, ...) by data augmentation, or None
+        when the posterior is conjugate (the default: every family but a gappy Gaussian)."""
+        return None
+
+    def _chain_draws(self, key, num_chains: int, num_samples: int, num_warmup: int | None):
+        """Data-augmentation draws with the class prior's, shaped (chain, draw, ...), and
+        the sweeps discarded; ``(None, None)`` when the posterior is conjugate."""
+        key_classes, key_chains, key_rows = jax.random.split(key, 3)
+        warmup = data_augmentation.WARMUP_SWEEPS if num_warmup is None else num_warmup
+        rng = np.random.default_rng(np.asarray(jax.random.key_data(key_rows)).ravel())
+        with precision(self.class_count_.dtype):
+            draws = self._augmentation_draws(
+                key_chains, rng, num_chains=num_chains, num_samples=num_samples, num_warmup=warmup
+            )
+            if draws is None:
+                return None, None
+            if not self._class_prior_is_fixed():
+                flat = self._class_prior_draws(key_classes, num_chains * num_samples)
+                draws["class_prior"] = flat.reshape(num_chains, num_samples, -1)
+        return draws, warmup
+
+    def _class_prior_draws(self, key, num_samples: int) -> np.ndarray:
+        """(num_samples, n_classes) draws of the class probabilities, in fixed-size blocks."""
+        posterior = jax.tree.map(jnp.asarray, self._class_prior_posterior())
+        blocks = [
+            np.asarray(class_prior.sample_params(block_key, posterior, DRAW_BLOCK))
+            for block_key in jax.random.split(key, -(-num_samples // DRAW_BLOCK))
+        ]
+        return np.concatenate(blocks)[:num_samples]
+
     def _exact_draws(self, key, num_samples: int) -> dict:
         """``{site: ndarray (num_samples, ...)}`` from the conjugate posterior.
 
         Drawn in blocks of a fixed size, so that the samplers (jitted, with shapes fixed at
         compile time) are compiled once per model rather than once per ``num_samples``.
+        Where the posterior is not conjugate, `data_augmentation.NUM_CHAINS` chains of
+        data augmentation give the draws.
         """
         self._check_exact_posterior()
+        chains = data_augmentation.NUM_CHAINS
+        augmented, _ = self._chain_draws(key, chains, -(-num_samples // chains), None)
+        if augmented is not None:
+            return {
+                name: value.reshape(-1, *value.shape[2:])[:num_samples]
+                for name, value in augmented.items()
+            }
         n_blocks = -(-num_samples // DRAW_BLOCK)
         blocks = []
         with precision(self.class_count_.dtype):
@@ -140,6 +185,20 @@ class PosteriorUses:
                 )
                 yield joint + chunk_prior, chunk_prior
 
+    def _draws_predictive_log_likelihood(self, X, dtype) -> np.ndarray:
+        r"""$\log p(x \mid k, \mathcal D) \approx \log \frac1S \sum_s p(x \mid k,
+        \theta_s)$ over `PREDICTIVE_DRAWS` posterior draws made with a fixed seed
+        (`PREDICTIVE_SEED`): the posterior predictive where it has no closed form."""
+        draws = self._exact_draws(jax.random.key(PREDICTIVE_SEED), PREDICTIVE_DRAWS)
+        draws.pop("class_prior", None)
+        per_draw = np.concatenate(
+            [joint - prior for joint, prior in self._joint_draws(X, dtype, draws)]
+        )
+        top = np.max(per_draw, axis=0)
+        top = np.where(np.isfinite(top), top, 0.0)
+        with np.errstate(divide="ignore"):
+            return top + np.log(np.mean(np.exp(per_draw - top), axis=0))
+
     # --------------------------------------------------------------- public
     @serialised  # NumPyro's handlers (NUTS) and JAX's draws from many threads: _threads.py
     def posterior(
@@ -147,7 +206,7 @@ class PosteriorUses:
         num_samples=1000,
         *,
         method="exact",
-        num_chains=1,
+        num_chains=None,
         num_warmup=None,
         X=None,
         y=None,
@@ -165,14 +224,22 @@ class PosteriorUses:
             sufficient statistics (Dirichlet for the class and multinomial/categorical
             probabilities, Beta for Bernoulli, Gamma for Poisson rates,
             Normal–Inverse-Wishart or Normal–Inverse-Gamma for Gaussians); no pass over
-            the data. ``"nuts"``: NumPyro's NUTS on this model's `story` with the
-            rows ``X``, ``y`` observed — an independent check of the exact draws, and the
-            route for fits without a closed-form posterior (a Gaussian fitted on rows with
-            missing values).
-        num_chains : int, default=1
-            Independent chains (for ``"exact"`` simply more draws, split into chains).
+            the data. A Gaussian fitted on rows with missing values (EM) uses the rows it
+            kept: ``"diag"`` has the exact posterior of the observed entries (its features
+            are independent), ``"full"``, ``"tied"`` and ``"spherical"`` draw by data
+            augmentation (alternately completing the rows and drawing the parameters from
+            their conjugate posterior; ``attrs`` ``sampler``, ``chains`` and
+            ``warmup_sweeps`` say so, and ``arviz.rhat`` checks the chains' mixing).
+            ``"nuts"``: NumPyro's NUTS on this model's `story` with the rows ``X``, ``y``
+            observed — an independent check of the exact draws, and the route for fits
+            without a posterior otherwise (unlabelled rows).
+        num_chains : int, optional
+            Independent chains (for conjugate ``"exact"`` draws simply more draws, split
+            into chains). Default 1, except for data augmentation (below): 4.
         num_warmup : int, optional
-            NUTS warm-up iterations per chain; default ``num_samples``.
+            Warm-up iterations per chain: NUTS's (default ``num_samples``), or the
+            data-augmentation sweeps discarded (default 200,
+            `bayesgen.inference.data_augmentation.WARMUP_SWEEPS`).
         X : array-like of shape (n_samples, n_features), optional
             Rows to condition NUTS on (required for ``"nuts"``; normally the training
             rows). With ``"exact"`` they are only used for the ``log_likelihood`` group.
@@ -211,8 +278,10 @@ class PosteriorUses:
         """
         check_is_fitted(self)
         num_samples = check_count(num_samples, "num_samples")
-        num_chains = check_count(num_chains, "num_chains")
-        num_warmup = num_samples if num_warmup is None else check_count(num_warmup, "num_warmup")
+        chains_given = num_chains is not None
+        num_chains = check_count(num_chains, "num_chains") if chains_given else 1
+        warmup_given = None if num_warmup is None else check_count(num_warmup, "num_warmup")
+        num_warmup = num_samples if warmup_given is None else warmup_given
         if method not in POSTERIOR_METHODS:
             raise ValueError(f"method must be one of {POSTERIOR_METHODS}; got {method!r}.")
         if (X is None) != (y is None):
@@ -224,10 +293,20 @@ class PosteriorUses:
             )
         rows = None if X is None else self._labelled_rows(X, y)
         key = random_key(random_state)
-        sample_stats = None
+        sample_stats, attrs = None, {}
         if method == "exact":
-            flat = self._exact_draws(key, num_chains * num_samples)
-            draws = {k: v.reshape(num_chains, num_samples, *v.shape[1:]) for k, v in flat.items()}
+            self._check_exact_posterior()
+            chains = num_chains if chains_given else data_augmentation.NUM_CHAINS
+            draws, warmup = self._chain_draws(key, chains, num_samples, warmup_given)
+            if draws is not None:
+                num_chains = chains
+                attrs = {"sampler": "data augmentation", "chains": chains, "warmup_sweeps": warmup}
+                flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in draws.items()}
+            else:
+                flat = self._exact_draws(key, num_chains * num_samples)
+                draws = {
+                    k: v.reshape(num_chains, num_samples, *v.shape[1:]) for k, v in flat.items()
+                }
         else:
             X_checked, labels = rows
             with precision(self.class_count_.dtype):
@@ -256,6 +335,7 @@ class PosteriorUses:
             observed_labels=None if y is None else np.asarray(y),
             sample_stats=sample_stats,
             method=method,
+            attrs=attrs,
         )
 
     def _nuts_start(self):

@@ -29,6 +29,7 @@ def build(
     observed_labels: np.ndarray | None = None,
     sample_stats: dict | None = None,
     method: str,
+    attrs: dict | None = None,
 ):
     """An ``InferenceData`` from draws shaped ``(chain, draw, ...)``.
 
@@ -48,6 +49,8 @@ def build(
         Sampler statistics (``diverging``, ``lp``, ...), shaped ``(chain, draw)``.
     method : str
         Recorded in the attributes as ``inference_method``.
+    attrs : dict, optional
+        More attributes of every group (the sampler, its chains and warm-up sweeps).
     """
     az = arviz()
     groups = {"posterior": {name: np.asarray(value) for name, value in draws.items()}}
@@ -61,12 +64,16 @@ def build(
         dims["y"] = ("row",)
     if sample_stats is not None:
         groups["sample_stats"] = sample_stats
-    return az.from_dict(
+    idata = az.from_dict(
         **groups,
         coords=coords,
         dims={name: list(names) for name, names in dims.items()},
-        attrs={"inference_library": "bayesgen", "inference_method": method},
     )
+    # from_dict (ArviZ 0.23) drops its attrs argument: set them on every group instead.
+    attrs = {"inference_library": "bayesgen", "inference_method": method, **(attrs or {})}
+    for group in idata.groups():
+        idata[group].attrs.update(attrs)
+    return idata
 
 
 def flatten_draws(idata) -> dict:

@@ -7,15 +7,17 @@ uncertainty about the parameters as well as about the entries, which is what Rub
 need ("proper" imputation); drawing the entries under the one fitted $\hat\theta$ would
 leave the parameter uncertainty out and make the between-imputation variance too small.
 
-The draws of $\theta$ are the estimator's exact conjugate posterior when it has one. A
-model fitted on rows with missing entries (by EM) has none in closed form; its draws then
-come from data augmentation over the rows being imputed (Tanner & Wong 1987; Schafer 1997,
-ch. 5), started at the fitted parameters: alternately complete the rows under the current
-$\theta$ (classes drawn for unlabelled rows) and draw $\theta$ from the conjugate posterior
-of the completed rows. After `WARMUP_SWEEPS` sweeps, every `SWEEPS_BETWEEN` sweeps give one
-imputation. The posterior is then that of the rows passed (with their labels, when given),
-so pass the training rows: ``model.fit(X, y)`` then ``model.impute(X, y=y, method="sample",
-n_imputations=m)``.
+The draws of $\theta$ are the estimator's posterior draws (``_exact_draws``): conjugate, or
+for a Gaussian fitted on rows with missing entries, data augmentation over the training rows
+it kept (`bayesgen.inference.data_augmentation`, the sampler of ``posterior()``). A model
+without those rows (a model file written before they were kept) has no posterior draws; its
+draws then come from data augmentation over the rows being imputed (Tanner & Wong 1987;
+Schafer 1997, ch. 5), started at the fitted parameters: alternately complete the rows under
+the current $\theta$ (classes drawn for unlabelled rows) and draw $\theta$ from the
+conjugate posterior of the completed rows. After `WARMUP_SWEEPS` sweeps, every
+`SWEEPS_BETWEEN` sweeps give one imputation. The posterior is then that of the rows passed
+(with their labels, when given), so pass the training rows: ``model.fit(X, y)`` then
+``model.impute(X, y=y, method="sample", n_imputations=m)``.
 """
 
 from __future__ import annotations
