@@ -1,6 +1,7 @@
 """scikit-learn's shared estimator checks, run on every estimator."""
 
 import pytest
+from sklearn.base import clone
 from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from bayesgen import (
@@ -58,12 +59,17 @@ COUNT_MODELS_EXCEPTIONS = {"check_decision_proba_consistency"}
 # Gaussian model with shrinkage="ledoit-wolf", whose intensity needs complete rows
 # (tests/estimators/test_regularised.py).
 PREDICT_ONLY_NAN = {"check_estimators_nan_inf"}
-# check_classifiers_classes labels its binary data -1 and 1. In bayesgen -1 marks an
-# unlabelled row (the sklearn.semi_supervised convention), so that data has one labelled
-# class and EM over the rest, not two classes. The same check's multiclass and string-label
-# parts are covered by tests/estimators/test_semi_supervised.py
-# (test_labels_of_any_type_with_none_unlabelled) and test_sklearn_integration.py.
-MINUS_ONE_IS_UNLABELLED = {"check_classifiers_classes"}
+# check_classifiers_classes labels its binary data -1 and 1. By default -1 marks an
+# unlabelled row in bayesgen (the sklearn.semi_supervised convention), so the check runs on
+# the estimator with unlabeled_marker=None, which makes -1 an ordinary class.
+MINUS_ONE_IS_A_CLASS = {"check_classifiers_classes"}
+
+
+def _minus_one_a_class(estimator):
+    if isinstance(estimator, RDACV):
+        inner = estimator.estimator if estimator.estimator is not None else GaussianDA()
+        return clone(estimator).set_params(estimator=clone(inner).set_params(unlabeled_marker=None))
+    return clone(estimator).set_params(unlabeled_marker=None)
 
 
 def _check_name(check) -> str:
@@ -72,8 +78,6 @@ def _check_name(check) -> str:
 
 def _applies(estimator, check) -> bool:
     name = _check_name(check)
-    if name in MINUS_ONE_IS_UNLABELLED:
-        return False
     counts = isinstance(estimator, (MultinomialNB, PoissonNB, ComplementNB, ExponentialNB))
     predict_only_nan = isinstance(estimator, MultinomialNB) or (
         isinstance(estimator, GaussianDA) and estimator.shrinkage == "ledoit-wolf"
@@ -143,7 +147,10 @@ def _marks(estimator, check) -> list:
 
 CHECKS = [
     pytest.param(
-        estimator, check, id=f"{estimator!r}-{_check_name(check)}", marks=_marks(estimator, check)
+        _minus_one_a_class(estimator) if _check_name(check) in MINUS_ONE_IS_A_CLASS else estimator,
+        check,
+        id=f"{estimator!r}-{_check_name(check)}",
+        marks=_marks(estimator, check),
     )
     for template in ESTIMATORS
     for estimator, check in estimator_checks_generator(template, legacy=True)

@@ -1,4 +1,4 @@
-"""The ``bayesgen`` command line: demo, fit, predict, sample, impute and info.
+"""The ``bayesgen`` command line: demo, fit, predict, sample, impute, info, evaluate-synthetic.
 
 Mistakes in the input (a missing file, an unknown column, a bad model file, text where a
 Gaussian model needs numbers) print one line on stderr and exit with status 2.
@@ -42,12 +42,14 @@ def compilation_cache_wanted(environment=None) -> bool:
     return not environment.get("CI")
 
 
-#: The subcommands, each the function of that name in the module ``bayesgen.cli.<name>``.
-COMMANDS = ("demo", "fit", "predict", "sample", "impute", "info")
+#: The subcommands, each the function of that name in the module ``bayesgen.cli.<name>``
+#: (with ``_`` for ``-``: ``evaluate-synthetic`` is ``evaluate_synthetic``).
+COMMANDS = ("demo", "fit", "predict", "sample", "impute", "info", "evaluate-synthetic")
 
 
 def command_help(name: str) -> str:
     """A subcommand's help text, read from its module's source without importing it."""
+    name = name.replace("-", "_")
     source = (Path(__file__).parent / f"{name}.py").read_text(encoding="utf-8")
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
@@ -67,7 +69,8 @@ class LazyCommands(OneLineErrorGroup):
         """Import and return the subcommand ``cmd_name`` (None if there is none)."""
         if cmd_name not in COMMANDS:
             return None
-        return getattr(importlib.import_module(f"bayesgen.cli.{cmd_name}"), cmd_name)
+        name = cmd_name.replace("-", "_")
+        return getattr(importlib.import_module(f"bayesgen.cli.{name}"), name)
 
     def format_commands(self, ctx, formatter) -> None:
         """List the subcommands with the short help click would show, without importing

@@ -1,8 +1,9 @@
 """``bayesgen demo``: the README's main job on the bundled wine data.
 
 Fits GaussianNB, LDA and QDA to the textbook's split of the wine data and shows what a
-generative classifier offers beyond a label: calibrated probabilities, credible intervals,
-figures, synthetic rows and imputation of a masked feature.
+generative classifier offers beyond a label: calibrated probabilities, accuracy when the
+least sure rows are abstained on, credible intervals, figures, synthetic rows and
+imputation of a masked feature.
 """
 
 from __future__ import annotations
@@ -51,6 +52,29 @@ def comparison(models, X_test, y_test) -> list[str]:
         lines.append(
             f"{name:<12}{accuracy:>10.3f}{TEXTBOOK_ACCURACY[name]:>10.3f}{loss:>10.3f}"
             f"{calibration:>12.3f}{density:>15.2f}"
+        )
+    return lines
+
+
+def abstaining(models, X_test, y_test, coverage: float = 0.9) -> list[str]:
+    """Accuracy on the ``coverage`` share of test wines each model is surest about."""
+    from bayesgen.metrics import accuracy_at_coverage, risk_coverage_curve
+
+    lines = [
+        f"Abstaining on the least sure test wines (Chow's rule), accuracy at {coverage:.0%} "
+        "coverage:"
+    ]
+    for name, model in models.items():
+        probabilities = model.predict_proba(X_test)
+        accuracy = accuracy_at_coverage(
+            y_test, probabilities, coverage=coverage, classes=model.classes_
+        )
+        curve = risk_coverage_curve(y_test, probabilities, classes=model.classes_)
+        point = np.searchsorted(curve.coverage, coverage - 1e-12)
+        accepted = round(curve.coverage[point] * len(y_test))
+        lines.append(
+            f"{name:<12}{accuracy:>7.3f} on the {accepted} of {len(y_test)} wines it is surest "
+            f"about ({1 - curve.risk[-1]:.3f} on all)"
         )
     return lines
 
@@ -176,6 +200,7 @@ def demo(rows: int, figures: str, no_figures: bool) -> None:
     for model in models.values():
         model.fit(X_train, y_train)
     click.echo("\n".join(comparison(models, X_test, y_test)))
+    click.echo("\n" + "\n".join(abstaining(models, X_test, y_test)))
 
     click.echo(f"\nThe {rows} test wines GaussianNB is least sure about:")
     click.echo("\n".join(least_sure(models["GaussianNB"], X_test, y_test, rows)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 
 import click
@@ -24,11 +25,30 @@ def labels_of(column: pd.Series) -> np.ndarray:
     present = column.notna().to_numpy()
     if present.all():
         return column.to_numpy()
-    values = column.to_numpy(dtype=object)
+    values = column.to_numpy(dtype=object, copy=True)
     if pd.api.types.is_float_dtype(column) and np.all(np.mod(column[present], 1) == 0):
         values[present] = column[present].astype(np.int64).to_numpy()
     values[~present] = None
     return values
+
+
+def marker_for(text: str, y: np.ndarray):
+    """The ``--unlabeled-marker`` TEXT as a label of ``y``'s kind: ``None`` for ``''``, a
+    number when every present label is a number and TEXT reads as one, else TEXT."""
+    if text == "":
+        return None
+    present = [label for label in y if label is not None]
+    numeric = all(
+        isinstance(label, numbers.Real) and not isinstance(label, (bool, np.bool_))
+        for label in present
+    )
+    if numeric:
+        try:
+            number = float(text)
+        except ValueError:
+            return text
+        return int(number) if number.is_integer() else number
+    return text
 
 
 def check_numeric(features: pd.DataFrame, model: str) -> None:
@@ -66,7 +86,19 @@ def check_numeric(features: pd.DataFrame, model: str) -> None:
 
 @click.command()
 @click.argument("data", type=click.Path(dir_okay=False))
-@click.option("--target", required=True, help="Column of class labels; blank cells = unlabelled.")
+@click.option(
+    "--target",
+    required=True,
+    help="Column of class labels, read as written (NA, None are class names); blank cells "
+    "and --unlabeled-marker cells are unlabelled.",
+)
+@click.option(
+    "--unlabeled-marker",
+    "unlabeled_marker",
+    metavar="TEXT",
+    help="The --target value of an unlabelled row besides blank cells (default: the model's "
+    "unlabeled_marker, -1); '' for blank cells only.",
+)
 @click.option(
     "--model",
     "model_name",
@@ -94,14 +126,17 @@ def check_numeric(features: pd.DataFrame, model: str) -> None:
 )
 @click.option("--out", required=True, type=click.Path(dir_okay=False), help="Model file to write.")
 @na_values_option
-def fit(data, target, model_name, estimate, alpha, params, features, out, na_values):
+def fit(  # noqa: PLR0913 -- one argument per command-line option
+    data, target, unlabeled_marker, model_name, estimate, alpha, params, features, out, na_values
+):
     """Fit a model to the table DATA (.csv, .tsv or .parquet) and save it to --out.
 
-    Rows whose --target cell is blank are unlabelled: they are fitted by EM through their
+    Rows whose --target cell is blank or the unlabelled marker (-1 unless
+    --unlabeled-marker says otherwise) are unlabelled: they are fitted by EM through their
     mixture likelihood. Blank feature cells are missing values, integrated out exactly.
     """
     check_output(out, {"DATA": data})
-    table = read_table(data, na_values=na_values)
+    table = read_table(data, na_values=na_values, literal_columns=[target])
     select_columns(table, [target], "--target")
     names = (
         [name.strip() for name in features.split(",") if name.strip()]
@@ -116,9 +151,15 @@ def fit(data, target, model_name, estimate, alpha, params, features, out, na_val
     check_numeric(X, model_name)
     y = labels_of(table[target])
     model = build_model(model_name, estimate=estimate, alpha=alpha, params=params)
+    if unlabeled_marker is not None:
+        if "unlabeled_marker" not in model.get_params():
+            raise UserError(f"--unlabeled-marker does not apply to model '{model_name}'.")
+        model.set_params(unlabeled_marker=marker_for(unlabeled_marker, y))
     with user_errors("fit: ", parameters=True), show_progress():
         model.fit(X, y)
-    unlabelled = int(sum(label is None for label in y))
+    from bayesgen.inference.semi_supervised import unlabeled_rows
+
+    unlabelled = int(unlabeled_rows(y, getattr(model, "unlabeled_marker", None)).sum())
     metadata = {
         "model": model_name,
         "target": target,

@@ -19,8 +19,26 @@ def _batches(n_rows: int, batch_size: int):
     return [slice(start, min(start + batch_size, n_rows)) for start in range(0, n_rows, batch_size)]
 
 
-def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, batch_size):
+def _decision(model, reject, abstain_label) -> dict:
+    """``predict``'s keywords for ``--reject``: with ``--abstain-label`` the column is text,
+    so the label must differ from every class as text too."""
+    if reject is None:
+        return {}
+    if abstain_label is not None and abstain_label in {str(c) for c in model.classes_}:
+        raise UserError(
+            f"--abstain-label {abstain_label!r} is a class of the model "
+            f"({', '.join(map(str, model.classes_))}); choose another label."
+        )
+    return {"reject": reject, "abstain_label": abstain_label}
+
+
+def predictions(
+    model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, batch_size, decision=None
+):
     """The output table: ``predicted``, and ``p(...)``/credible bounds when asked for.
+
+    ``decision`` holds ``predict``'s keywords (``reject``, ``abstain_label``): an abstained
+    row's ``predicted`` is the abstain label (text, when one is given).
 
     ``p(c)`` is the plug-in probability (``predict_proba``, what ``predicted`` decides
     with); with ``uncertainty``, ``p(c) mean`` is the mean of the posterior draws of
@@ -38,7 +56,10 @@ def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, ba
     with progress_bar(X.shape[0], "predicting", unit="row") as bar:
         for batch in _batches(X.shape[0], batch_size):
             rows = model_input(model, X.iloc[batch])
-            part = {"predicted": model.predict(rows)}
+            predicted = model.predict(rows, **(decision or {}))
+            if (decision or {}).get("abstain_label") is not None:
+                predicted = predicted.astype(str)
+            part = {"predicted": predicted}
             if proba or uncertainty is not None:
                 probabilities = model.predict_proba(rows)
                 for k, name in enumerate(names):
@@ -85,9 +106,34 @@ def predictions(model, X: pd.DataFrame, *, proba, uncertainty, n_draws, seed, ba
     type=click.IntRange(1),
     help="Rows predicted at a time.",
 )
+@click.option(
+    "--reject",
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    metavar="C",
+    help="Abstain where the most probable class has p(class | x) < 1 - C (Chow's rule: the "
+    "decision of least expected cost when abstaining costs C and an error 1). An abstained "
+    "row's 'predicted' is -1 for numeric classes, blank for others, or --abstain-label.",
+)
+@click.option(
+    "--abstain-label",
+    metavar="TEXT",
+    help="The 'predicted' of an abstained row under --reject (the column is then text).",
+)
 @click.option("--out", type=click.Path(dir_okay=False), help="Output table (default: stdout, CSV).")
 @na_values_option
-def predict(model_path, data, proba, uncertainty, n_draws, seed, batch_size, out, na_values):
+def predict(
+    model_path,
+    data,
+    proba,
+    uncertainty,
+    n_draws,
+    seed,
+    batch_size,
+    reject,
+    abstain_label,
+    out,
+    na_values,
+):
     """Predict the class of every row of DATA with the model in MODEL.
 
     Columns the model was not fitted on are ignored; blank feature cells are missing values,
@@ -99,6 +145,9 @@ def predict(model_path, data, proba, uncertainty, n_draws, seed, batch_size, out
     X = features_of(read_table(data, na_values=na_values), model, info)
     if uncertainty is not None and not hasattr(model, "predict_proba_draws"):
         raise UserError(f"--uncertainty: a {type(model).__name__} has no posterior draws.")
+    if abstain_label is not None and reject is None:
+        raise UserError("--abstain-label labels the rows --reject abstains on; give --reject.")
+    decision = _decision(model, reject, abstain_label)
     with user_errors("predict: "), show_progress():
         table = predictions(
             model,
@@ -108,5 +157,6 @@ def predict(model_path, data, proba, uncertainty, n_draws, seed, batch_size, out
             n_draws=n_draws,
             seed=seed,
             batch_size=batch_size,
+            decision=decision,
         )
     write_table(table, out)

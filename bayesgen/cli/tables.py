@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -39,7 +40,12 @@ def _listed(na_values: str | None) -> list[str]:
     return [] if not na_values else [text.strip() for text in na_values.split(",")]
 
 
-def read_table(path: str, argument: str = "DATA", na_values: str | None = None) -> pd.DataFrame:
+def read_table(
+    path: str,
+    argument: str = "DATA",
+    na_values: str | None = None,
+    literal_columns: Sequence[str] = (),
+) -> pd.DataFrame:
     """The table in ``path``; blank cells are NaN (missing features, unlabelled rows).
 
     Parameters
@@ -49,6 +55,10 @@ def read_table(path: str, argument: str = "DATA", na_values: str | None = None) 
         The argument's name, for messages.
     na_values : str, optional
         Comma-separated cell values read as missing too (``--na-values``).
+    literal_columns : sequence of str, default=()
+        Columns of a CSV/TSV whose text is kept as written: only blank cells and
+        ``na_values`` are missing there, so class names such as ``NA``, ``None`` or
+        ``null``, which pandas reads as missing by default, stay names.
 
     Raises
     ------
@@ -71,6 +81,9 @@ def read_table(path: str, argument: str = "DATA", na_values: str | None = None) 
             separator = "\t" if kind == "TSV" else ","
             _check_header(path, separator, argument)
             table = pd.read_csv(path, sep=separator, na_values=listed or None)
+            for column in literal_columns:
+                if column in table.columns:
+                    table[column] = _literal(path, separator, column, table[column], listed)
     except UserError:
         raise
     except Exception as error:  # pandas and pyarrow raise many kinds for a malformed file
@@ -82,6 +95,21 @@ def read_table(path: str, argument: str = "DATA", na_values: str | None = None) 
     table.columns = [str(column) for column in table.columns]
     _check_unique(list(table.columns), path, argument)
     return table
+
+
+def _literal(path: Path, separator: str, column: str, parsed: pd.Series, listed) -> pd.Series:
+    """``column`` as written when pandas' default missing-value words hid some of its text."""
+    text = pd.read_csv(
+        path,
+        sep=separator,
+        usecols=[column],
+        dtype=str,
+        keep_default_na=False,
+        na_values=["", *listed],
+    )[column]
+    if not (parsed.isna() & text.notna()).any():
+        return parsed
+    return text.astype(object).where(text.notna(), None)
 
 
 def _check_header(path: Path, separator: str, argument: str) -> None:

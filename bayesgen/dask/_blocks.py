@@ -50,10 +50,10 @@ def _where(name: str, start: int, size: int) -> str:
     )
 
 
-def block_labels(y, start: int) -> tuple[np.ndarray, int]:
+def block_labels(y, start: int, marker=-1) -> tuple[np.ndarray, int]:
     """The distinct labels of a block of y, and its number of unlabelled rows."""
     y = column_or_1d(y)
-    unlabeled = unlabeled_rows(y)
+    unlabeled = unlabeled_rows(y, marker)
     labels = y[~unlabeled]
     if labels.size:
         try:
@@ -72,7 +72,7 @@ def _rows(estimator, X, y, weights, classes, start) -> Rows:
     except ValueError as error:
         raise ValueError(_where("X", start, X.shape[0]) + str(error)) from error
     y = column_or_1d(y)
-    unlabeled = unlabeled_rows(y)
+    unlabeled = unlabeled_rows(y, estimator.unlabeled_marker)
     labelled = np.flatnonzero(~unlabeled)
     labels = y[labelled]
     index = np.minimum(np.searchsorted(classes, labels), classes.shape[0] - 1)

@@ -71,11 +71,15 @@ def fit(estimator, X, y, sample_weight=None):
     head = estimator._check_X(blocks.head, reset=True)  # n_features_in_, feature_names_in_
     dtype = compute_dtype(head.dtype)
     label_task = delayed(_blocks.block_labels, pure=True)
-    found = dask.compute(*[label_task(y, s) for y, s in zip(blocks.y, blocks.starts, strict=True)])
+    marker = semi_supervised.check_unlabeled_marker(estimator.unlabeled_marker)
+    found = dask.compute(
+        *[label_task(y, s, marker) for y, s in zip(blocks.y, blocks.starts, strict=True)]
+    )
     labels = [block for block, _ in found if block.size]
     labels = np.concatenate(labels) if labels else np.empty(0)
     n_unlabeled = [count for _, count in found]
     if sum(n_unlabeled):
+        semi_supervised.warn_if_marker_is_a_class(marker, labels, sum(n_unlabeled), 3)
         return _em.fit(estimator, blocks, labels, n_unlabeled, dtype)
     classes = np.unique(check_labels(labels))
     if classes.shape[0] < 2:

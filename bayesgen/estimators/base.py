@@ -99,8 +99,9 @@ class GenerativeClassifier(
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Class labels (any sortable type: ints, strings, ...). A row labelled -1 (or
-            None/NaN) is unlabelled, as in ``sklearn.semi_supervised``: it enters through
+            Class labels (any sortable type: ints, strings, ...). A row labelled
+            ``unlabeled_marker`` (default -1, as in ``sklearn.semi_supervised``) or
+            None/NaN is unlabelled: it enters through
             its mixture likelihood $\\sum_k \\pi_k\\, p(x \\mid k)$ and the model is
             fitted by EM (see ``max_iter``, ``tol``, ``n_init``, ``unlabeled_weight``);
             ``classes_`` come from the labelled rows. With no labelled row at all, EM
@@ -123,7 +124,7 @@ class GenerativeClassifier(
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         weights = check_weights(sample_weight, X)
-        unlabeled = semi_supervised.unlabeled_rows(y)
+        unlabeled = semi_supervised.marked_unlabeled(self, y, stacklevel=3)
         if unlabeled.any():
             return semi_supervised.fit(self, X, y, unlabeled, weights)
         y = check_labels(y)
@@ -454,32 +455,6 @@ class GenerativeClassifier(
         if method == "plugin":  # one pass less than exp(predict_log_proba)
             return self._plugin_posterior(X, log=False)
         return np.exp(self.predict_log_proba(X, method=method))
-
-    def predict(self, X, *, cost=None, method="plugin") -> np.ndarray:
-        """The Bayes decision for each row: the most probable class, or the cheapest.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        cost : array-like of shape (n_classes, n_classes), optional
-            ``cost[k, j]`` is the cost of predicting class ``j`` when the truth is ``k``
-            (classes in the order of ``classes_``; finite, non-negative). The prediction
-            is then the class of least posterior expected cost
-            $\\arg\\min_j \\sum_k C_{kj}\\, p(k \\mid x)$ (``001_8fd34bf03af75598.txt``
-            §1.3, §2.2). ``None`` is 0-1 loss, the most probable class; ``1 - I`` gives
-            the same decisions.
-        method : {"plugin", "predictive"}, default="plugin"
-            Which class probabilities to decide with; see `predict_proba`.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        log_posterior = self.predict_log_proba(X, method=method)
-        if cost is None:
-            return self.classes_[np.argmax(log_posterior, axis=1)]
-        return self.classes_[self._least_expected_cost(log_posterior, cost)]
 
     def decision_function(self, X) -> np.ndarray:
         """Discriminant scores: joint log-probabilities, or the log-odds for two classes.

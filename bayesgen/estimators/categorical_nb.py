@@ -82,6 +82,7 @@ class CategoricalNB(CountNB):
         n_init=1,
         unlabeled_weight=1.0,
         n_classes=None,
+        unlabeled_marker=-1,
         random_state=None,
     ):
         self.alpha = alpha
@@ -95,6 +96,7 @@ class CategoricalNB(CountNB):
         self.n_init = n_init
         self.unlabeled_weight = unlabeled_weight
         self.n_classes = n_classes
+        self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
     def _check_hyperparameters(self):

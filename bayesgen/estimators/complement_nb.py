@@ -67,6 +67,9 @@ class ComplementNB(NaiveBayesClassPrior):
         As in scikit-learn: only for ``class_prior_`` and ``class_log_prior_``.
     class_prior : array-like of shape (n_classes,), optional
         Known class probabilities, stored as ``class_prior_`` (not used by the scores).
+    unlabeled_marker : int, float, str or None, default=-1
+        The label of an unlabelled row, which ComplementNB refuses (it has no likelihood
+        to fit them by EM); ``None`` makes -1 an ordinary class.
 
     Attributes
     ----------
@@ -93,11 +96,14 @@ class ComplementNB(NaiveBayesClassPrior):
     model_name = "complement-nb"
     n_classes = None  # no EM, so the classes are always those of the labels
 
-    def __init__(self, *, alpha=1.0, norm=False, fit_prior=True, class_prior=None):
+    def __init__(
+        self, *, alpha=1.0, norm=False, fit_prior=True, class_prior=None, unlabeled_marker=-1
+    ):
         self.alpha = alpha
         self.norm = norm
         self.fit_prior = fit_prior
         self.class_prior = class_prior
+        self.unlabeled_marker = unlabeled_marker
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -122,11 +128,15 @@ class ComplementNB(NaiveBayesClassPrior):
         -------
         self
         """
-        if y is not None and semi_supervised.unlabeled_rows(np.ravel(np.asarray(y))).any():
-            raise ValueError(
-                "ComplementNB has no likelihood, so it cannot be fitted by EM on unlabelled "
-                "rows (y = -1 or None); drop them, or use MultinomialNB."
-            )
+        if y is not None:
+            marker = semi_supervised.check_unlabeled_marker(self.unlabeled_marker)
+            if semi_supervised.unlabeled_rows(np.ravel(np.asarray(y)), marker).any():
+                raise ValueError(
+                    "ComplementNB has no likelihood, so it cannot be fitted by EM on "
+                    f"unlabelled rows (y = None, NaN or unlabeled_marker={marker!r}); drop "
+                    "them, use MultinomialNB, or pass unlabeled_marker=None if that label is a "
+                    "class."
+                )
         return super().fit(X, y, sample_weight=sample_weight)
 
     # ------------------------------------------------------------------ hooks

@@ -1,4 +1,4 @@
-r"""Decisions from the joint model: changed class proportions and unequal error costs.
+r"""Decisions from the joint model: changed class proportions, unequal error costs, abstaining.
 
 A mixin of `bayesgen.estimators.base.GenerativeClassifier`.
 
@@ -13,6 +13,9 @@ under the fixed class densities, found by EM (Saerens, Latinne & Decaestecker 20
 **Costs** (``001_8fd34bf03af75598.txt`` §1.3 and §2.2): with $C_{kj}$ the cost of
 predicting $j$ when the truth is $k$, the Bayes decision minimises the
 posterior expected cost $\sum_k C_{kj}\,p(k \mid x)$.
+
+**Abstaining** (Chow 1970): one more action, at cost $c$ whatever the truth, taken when
+every class's expected cost exceeds $c$ (`bayesgen.estimators.abstention`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import precision
+from bayesgen.estimators import abstention
 from bayesgen.inference import label_shift
 from bayesgen.inference.label_shift import PriorAdaptation
 from bayesgen.validation import check_class_probabilities, check_positive
@@ -54,7 +58,89 @@ def _check_max_iter(max_iter) -> int:
 
 
 class ClassPriorDecisions:
-    """``with_class_prior``, ``adapt_class_prior`` and the expected-cost decision."""
+    """``with_class_prior``, ``adapt_class_prior`` and ``predict``, the Bayes decision."""
+
+    def predict(
+        self,
+        X,
+        *,
+        cost=None,
+        method="plugin",
+        reject=None,
+        reject_novelty=None,
+        abstain_label=None,
+    ) -> np.ndarray:
+        """The Bayes decision for each row: the most probable class, the cheapest, or none.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        cost : array-like of shape (n_classes, n_classes), optional
+            ``cost[k, j]`` is the cost of predicting class ``j`` when the truth is ``k``
+            (classes in the order of ``classes_``; finite, non-negative). The prediction
+            is then the class of least posterior expected cost
+            $\\arg\\min_j \\sum_k C_{kj}\\, p(k \\mid x)$ (``001_8fd34bf03af75598.txt``
+            §1.3, §2.2). ``None`` is 0-1 loss, the most probable class; ``1 - I`` gives
+            the same decisions.
+        method : {"plugin", "predictive"}, default="plugin"
+            Which class probabilities to decide with; see `predict_proba`.
+        reject : float, optional
+            The cost $c$ of abstaining. Without ``cost``, $c \\in (0, 1)$ relative to an
+            error's cost 1, and a row is abstained on where its most probable class has
+            $p(k \\mid x) < 1 - c$ (Chow's rule). With ``cost``, $c > 0$ on the cost
+            matrix's scale, and a row is abstained on where even the cheapest class has
+            posterior expected cost $\\min_j \\sum_k C_{kj}\\, p(k \\mid x) > c$. Both are
+            the action of least expected cost when abstaining costs $c$ whatever the
+            truth (see `bayesgen.estimators.abstention`); a tie goes to the class.
+        reject_novelty : float, optional
+            A level $\\alpha \\in (0, 1)$: also abstain on the rows whose novelty tail
+            probability ``tail_probability(X)`` (the chance that a row from the fitted
+            model is less probable than this one) is below $\\alpha$, whatever the class
+            probabilities say: inputs that no class explains. Needs an estimator with
+            ``tail_probability``.
+        abstain_label : scalar, optional
+            The label of an abstained row. The default is the label ``fit`` reads as
+            unlabelled: -1 for integer and floating classes (the result keeps their
+            dtype), None for strings, booleans and other objects (the result is an object
+            array). A label equal to a class is a ValueError.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``, and ``abstain_label`` where the decision abstains.
+
+        Raises
+        ------
+        ValueError
+            For ``reject`` or ``reject_novelty`` out of range, NaN or not a number, a bad
+            ``cost``, or an ``abstain_label`` equal to a class.
+        TypeError
+            For ``reject_novelty`` on an estimator without ``tail_probability``.
+        """
+        if reject is None and reject_novelty is None:
+            log_posterior = self.predict_log_proba(X, method=method)
+            if cost is None:
+                return self.classes_[np.argmax(log_posterior, axis=1)]
+            return self.classes_[self._least_expected_cost(log_posterior, cost)]
+        check_is_fitted(self)
+        if cost is not None:
+            cost = check_cost(cost, self.classes_.shape[0])
+        if reject is not None:
+            reject = abstention.check_reject(reject, with_cost=cost is not None)
+        if reject_novelty is not None:
+            reject_novelty = abstention.check_novelty_level(reject_novelty)
+            if not hasattr(self, "tail_probability"):
+                raise TypeError(
+                    f"reject_novelty needs the novelty tail probability, and a "
+                    f"{type(self).__name__} has no tail_probability."
+                )
+        label = abstention.abstain_label_for(self.classes_, abstain_label)
+        proba = self.predict_proba(X, method=method)
+        actions = abstention.bayes_actions(proba, cost, reject)
+        if reject_novelty is not None:
+            novel = np.asarray(self.tail_probability(X)) < reject_novelty
+            actions[novel] = abstention.ABSTAIN
+        return abstention.labelled(self.classes_, actions, label)
 
     def with_class_prior(self, prior):
         """A copy of this fitted model with the class probabilities replaced.

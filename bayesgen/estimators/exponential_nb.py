@@ -87,6 +87,7 @@ class ExponentialNB(CountNB):
         n_init=1,
         unlabeled_weight=1.0,
         n_classes=None,
+        unlabeled_marker=-1,
         random_state=None,
     ):
         self.alpha = alpha
@@ -99,6 +100,7 @@ class ExponentialNB(CountNB):
         self.n_init = n_init
         self.unlabeled_weight = unlabeled_weight
         self.n_classes = n_classes
+        self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
     def __sklearn_tags__(self):

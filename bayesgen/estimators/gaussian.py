@@ -167,6 +167,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         n_init=1,
         unlabeled_weight=1.0,
         n_classes=None,
+        unlabeled_marker=-1,
         random_state=None,
     ):
         self.covariance_type = covariance_type
@@ -186,6 +187,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         self.n_init = n_init
         self.unlabeled_weight = unlabeled_weight
         self.n_classes = n_classes
+        self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
     # ------------------------------------------------------------------ hooks

@@ -163,6 +163,7 @@ class KernelDensityDA(GenerativeClassifier):
         n_init=1,
         unlabeled_weight=1.0,
         n_classes=None,
+        unlabeled_marker=-1,
         random_state=None,
     ):
         self.bandwidth = bandwidth
@@ -176,6 +177,7 @@ class KernelDensityDA(GenerativeClassifier):
         self.n_init = n_init
         self.unlabeled_weight = unlabeled_weight
         self.n_classes = n_classes
+        self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
     # ------------------------------------------------------------------ hooks

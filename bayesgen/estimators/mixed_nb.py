@@ -42,7 +42,7 @@ def _repeated(rows: np.ndarray, sample_weight, n_rows: int) -> np.ndarray:
     return np.repeat(rows, weights[rows].astype(int))
 
 
-def _labelled_rows(y, n_rows: int, sample_weight=None):
+def _labelled_rows(y, n_rows: int, sample_weight=None, marker=-1):
     """Rows, class of each and class count the evidence is taken on.
 
     The labelled rows with their classes; every row as one class when none is labelled,
@@ -57,7 +57,9 @@ def _labelled_rows(y, n_rows: int, sample_weight=None):
         y = np.asarray(y)
         if y.ndim != 1 or y.shape[0] != n_rows:
             return everything
-        rows = _repeated(np.flatnonzero(~semi_supervised.unlabeled_rows(y)), sample_weight, n_rows)
+        rows = _repeated(
+            np.flatnonzero(~semi_supervised.unlabeled_rows(y, marker)), sample_weight, n_rows
+        )
         classes, class_index = np.unique(y[rows], return_inverse=True)
     except (TypeError, ValueError):
         return everything
@@ -159,6 +161,7 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         n_init=1,
         unlabeled_weight=1.0,
         n_classes=None,
+        unlabeled_marker=-1,
         random_state=None,
         family_params=None,
     ):
@@ -173,6 +176,7 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         self.n_init = n_init
         self.unlabeled_weight = unlabeled_weight
         self.n_classes = n_classes
+        self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
         self.family_params = family_params
 
@@ -254,7 +258,9 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         for column, family in chosen.items():
             if family not in known:
                 raise ValueError(f"features[{column!r}] must be one of {known}; got {family!r}.")
-        rows, class_index, n_classes = _labelled_rows(y, frame.shape[0], sample_weight)
+        rows, class_index, n_classes = _labelled_rows(
+            y, frame.shape[0], sample_weight, self.unlabeled_marker
+        )
         families, evidence = {}, {}
         for column in frame.columns:
             if column in chosen:

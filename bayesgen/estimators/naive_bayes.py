@@ -77,6 +77,7 @@ class BernoulliNB(CountNB):
         n_init=1,
         unlabeled_weight=1.0,
         n_classes=None,
+        unlabeled_marker=-1,
         random_state=None,
     ):
         self.alpha = alpha
@@ -89,6 +90,7 @@ class BernoulliNB(CountNB):
         self.n_init = n_init
         self.unlabeled_weight = unlabeled_weight
         self.n_classes = n_classes
+        self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -170,6 +172,7 @@ class MultinomialNB(CountNB):
         n_init=1,
         unlabeled_weight=1.0,
         n_classes=None,
+        unlabeled_marker=-1,
         random_state=None,
     ):
         self.alpha = alpha
@@ -181,6 +184,7 @@ class MultinomialNB(CountNB):
         self.n_init = n_init
         self.unlabeled_weight = unlabeled_weight
         self.n_classes = n_classes
+        self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
     def __sklearn_tags__(self):
@@ -283,6 +287,7 @@ class PoissonNB(CountNB):
         n_init=1,
         unlabeled_weight=1.0,
         n_classes=None,
+        unlabeled_marker=-1,
         random_state=None,
     ):
         self.alpha = alpha
@@ -295,6 +300,7 @@ class PoissonNB(CountNB):
         self.n_init = n_init
         self.unlabeled_weight = unlabeled_weight
         self.n_classes = n_classes
+        self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
     def _check_hyperparameters(self):

@@ -37,6 +37,7 @@ class _GaussianPreset(GaussianDA):
         n_init=1,
         unlabeled_weight=1.0,
         n_classes=None,
+        unlabeled_marker=-1,
         random_state=None,
     ):
         self.estimate = estimate
@@ -55,6 +56,7 @@ class _GaussianPreset(GaussianDA):
         self.n_init = n_init
         self.unlabeled_weight = unlabeled_weight
         self.n_classes = n_classes
+        self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
 
@@ -117,6 +119,7 @@ class LDA(LinearDiscriminantNames, _GaussianPreset):
         n_init=1,
         unlabeled_weight=1.0,
         n_classes=None,
+        unlabeled_marker=-1,
         random_state=None,
     ):
         self.n_components = n_components
@@ -138,6 +141,7 @@ class LDA(LinearDiscriminantNames, _GaussianPreset):
             n_init=n_init,
             unlabeled_weight=unlabeled_weight,
             n_classes=n_classes,
+            unlabeled_marker=unlabeled_marker,
             random_state=random_state,
         )
 

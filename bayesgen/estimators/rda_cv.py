@@ -124,7 +124,8 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            Labels; unlabelled rows (-1) are refused, as they cannot be scored.
+            Labels; unlabelled rows (None, NaN or ``estimator``'s ``unlabeled_marker``,
+            default -1) are refused, as they cannot be scored.
         sample_weight : array-like of shape (n_samples,), optional
             Passed to every fit; the scores are unweighted, as ``GridSearchCV``'s.
 
@@ -138,9 +139,10 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc" and np.isinf(y).any():
             check_labels(y)  # the error for a non-finite label
-        if semi_supervised.unlabeled_rows(y).any():
+        if semi_supervised.marked_unlabeled(base, y).any():
             raise ValueError(
-                "y contains unlabelled rows (-1 or None); RDACV scores labelled rows only. "
+                f"y contains unlabelled rows (None, NaN or the estimator's unlabeled_marker="
+                f"{base.unlabeled_marker!r}); RDACV scores labelled rows only. "
                 "Fit GaussianDA(reg_alpha=..., reg_gamma=...) on them instead."
             )
         y = check_labels(y)

@@ -285,7 +285,7 @@ class PosteriorUses:
         X = self._check_X(X, reset=False)
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
-        unlabelled = semi_supervised.unlabeled_rows(y)
+        unlabelled = semi_supervised.unlabeled_rows(y, self.unlabeled_marker)
         labels = np.full(y.shape[0], -1)
         if (~unlabelled).any():
             known = check_labels(np.asarray(y, dtype=object)[~unlabelled].tolist())

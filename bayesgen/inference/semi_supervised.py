@@ -40,6 +40,16 @@ EM_ITERATION_DOC = """
         EM stops when the objective changes by at most ``tol`` times its size.
 """
 
+UNLABELED_MARKER_DOC = """
+    unlabeled_marker : int, float, str or None, default=-1
+        The label that marks a row of ``y`` as unlabelled; -1 is scikit-learn's
+        semi-supervised convention. ``None``: no label marks a row, so -1 is an ordinary
+        class. A missing label (None, NaN) is unlabelled either way. A number marks only
+        numeric labels and a string only string labels. With the default -1 among labels
+        that look like classes (-1/+1 coding, or other negative classes) fitting warns
+        (`UnlabeledMarkerWarning`).
+"""
+
 EM_PARAMETERS_DOC = """
     n_init : int, default=1
         EM over unlabelled rows runs from this many starts and keeps the best objective.
@@ -53,28 +63,127 @@ EM_PARAMETERS_DOC = """
         ``0 .. n_classes - 1``.
     random_state : None, int or numpy.random.RandomState
         For the random starts of EM.
-"""
+""" + UNLABELED_MARKER_DOC.lstrip("\n")
 
 
 _EM_DESCRIPTION = "EM over unlabelled rows"
 
 
-def unlabeled_rows(y) -> np.ndarray:
-    """Where ``y`` marks a row as unlabelled: -1, or None/NaN (``sklearn.semi_supervised``)."""
+class UnlabeledMarkerWarning(UserWarning):
+    """The default marker -1 made rows unlabelled where -1 may well be a class.
+
+    Raised when the labelled rows' classes are integers that -1 would fit among, such as
+    ``{-1, +1}`` coding (1 but no 0) or classes below -1. Pass ``unlabeled_marker=None``
+    when -1 is a class; silence the warning with :func:`warnings.filterwarnings` when the
+    rows are meant to be unlabelled.
+    """
+
+
+def check_unlabeled_marker(marker):
+    """``marker`` when it can mark a label: None, a real number other than NaN, or a string.
+
+    Raises
+    ------
+    ValueError
+        Naming ``unlabeled_marker``, for a bool, NaN, or any other type.
+    """
+    if marker is None or isinstance(marker, str):
+        return marker
+    if isinstance(marker, numbers.Real) and not isinstance(marker, (bool, np.bool_)):
+        if np.isnan(marker):
+            raise ValueError(
+                "unlabeled_marker must be a number, a string or None; got NaN (a missing "
+                "label is unlabelled whatever the marker)."
+            )
+        return marker
+    raise ValueError(
+        f"unlabeled_marker must be a number, a string or None; got {marker!r} "
+        f"({type(marker).__name__})."
+    )
+
+
+def unlabeled_rows(y, marker=-1) -> np.ndarray:
+    """Where ``y`` marks a row as unlabelled: a missing label, or ``marker``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+    marker : int, float, str or None, default=-1
+        A number matches numeric labels only, a string string labels only; ``None``
+        matches nothing (only missing labels are unlabelled).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_samples,)
+    """
     y = np.asarray(y)
+    numeric_marker = isinstance(marker, numbers.Real) and not isinstance(marker, bool)
     if y.dtype.kind in "iu":
-        return y == -1
+        return y == marker if numeric_marker else np.zeros(y.shape, dtype=bool)
     if y.dtype.kind == "f":
-        return np.isnan(y) | (y == -1)
+        return np.isnan(y) | (y == marker) if numeric_marker else np.isnan(y)
+    if y.dtype.kind == "U":
+        return y == marker if isinstance(marker, str) else np.zeros(y.shape, dtype=bool)
     if y.dtype == object:
         missing = pd.isna(pd.Series(y)).to_numpy()
-        minus_one = np.array([_is_minus_one(value) for value in y], dtype=bool)
-        return missing | minus_one
+        if marker is None:
+            return missing
+        marked = np.array([_is_marker(value, marker) for value in y], dtype=bool)
+        return missing | marked
     return np.zeros(y.shape, dtype=bool)
 
 
-def _is_minus_one(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == -1
+def _is_marker(value, marker) -> bool:
+    if isinstance(marker, str):
+        return isinstance(value, str) and value == marker
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == marker
+
+
+def marked_unlabeled(estimator, y, *, stacklevel: int = 3) -> np.ndarray:
+    """The unlabelled rows of ``y`` under ``estimator.unlabeled_marker``, warning when the
+    default marker -1 sits among integer classes it could belong to (`UnlabeledMarkerWarning`).
+    """
+    marker = check_unlabeled_marker(getattr(estimator, "unlabeled_marker", -1))
+    unlabeled = unlabeled_rows(y, marker)
+    if unlabeled.any():
+        labels = np.asarray(y, dtype=object)[~unlabeled]
+        warn_if_marker_is_a_class(marker, labels, int(unlabeled.sum()), stacklevel + 1)
+    return unlabeled
+
+
+def warn_if_marker_is_a_class(marker, labels, n_unlabeled: int, stacklevel: int) -> None:
+    """Warn (`UnlabeledMarkerWarning`) when ``marker`` is the default -1, it marked
+    ``n_unlabeled`` rows, and the labelled rows' ``labels`` look like integer classes -1
+    belongs among: 1 but no 0 (-1/+1 coding), or a class below -1."""
+    if isinstance(marker, str) or marker != -1 or not n_unlabeled:
+        return
+    labels = np.asarray(labels, dtype=object)
+    if _minus_one_looks_like_a_class(labels):
+        warnings.warn(
+            f"y marks {n_unlabeled} rows -1, read as unlabelled (unlabeled_marker=-1), but "
+            f"the labelled classes {sorted(set(labels.tolist()))[:10]} look like integer "
+            "classes -1 could belong to. If -1 is a class, pass unlabeled_marker=None; if "
+            "these rows are unlabelled, silence this UnlabeledMarkerWarning.",
+            UnlabeledMarkerWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def _minus_one_looks_like_a_class(labels: np.ndarray) -> bool:
+    """Whether whole-number labels include 1 but not 0 (-1/+1 coding) or go below -1."""
+    whole = [
+        value
+        for value in labels
+        if isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and float(value).is_integer()
+    ]
+    if not labels.size or len(whole) < labels.size:
+        return False
+    classes = set(whole)
+    if len(classes) < 2:  # the fit fails on one class anyway, with its own message
+        return False
+    return (1 in classes and 0 not in classes) or min(classes) < -1
 
 
 def _check_em_parameters(estimator) -> None:
@@ -126,7 +235,9 @@ def em_classes(estimator, labels: np.ndarray, *, stacklevel: int = 3) -> np.ndar
     if classes.shape[0] < 2:
         raise ValueError(
             f"The labelled rows have {classes.shape[0]} class ({classes.tolist()}); a "
-            "classifier needs at least two (or no labels and n_classes)."
+            "classifier needs at least two (or no labels and n_classes). If the label "
+            f"unlabeled_marker={getattr(estimator, 'unlabeled_marker', -1)!r} is a class, pass "
+            "unlabeled_marker=None."
         )
     return classes
 

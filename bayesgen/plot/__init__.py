@@ -13,7 +13,9 @@ predictive probabilities;
 - [`class_images`][bayesgen.plot.class_images]: the class-conditional means of image-like data, as
 images;
 - [`synthetic_vs_real`][bayesgen.plot.synthetic_vs_real]: marginal histograms of real and generated
-rows.
+rows;
+- [`risk_coverage`][bayesgen.plot.risk_coverage]: error rate on the accepted rows against the
+fraction accepted, when the least sure rows are abstained on.
 
 Not imported by ``import bayesgen`` (matplotlib stays out of the core import); use
 ``from bayesgen import plot``.
@@ -24,11 +26,13 @@ from bayesgen.plot._images import class_images
 from bayesgen.plot._marginals import synthetic_vs_real
 from bayesgen.plot._regions import decision_regions
 from bayesgen.plot._reliability import reliability_diagram
+from bayesgen.plot._risk_coverage import risk_coverage
 
 __all__ = [
     "class_images",
     "credible_band",
     "decision_regions",
     "reliability_diagram",
+    "risk_coverage",
     "synthetic_vs_real",
 ]

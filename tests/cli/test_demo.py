@@ -42,6 +42,28 @@ def test_demo_reproduces_the_textbook_wine_table(demo_run):
             assert match.group(2) == f"{calibration:.3f}"
 
 
+def test_demo_shows_accuracy_at_90_percent_coverage(demo_run):
+    """Recomputed: each model's most confident rows, ties kept together, at least 90%."""
+    output, _ = demo_run
+    X_train, X_test, y_train, y_test = wine_split()
+    assert (
+        "Abstaining on the least sure test wines (Chow's rule), accuracy at 90% coverage:" in output
+    )
+    for name, factory in [("GaussianNB", GaussianNB), ("QDA", QDA)]:
+        model = factory().fit(X_train, y_train)
+        confidence = model.predict_proba(X_test).max(axis=1)
+        threshold = np.sort(confidence)[::-1][int(np.ceil(0.9 * len(y_test))) - 1]
+        accepted = confidence >= threshold
+        decided = model.predict(X_test)
+        accuracy = np.mean(decided[accepted] == np.asarray(y_test)[accepted])
+        everything = np.mean(decided == np.asarray(y_test))
+        line = (
+            f"{name:<12}{accuracy:>7.3f} on the {accepted.sum()} of {len(y_test)} wines it is "
+            f"surest about ({everything:.3f} on all)"
+        )
+        assert line in output.splitlines(), output
+
+
 def test_demo_shows_credible_intervals(demo_run):
     output, _ = demo_run
     rows = re.findall(r"^\d+\s+class_\d\s+class_\d\s+(.*)$", output, re.MULTILINE)

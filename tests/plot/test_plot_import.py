@@ -20,6 +20,7 @@ def test_import_bayesgen_does_not_load_the_plots():
             "credible_band",
             "decision_regions",
             "reliability_diagram",
+            "risk_coverage",
             "synthetic_vs_real",
         ]
     )

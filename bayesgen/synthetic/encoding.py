@@ -1,0 +1,82 @@
+"""The two fixed ways the report feeds a table to scikit-learn.
+
+- `gradient_boosting`: for the train-on-synthetic and detector classifiers, a
+  `~sklearn.ensemble.HistGradientBoostingClassifier` with its default settings and native
+  categorical support; categorical columns are ordinal-encoded (categories unseen when it
+  was fitted, and missing cells, become NaN, which the trees route on their own; more than
+  255 categories are grouped as infrequent), numeric columns pass through with their NaN.
+  Trees see interactions, so a detector can tell a table whose columns were shuffled
+  independently from the real one.
+- `distance_encoder`: for distances between rows, numeric columns standardised by the real
+  rows (missing cells take the mean) and categorical columns one-hot encoded (a missing cell
+  is its own category), so one standard deviation weighs as much as a category's indicator.
+"""
+
+from __future__ import annotations
+
+from sklearn.compose import ColumnTransformer
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.impute import SimpleImputer
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import OneHotEncoder, OrdinalEncoder, StandardScaler
+
+#: HistGradientBoostingClassifier's largest number of categories per feature.
+MAX_CATEGORIES = 255
+
+
+def gradient_boosting(numeric: list, categorical: list, random_state=None) -> Pipeline:
+    """An unfitted classifier of table rows: ordinal encoding, then gradient-boosted trees.
+
+    Parameters
+    ----------
+    numeric, categorical : list of str
+        The feature columns of each kind.
+    random_state : int, numpy.random.RandomState or None
+        Seeds the trees' early-stopping split.
+
+    Returns
+    -------
+    sklearn.pipeline.Pipeline
+    """
+    encoder = OrdinalEncoder(
+        handle_unknown="use_encoded_value",
+        unknown_value=float("nan"),
+        max_categories=MAX_CATEGORIES,
+    )
+    columns = ColumnTransformer(
+        [("categorical", encoder, categorical), ("numeric", "passthrough", numeric)]
+    )
+    trees = HistGradientBoostingClassifier(
+        categorical_features=[True] * len(categorical) + [False] * len(numeric),
+        random_state=random_state,
+    )
+    return make_pipeline(columns, trees)
+
+
+def distance_encoder(numeric: list, categorical: list) -> ColumnTransformer:
+    """An unfitted encoder of rows into points whose Euclidean distances compare rows.
+
+    Parameters
+    ----------
+    numeric, categorical : list of str
+        The columns of each kind.
+
+    Returns
+    -------
+    sklearn.compose.ColumnTransformer
+        Dense output: standardised numeric columns, then one-hot categorical ones.
+    """
+    return ColumnTransformer(
+        [
+            ("numeric", make_pipeline(SimpleImputer(), StandardScaler()), numeric),
+            (
+                "categorical",
+                make_pipeline(
+                    SimpleImputer(strategy="constant", fill_value="<missing>"),
+                    OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+                ),
+                categorical,
+            ),
+        ],
+        sparse_threshold=0.0,
+    )
