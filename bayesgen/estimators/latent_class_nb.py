@@ -16,6 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import registry, stories
+from bayesgen._precision import precision
 from bayesgen.estimators.base import _to_numpy
 from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.families.protocol import NoClosedForm
@@ -74,7 +75,14 @@ class LatentClassNB(MixedNB):
         Most EM iterations (of the components' EM, and of the EM over unlabelled rows).
     tol : float, default=1e-6
         EM stops when its objective changes by at most ``tol`` times its size.
-    features, alpha, estimate, fit_prior, class_prior, reg_covar, family_params
+    alpha : float, default=2.0
+        Prior pseudo-counts of the discrete families, as in ``MixedNB``; with
+        ``estimate="map"``, 2 is add-one smoothing.
+    estimate : {"map", "mle", "mean"}, default="map"
+        The components' point estimate, as in ``MixedNB``. With ``"map"`` or ``"mle"`` the
+        M-step maximises the objective, so EM never decreases it; ``"mean"`` (MixedNB's
+        default) is not a mode of the Gaussian's prior term and may lower it slightly.
+    features, fit_prior, class_prior, reg_covar, family_params
         The components' column families and their settings, as in ``MixedNB``.
     n_init, unlabeled_weight, n_classes, unlabeled_marker, random_state
         As in ``MixedNB``; ``random_state`` also seeds the starts.
@@ -116,8 +124,8 @@ class LatentClassNB(MixedNB):
         n_init_components=1,
         weight_concentration_prior=1.0,
         features=None,
-        alpha=1.0,
-        estimate="mean",
+        alpha=2.0,
+        estimate="map",
         fit_prior=True,
         class_prior=None,
         reg_covar=1e-6,
@@ -259,7 +267,8 @@ class LatentClassNB(MixedNB):
         return families + float(np.sum(terms))
 
     def _feature_log_prior(self) -> float:
-        return self._component_log_prior(self.weights_)
+        with precision(self.class_count_.dtype):
+            return self._component_log_prior(self.weights_)
 
     def _start(self, X, responsibilities, rng) -> np.ndarray:
         """Initial memberships (n, K, M): k-means or random within each class's rows."""
