@@ -57,7 +57,7 @@ class LatentClassNB(MixedNB):
     $w_{km}$ is the mode of its Dirichlet(``weight_concentration_prior``) posterior. The
     objective $\sum_{ik} R_{ik} \log p(x_i \mid k)$ plus the log priors never decreases
     (``log_likelihood_history_``). With ``n_components=1`` this is ``MixedNB``. The story
-    is [`bayesgen.stories.latent_class.latent_class_part`] around MixedNB's.
+    is `bayesgen.stories.latent_class.latent_class_part` around MixedNB's.
 
     Parameters
     ----------
