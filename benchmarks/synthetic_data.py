@@ -47,16 +47,18 @@ def penguins() -> tuple[pd.DataFrame, str]:
 
 def fair() -> tuple[pd.DataFrame, str]:
     """statsmodels' Fair (1978) affairs survey, 6,366 rows: the class is whether the woman
-    reported an affair; codes of occupation are categories, ratings whole numbers."""
+    reported an affair. Ratings and years of schooling are whole numbers; age, years married
+    and children are the survey's bins (17.5, 22, ...; 5.5 is "5 or more") and occupations
+    codes, so all of those are categories."""
     from statsmodels.datasets import fair as source
 
     data = source.load_pandas().data
     frame = pd.DataFrame(
         {
             "rate_marriage": data["rate_marriage"].astype(np.int64),
-            "age": data["age"],
-            "yrs_married": data["yrs_married"],
-            "children": data["children"],
+            "age": data["age"].astype(str),
+            "yrs_married": data["yrs_married"].astype(str),
+            "children": data["children"].astype(str),
             "religious": data["religious"].astype(np.int64),
             "educ": data["educ"].astype(np.int64),
             "occupation": data["occupation"].astype(int).astype(str),
