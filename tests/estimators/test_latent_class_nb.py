@@ -203,3 +203,20 @@ def test_the_command_line_knows_the_model():
     from bayesgen.cli.model_choice import MODELS
 
     assert MODELS["latent-class-nb"] is LatentClassNB
+
+
+def test_penguins_keep_bill_length_and_body_mass_together_within_a_species():
+    """Among Gentoo penguins, long bills go with heavy birds (r = 0.67 on 123 rows); the
+    margin is four standard errors (1 - r^2) / sqrt(n) of the real and of the drawn r."""
+    penguins = pytest.importorskip("palmerpenguins").load_penguins()
+    y = penguins.pop("species")
+    gentoo = penguins[y == "Gentoo"].dropna(subset=["bill_length_mm", "body_mass_g"])
+    real = np.corrcoef(gentoo["bill_length_mm"], gentoo["body_mass_g"])[0, 1]
+    n = 4000
+    margin = 4 * (1 - real**2) * (1 / np.sqrt(len(gentoo)) + 1 / np.sqrt(n))
+    drawn = {}
+    for model in (LatentClassNB(random_state=0), MixedNB()):
+        X, _ = model.fit(penguins, y).sample(n, y="Gentoo", random_state=0)
+        drawn[type(model).__name__] = np.corrcoef(X["bill_length_mm"], X["body_mass_g"])[0, 1]
+    assert abs(drawn["LatentClassNB"] - real) < margin
+    assert abs(drawn["MixedNB"]) < 4 / np.sqrt(n)
