@@ -172,6 +172,7 @@ class LatentClassNB(MixedNB):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Fit on a first batch; a second call is an error (EM needs every row at once)."""
         if hasattr(self, "classes_"):
+            self._check_X(X, reset=False)  # a wrong feature count is reported first
             raise ValueError(
                 f"{type(self).__name__} cannot add rows with partial_fit: the component "
                 "memberships of earlier rows change with the parameters, so EM needs every "
