@@ -8,9 +8,7 @@ import warnings
 import jax
 import jax.numpy as jnp
 import numpy as np
-import pandas as pd
 from scipy.special import logsumexp
-from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -18,13 +16,12 @@ from sklearn.utils.validation import check_is_fitted
 from bayesgen import registry, stories
 from bayesgen._precision import precision
 from bayesgen.estimators.base import _to_numpy
+from bayesgen.estimators.latent_class_start import INIT_PARAMS, initial_memberships
 from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.families.protocol import NoClosedForm
 from bayesgen.inference import imputation
 from bayesgen.stories.latent_class import latent_class_part
 from bayesgen.validation import check_positive
-
-INIT_PARAMS = ("kmeans", "random")
 
 
 def _check_count(value, name: str) -> int:
@@ -273,23 +270,9 @@ class LatentClassNB(MixedNB):
 
     def _start(self, X, responsibilities, rng) -> np.ndarray:
         """Initial memberships (n, K, M): k-means or random within each class's rows."""
-        n_rows, n_classes = responsibilities.shape
-        count = self.n_components
-        memberships = np.full((n_rows, n_classes, count), 1.0 / count)
-        if count == 1:
-            return memberships
-        design = _kmeans_design(X.frame) if self.init_params == "kmeans" else None
-        for k in range(n_classes):
-            rows = np.flatnonzero(responsibilities[:, k] > 0)
-            if design is None:
-                memberships[rows, k] = rng.dirichlet(np.ones(count), size=rows.size)
-                continue
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                kmeans = KMeans(count, n_init=1, random_state=rng.randint(2**31 - 1))
-                labels = kmeans.fit(design[rows], sample_weight=responsibilities[rows, k]).labels_
-            memberships[rows, k] = np.eye(count)[labels]
-        return memberships
+        return initial_memberships(
+            X.frame, responsibilities, self.n_components, self.init_params, rng
+        )
 
     # ------------------------------------------------------------ densities
     def _component_log_likelihood(self, X, dtype, *, row_terms=True) -> np.ndarray:
@@ -395,20 +378,3 @@ class LatentClassNB(MixedNB):
 def _log(values) -> np.ndarray:
     with np.errstate(divide="ignore"):
         return np.log(values)
-
-
-def _kmeans_design(frame: pd.DataFrame) -> np.ndarray:
-    """The rows as numbers for k-means: numbers standardised (missing at 0), other
-    columns one-hot."""
-    parts = []
-    for column in frame.columns:
-        values = frame[column]
-        numeric = pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
-        if numeric:
-            numbers_ = values.to_numpy(dtype=float, na_value=np.nan)
-            spread = np.nanstd(numbers_)
-            centred = (numbers_ - np.nanmean(numbers_)) / (spread if spread > 0 else 1.0)
-            parts.append(np.nan_to_num(centred)[:, None])
-        else:
-            parts.append(pd.get_dummies(values.astype(str), dtype=float).to_numpy())
-    return np.hstack(parts)
