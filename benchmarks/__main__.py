@@ -1,9 +1,11 @@
-"""``python -m benchmarks [--quick] [--write docs/benchmarks.md]``: every workload, one table.
+"""``python -m benchmarks [--quick] [--section S] [--write PATH]``: every workload, one table.
 
 Times bayesgen and scikit-learn side by side in one process (start-up and memory in fresh
 subprocesses), prints a Markdown report of medians, ratios, goals and peak memory, and with
 ``--write`` saves it. The full run takes a few minutes on 2 cores; ``--quick`` uses tiny
-sizes (the test suite's smoke run).
+sizes (the test suite's smoke run). ``--section synthetic`` runs the synthetic-data
+comparison instead (`benchmarks.synthetic_data`, the table of ``docs/synthetic-data.md``),
+``--section all`` both.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 from threadpoolctl import threadpool_info  # noqa: E402
 
-from benchmarks import first_answer, missing_features, workloads  # noqa: E402
+from benchmarks import first_answer, missing_features, synthetic_data, workloads  # noqa: E402
 from benchmarks.gaussian import Timing, run  # noqa: E402
 
 # Goals of issue 8: the largest acceptable ratio bayesgen / scikit-learn per row.
@@ -95,7 +97,16 @@ def main(argv: list[str] | None = None) -> str:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="tiny sizes (smoke run)")
     parser.add_argument("--write", metavar="PATH", help="also write the report here")
+    parser.add_argument(
+        "--section",
+        choices=("timing", "synthetic", "all"),
+        default="timing",
+        help="timings against scikit-learn (default), synthetic tables against a Gaussian "
+        "copula, or both",
+    )
     args = parser.parse_args(argv)
+    if args.section == "synthetic":
+        return _report(synthetic_section(args.quick), args.write)
     sizes = _sizes(args.quick)
     started = time.perf_counter()
     n, d, k, repeats = sizes["dense"]
@@ -167,10 +178,28 @@ def main(argv: list[str] | None = None) -> str:
         "| --- | ---: | ---: |",
     ]
     lines += [f"| {r['model']} | {r['bayesgen']:.0f} | {r['scikit-learn']:.0f} |" for r in memory]
+    if args.section == "all":
+        lines += [""] + synthetic_section(args.quick)
+    return _report(lines, args.write)
+
+
+def synthetic_section(quick: bool) -> list[str]:
+    """The synthetic-data comparison's lines, with the command and the time it took."""
+    started = time.perf_counter()
+    results = synthetic_data.run(quick=quick)
+    command = "python -m benchmarks --section synthetic" + (" --quick" if quick else "")
+    return synthetic_data.table(results) + [
+        f"Written by `{command}` in {time.perf_counter() - started:.0f} s on "
+        f"{os.cpu_count()} cores ({platform.machine()}).",
+        "",
+    ]
+
+
+def _report(lines: list[str], path: str | None) -> str:
     report = "\n".join(lines) + "\n"
     print(report)
-    if args.write:
-        with open(args.write, "w", encoding="utf-8") as handle:
+    if path:
+        with open(path, "w", encoding="utf-8") as handle:
             handle.write(report)
     return report
 

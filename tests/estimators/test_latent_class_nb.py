@@ -1,0 +1,223 @@
+"""LatentClassNB: a mixture of MixedNB components per class, checked against MixedNB, EM's
+guarantee, the table it was fitted on, its own story and bad input."""
+
+import jax
+import numpy as np
+import pandas as pd
+import pytest
+from numpyro import handlers
+from palmerpenguins import load_penguins
+from scipy import stats
+from scipy.special import logsumexp
+
+import bayesgen
+from bayesgen import LatentClassNB, MixedNB
+from bayesgen._precision import precision
+
+
+def _table(n=600, seed=0, missing=True):
+    """Two classes; inside each, a hidden group z moves a number, a category, a count and a
+    flag together (so the columns depend on each other given the class)."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    z = rng.integers(0, 2, n)
+    frame = pd.DataFrame(
+        {
+            "a": 3.0 * z + y + rng.normal(size=n),
+            "b": np.where(z == 1, "high", "low"),
+            "c": rng.poisson(1 + 3 * z),
+            "d": (z == 1) ^ (rng.random(n) < 0.1),
+        }
+    )
+    frame["b"] = frame["b"].astype("category")
+    if missing:
+        frame.loc[::17, "a"] = np.nan
+        frame.loc[::13, "b"] = np.nan
+    return frame, y
+
+
+def test_one_component_is_mixed_nb():
+    frame, y = _table()
+    latent = LatentClassNB(n_components=1, alpha=1.0, estimate="mean").fit(frame, y)
+    naive = MixedNB().fit(frame, y)
+    np.testing.assert_allclose(
+        latent.predict_joint_log_proba(frame), naive.predict_joint_log_proba(frame), atol=1e-10
+    )
+    np.testing.assert_array_equal(latent.weights_, np.ones((2, 1)))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # tol=0
+@pytest.mark.parametrize("init_params", ["random", "kmeans"])
+def test_em_objective_never_decreases(init_params):
+    frame, y = _table(missing=False)
+    model = LatentClassNB(
+        n_components=3, init_params=init_params, random_state=1, max_iter=30, tol=0
+    ).fit(frame, y)
+    history = model.log_likelihood_history_
+    assert history.size >= 5
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[:-1]))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # tol=0
+def test_em_objective_is_the_fitted_log_likelihood():
+    """The last objective, without its prior term, is sum_i log p(x_i | y_i)."""
+    frame, y = _table(missing=False)
+    model = LatentClassNB(random_state=0, tol=0, max_iter=20).fit(frame, y)
+    joint = model.predict_joint_log_proba(frame)
+    data = np.sum(joint[np.arange(y.size), y] - np.log(model.class_prior_[y]))
+    np.testing.assert_allclose(
+        model.log_likelihood_history_[-1] - model._feature_log_prior(), data, rtol=1e-9
+    )
+
+
+def test_keeps_the_dependence_within_a_class_that_naive_bayes_loses():
+    """Correlation of the number with the flag within class 0, on the real rows and on
+    2000 drawn rows; its standard error is about (1 - r^2) / sqrt(n)."""
+    frame, y = _table(n=1000, missing=False)
+    real = np.corrcoef(frame["a"][y == 0], frame["d"][y == 0])[0, 1]
+    n = 2000
+    margin = 4 * ((1 - real**2) / np.sqrt(n) + (1 - real**2) / np.sqrt((y == 0).sum()))
+    drawn = {}
+    for model in (LatentClassNB(random_state=0), MixedNB()):
+        X, _ = model.fit(frame, y).sample(n, y=0, random_state=0)
+        drawn[type(model).__name__] = np.corrcoef(X["a"], X["d"])[0, 1]
+    assert real > 0.6
+    assert abs(drawn["LatentClassNB"] - real) < margin
+    assert abs(drawn["MixedNB"]) < 4 / np.sqrt(n)
+
+
+def test_samples_stay_in_each_columns_support():
+    frame, y = _table()
+    model = LatentClassNB(random_state=0).fit(frame, y)
+    X, labels = model.sample(500, random_state=3)
+    assert list(X.columns) == list(frame.columns)
+    assert X["c"].dtype == frame["c"].dtype and (X["c"] >= 0).all()
+    assert X["d"].dtype == bool
+    assert isinstance(X["b"].dtype, pd.CategoricalDtype)
+    assert set(X["b"]) <= {"high", "low"}
+    assert X.notna().all().all() and set(labels) <= {0, 1}
+    given, labels = model.sample(50, y=1, random_state=3)
+    assert (labels == 1).all() and given.shape == (50, 4)
+
+
+def test_impute_reads_a_missing_category_off_the_other_columns():
+    """Given the class, b is independent of a under MixedNB but fixed by it here."""
+    frame, y = _table(n=1000, missing=False)
+    frame = frame[["a", "b"]]  # MixedNB.impute cannot yet fill a table with a complete
+    # integer or bool column (it writes floats into it)
+    hidden = frame.copy()
+    hidden.loc[::4, "b"] = np.nan
+    rows = hidden["b"].isna()
+    accuracy = {}
+    for model in (LatentClassNB(random_state=0), MixedNB()):
+        filled = model.fit(frame, y).impute(hidden, y=y)
+        accuracy[type(model).__name__] = np.mean(filled["b"][rows] == frame["b"][rows])
+        assert filled.notna().all().all()
+    assert accuracy["LatentClassNB"] > 0.9 > 0.7 > accuracy["MixedNB"]
+
+
+def test_story_log_density_is_the_closed_form():
+    """The rows' sites of the story (labels and the component factor) add up to
+    sum_i log pi_yi + log sum_m w_km p(x_i | k, m) = the joint log-probabilities."""
+    frame, y = _table(n=200)
+    model = LatentClassNB(random_state=0).fit(frame, y)
+    sites = {
+        "class_prior": model.class_prior_,
+        "component_weights": model.weights_,
+        **model._composite().sites(model._params),  # the fitted parameters as the story names them
+    }
+    with jax.enable_x64(True):
+        trace = handlers.trace(handlers.substitute(model.story, data=sites)).get_trace(frame, y)
+        rows = sum(
+            float(np.sum(trace[name]["fn"].log_prob(trace[name]["value"])))
+            for name in ("y", "component")
+        )
+        weights = trace["component_weights"]
+        weights_density = np.asarray(weights["fn"].log_prob(weights["value"]))
+    joint = model.predict_joint_log_proba(frame)
+    np.testing.assert_allclose(rows, joint[np.arange(y.size), y].sum(), rtol=1e-10)
+    np.testing.assert_allclose(
+        weights_density,
+        [stats.dirichlet.logpdf(w, np.ones(2)) for w in model.weights_],
+        rtol=1e-10,
+    )
+
+
+def test_score_samples_is_the_mixture_over_classes_and_components():
+    frame, y = _table(n=200)
+    model = LatentClassNB(random_state=0).fit(frame, y)
+    with precision(np.float64):
+        components = model._component_log_likelihood(model._check_X(frame, reset=False), np.float64)
+    expected = logsumexp(
+        components + np.log(model.weights_) + np.log(model.class_prior_)[:, None], axis=(1, 2)
+    )
+    np.testing.assert_allclose(model.score_samples(frame), expected, rtol=1e-12)
+
+
+def test_save_and_load_round_trip(tmp_path):
+    frame, y = _table(n=300)
+    model = LatentClassNB(n_components=3, random_state=0).fit(frame, y)
+    model.save(tmp_path / "latent.bgm")
+    loaded = bayesgen.load(tmp_path / "latent.bgm")
+    np.testing.assert_array_equal(
+        loaded.predict_joint_log_proba(frame), model.predict_joint_log_proba(frame)
+    )
+    np.testing.assert_array_equal(loaded.weights_, model.weights_)
+    pd.testing.assert_frame_equal(
+        loaded.sample(20, random_state=1)[0], model.sample(20, random_state=1)[0]
+    )
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"n_components": 0}, "n_components"),
+        ({"n_components": 1.5}, "n_components"),
+        ({"n_init_components": 0}, "n_init_components"),
+        ({"init_params": "spectral"}, "init_params"),
+        ({"weight_concentration_prior": 0}, "weight_concentration_prior"),
+        ({"features": {"a": "nonsense"}}, "features['a']"),
+    ],
+)
+def test_bad_settings_name_the_argument(params, named):
+    frame, y = _table(n=50)
+    with pytest.raises(ValueError, match=named.replace("[", r"\[")):
+        LatentClassNB(**params).fit(frame, y)
+
+
+def test_infinite_values_and_too_few_rows_are_refused():
+    frame, y = _table(n=50)
+    infinite = frame.copy()
+    infinite.loc[3, "a"] = np.inf
+    with pytest.raises(ValueError, match="inf.*'a'"):
+        LatentClassNB().fit(infinite, y)
+    with pytest.raises(ValueError, match="n_components=40"):
+        LatentClassNB(n_components=40).fit(frame, y)
+    model = LatentClassNB(random_state=0).fit(frame, y)
+    with pytest.raises(ValueError, match="cannot add rows with partial_fit"):
+        model.partial_fit(frame, y)
+    with pytest.raises(ValueError, match="no closed-form posterior"):
+        model.posterior()
+
+
+def test_the_command_line_knows_the_model():
+    from bayesgen.cli.model_choice import MODELS
+
+    assert MODELS["latent-class-nb"] is LatentClassNB
+
+
+def test_penguins_keep_bill_length_and_body_mass_together_within_a_species():
+    """Among Gentoo penguins, long bills go with heavy birds (r = 0.67 on 123 rows); the
+    margin is four standard errors (1 - r^2) / sqrt(n) of the real and of the drawn r."""
+    penguins = load_penguins()
+    y = penguins.pop("species")
+    gentoo = penguins[y == "Gentoo"].dropna(subset=["bill_length_mm", "body_mass_g"])
+    real = np.corrcoef(gentoo["bill_length_mm"], gentoo["body_mass_g"])[0, 1]
+    n = 4000
+    margin = 4 * (1 - real**2) * (1 / np.sqrt(len(gentoo)) + 1 / np.sqrt(n))
+    drawn = {}
+    for model in (LatentClassNB(random_state=0), MixedNB()):
+        X, _ = model.fit(penguins, y).sample(n, y="Gentoo", random_state=0)
+        drawn[type(model).__name__] = np.corrcoef(X["bill_length_mm"], X["body_mass_g"])[0, 1]
+    assert abs(drawn["LatentClassNB"] - real) < margin
+    assert abs(drawn["MixedNB"]) < 4 / np.sqrt(n)
