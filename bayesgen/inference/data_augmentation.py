@@ -19,8 +19,13 @@ R-hat computable (``arviz.rhat`` over the ``chain`` dim of the InferenceData).
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import numpy as np
+
+from bayesgen.families.gaussian.posterior import posterior as niw_posterior
+from bayesgen.families.gaussian.posterior import sample_params as niw_sample_params
 
 #: Sweeps each chain discards before its first kept draw.
 WARMUP_SWEEPS = 200
@@ -44,6 +49,19 @@ def _one_draw(family, key, posterior):
     """One draw of (means, covariances) from a posterior, as float64 NumPy arrays."""
     drawn = family.sample_params(key, posterior, 1)
     return type(drawn)(*(np.asarray(field[0], dtype=np.float64) for field in drawn))
+
+
+@functools.cache
+def _conjugate_draw(covariance_type: str):
+    """One draw of θ from the NIW posterior of ``(prior, stats)``, compiled once per
+    covariance type and shape: op by op, the update and draw cost milliseconds a sweep."""
+
+    def draw(key, prior, stats):
+        return niw_sample_params(
+            key, niw_posterior(prior, stats, covariance_type), covariance_type, 1
+        )
+
+    return jax.jit(draw)
 
 
 def _tempered(stats, weight: float):
@@ -101,7 +119,8 @@ def run(
             completed = family.conditional(params, X, weights, "sample", rng)
             stats = family.suff_stats(completed, responsibilities, dtype)
             stats = jax.tree.map(lambda leaf: jax.numpy.asarray(leaf, dtype), stats)
-            params = _one_draw(family, draw_key, family.posterior(prior, stats))
+            drawn = _conjugate_draw(family.covariance_type)(draw_key, prior, stats)
+            params = type(drawn)(*(np.asarray(field[0], dtype=np.float64) for field in drawn))
             if sweep >= num_warmup:
                 kept.append(params)
         chains.append(kept)
