@@ -145,11 +145,10 @@ def marked_unlabeled(estimator, y, *, stacklevel: int = 3) -> np.ndarray:
     """
     marker = check_unlabeled_marker(getattr(estimator, "unlabeled_marker", -1))
     unlabeled = unlabeled_rows(y, marker)
-    if unlabeled.any():
+    marked = int(np.sum(unlabeled & ~unlabeled_rows(y, None)))  # not the missing labels
+    if marked:
         labels = np.asarray(y, dtype=object)[~unlabeled]
-        warn_if_marker_is_a_class(
-            marker, labels, int(unlabeled.sum()), stacklevel + 1, labels_are_rows=True
-        )
+        warn_if_marker_is_a_class(marker, labels, marked, stacklevel + 1, labels_are_rows=True)
     return unlabeled
 
 

@@ -3,8 +3,10 @@ marks an unlabelled row."""
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import bayesgen
+from bayesgen.inference.semi_supervised import UnlabeledMarkerWarning
 
 FEATURES = ["sepal length (cm)", "sepal width (cm)", "petal length (cm)", "petal width (cm)"]
 
@@ -70,7 +72,8 @@ def test_minus_one_is_unlabelled_by_default_and_a_class_with_an_empty_marker(
     frame["species"] = np.repeat([-1, 0, 1], 50)
     data = _write(frame, tmp_path / "numbers.csv")
     out = tmp_path / "model.bgm"
-    result = invoke("fit", data, "--target", "species", "--out", out)
+    with pytest.warns(UnlabeledMarkerWarning, match="y marks 50 rows -1"):
+        result = invoke("fit", data, "--target", "species", "--out", out)
     assert result.exit_code == 0, result.stderr
     assert "(50 unlabelled)" in result.stdout
     np.testing.assert_array_equal(bayesgen.load(out).classes_, [0, 1])
