@@ -231,6 +231,14 @@ def check_class_probabilities(priors, n_classes: int, name: str = "priors") -> n
     return priors
 
 
+def check_count(value, name: str) -> int:
+    """``value`` as an int when it is an integer >= 1 (not a bool), else a ValueError naming
+    ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
+    return int(value)
+
+
 def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
     """Validate a real scalar hyperparameter that must be positive (or non-negative)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import jax
@@ -21,13 +20,7 @@ from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.families.protocol import NoClosedForm
 from bayesgen.inference import imputation
 from bayesgen.stories.latent_class import latent_class_part
-from bayesgen.validation import check_positive
-
-
-def _check_count(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
-    return int(value)
+from bayesgen.validation import check_count, check_positive
 
 
 class LatentClassNB(MixedNB):
@@ -158,9 +151,9 @@ class LatentClassNB(MixedNB):
 
     def _check_hyperparameters(self):
         super()._check_hyperparameters()
-        _check_count(self.n_components, "n_components")
-        _check_count(self.n_init_components, "n_init_components")
-        _check_count(self.max_iter, "max_iter")
+        check_count(self.n_components, "n_components")
+        check_count(self.n_init_components, "n_init_components")
+        check_count(self.max_iter, "max_iter")
         check_positive(self.tol, "tol", allow_zero=True)
         check_positive(self.weight_concentration_prior, "weight_concentration_prior")
         if self.init_params not in INIT_PARAMS:

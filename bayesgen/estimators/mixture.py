@@ -25,15 +25,9 @@ from bayesgen.inference import mixture_em
 from bayesgen.inference.mixture_em import EMSettings
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.stories.mixture import mixture_part
-from bayesgen.validation import check_features, check_positive
+from bayesgen.validation import check_count, check_features, check_positive
 
 INIT_PARAMS = ("kmeans", "random")
-
-
-def _check_count(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
-    return int(value)
 
 
 class MixtureDA(GenerativeClassifier):
@@ -214,8 +208,8 @@ class MixtureDA(GenerativeClassifier):
                     "n_components must be an integer >= 1 or a sequence of them, one per "
                     f"class; got {counts!r}."
                 )
-        _check_count(self.n_init_components, "n_init_components")
-        _check_count(self.max_iter, "max_iter")
+        check_count(self.n_init_components, "n_init_components")
+        check_count(self.max_iter, "max_iter")
         check_positive(self.reg_covar, "reg_covar", allow_zero=True)
         check_positive(self.class_concentration_prior, "class_concentration_prior")
         check_positive(self.weight_concentration_prior, "weight_concentration_prior")

@@ -41,12 +41,12 @@ $t = P(s(X_o) < s) + U\,P(s(X_o) = s)$ is exact: no Monte Carlo error at all.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
+
+from bayesgen.validation import check_count
 
 #: Scores closer than this (relative to their size) count as ties: the same discrete row
 #: scored in batches of different sizes may differ in the last bits.
@@ -149,9 +149,7 @@ def _hidden(reference, missing: np.ndarray):
 
 
 def _check_n_draws(n_draws) -> int:
-    if isinstance(n_draws, bool) or not isinstance(n_draws, numbers.Integral) or n_draws < 1:
-        raise ValueError(f"n_draws must be an integer >= 1; got {n_draws!r}.")
-    return int(n_draws)
+    return check_count(n_draws, "n_draws")
 
 
 def _groups(missing: np.ndarray, strata):
