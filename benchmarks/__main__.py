@@ -22,7 +22,13 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 from threadpoolctl import threadpool_info  # noqa: E402
 
-from benchmarks import first_answer, missing_features, synthetic_data, workloads  # noqa: E402
+from benchmarks import (  # noqa: E402
+    first_answer,
+    imputation,
+    missing_features,
+    synthetic_data,
+    workloads,
+)
 from benchmarks.gaussian import Timing, run  # noqa: E402
 
 # Goals of issue 8: the largest acceptable ratio bayesgen / scikit-learn per row.
@@ -99,14 +105,16 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--write", metavar="PATH", help="also write the report here")
     parser.add_argument(
         "--section",
-        choices=("timing", "synthetic", "all"),
+        choices=("timing", "synthetic", "imputation", "all"),
         default="timing",
         help="timings against scikit-learn (default), synthetic tables against a Gaussian "
-        "copula, or both",
+        "copula, imputation against IterativeImputer and KNNImputer, or all three",
     )
     args = parser.parse_args(argv)
     if args.section == "synthetic":
         return _report(synthetic_section(args.quick), args.write)
+    if args.section == "imputation":
+        return _report(imputation_section(args.quick), args.write)
     sizes = _sizes(args.quick)
     started = time.perf_counter()
     n, d, k, repeats = sizes["dense"]
@@ -180,7 +188,23 @@ def main(argv: list[str] | None = None) -> str:
     lines += [f"| {r['model']} | {r['bayesgen']:.0f} | {r['scikit-learn']:.0f} |" for r in memory]
     if args.section == "all":
         lines += [""] + synthetic_section(args.quick)
+        lines += [""] + imputation_section(args.quick)
     return _report(lines, args.write)
+
+
+def imputation_section(quick: bool) -> list[str]:
+    """The imputation comparison's lines (`benchmarks.imputation`), with the command and the
+    time it took."""
+    started = time.perf_counter()
+    results = imputation.run(quick=quick)
+    command = "python -m benchmarks --section imputation" + (" --quick" if quick else "")
+    return [
+        "### Imputation against scikit-learn's imputers",
+        "",
+        imputation.report(results),
+        "",
+        f"`{command}` took {time.perf_counter() - started:.0f} s.",
+    ]
 
 
 def synthetic_section(quick: bool) -> list[str]:
