@@ -15,10 +15,10 @@ from sklearn.utils.validation import check_is_fitted
 from bayesgen import registry, stories
 from bayesgen._precision import precision
 from bayesgen.estimators.base import _to_numpy
-from bayesgen.estimators.latent_class_start import INIT_PARAMS, initial_memberships
 from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.families.protocol import NoClosedForm
 from bayesgen.inference import imputation
+from bayesgen.inference.latent_class_start import INIT_PARAMS, initial_memberships
 from bayesgen.stories.latent_class import latent_class_part
 from bayesgen.validation import check_count, check_positive
 
