@@ -9,16 +9,23 @@ and the ``(n, K)`` scores come back.
 
 from __future__ import annotations
 
-import jax
-import jax.numpy as jnp
+import sys
+
 import numpy as np
 
+from bayesgen._lazy import lazy_module
 from bayesgen._precision import precision
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 
 def is_device_array(X) -> bool:
     """Whether ``X`` is a floating-point ``jax.Array`` (kept on its device)."""
-    return isinstance(X, jax.Array) and jnp.issubdtype(X.dtype, jnp.floating)
+    # Until JAX is imported no jax.Array exists: NumPy input never imports it.
+    return (
+        "jax" in sys.modules and isinstance(X, jax.Array) and jnp.issubdtype(X.dtype, jnp.floating)
+    )
 
 
 def check_device_features(estimator, X, *, reset: bool, allow_nan: bool, check_finite):

@@ -17,8 +17,10 @@ import pkgutil
 _FAMILIES: dict[str, type] = {}
 _ESTIMATORS: dict[str, type] = {}
 _STORY_PARTS: dict[str, object] = {}
-# Imported on the first look-up, so that every registration has run by then.
-_POPULATING_PACKAGES = ("bayesgen.families", "bayesgen.stories", "bayesgen.estimators")
+# Imported on the first look-up, so that every registration has run by then. The stories
+# (NumPyro) only on the first story-part look-up: finding an estimator imports no NumPyro.
+_POPULATING_PACKAGES = ("bayesgen.families", "bayesgen.estimators")
+_STORY_PACKAGES = ("bayesgen.stories",)
 
 
 def register_family(name: str, cls: type) -> None:
@@ -57,6 +59,7 @@ def story_part(name: str):
         If the family has no registered story part.
     """
     _populate()
+    _populate_stories()
     if name not in _STORY_PARTS:
         raise ValueError(f"the {name!r} family has no registered story part.")
     return _STORY_PARTS[name]
@@ -74,18 +77,21 @@ def _register(table: dict, name: str, cls: type, what: str) -> None:
     table[name] = cls  # a module reloaded re-registers its own class
 
 
-_populated = False
+_populated: set[tuple[str, ...]] = set()
 
 
-def _populate() -> None:
-    global _populated
-    if _populated:
+def _populate(packages: tuple[str, ...] = _POPULATING_PACKAGES) -> None:
+    if packages in _populated:
         return
-    _populated = True
-    for package_name in _POPULATING_PACKAGES:
+    _populated.add(packages)
+    for package_name in packages:
         package = importlib.import_module(package_name)
         for module in pkgutil.walk_packages(package.__path__, package_name + "."):
             importlib.import_module(module.name)
+
+
+def _populate_stories() -> None:
+    _populate(_STORY_PACKAGES)
 
 
 def families() -> dict[str, type]:

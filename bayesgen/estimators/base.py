@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import warnings
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
+from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.decisions import ClassPriorDecisions
 from bayesgen.estimators.registration import Registered
@@ -25,7 +24,7 @@ from bayesgen.estimators.uncertainty import PosteriorUses
 from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.families import class_prior
 from bayesgen.families.estimates import pseudo_counts
-from bayesgen.families.namespace import is_numpy
+from bayesgen.families.namespace import is_numpy, tree_leaves, tree_map
 from bayesgen.frames import column_schema
 from bayesgen.inference import log_space, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
@@ -35,6 +34,9 @@ from bayesgen.validation import (
     check_labels,
     check_weights,
 )
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 
 def _responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: int):
@@ -62,7 +64,7 @@ PROBA_METHODS = ("plugin", "predictive")
 
 
 def _to_numpy(tree):
-    return jax.tree.map(np.asarray, tree)
+    return tree_map(np.asarray, tree)
 
 
 def _to_jax(tree, dtype):
@@ -76,7 +78,7 @@ def _like(tree, reference, dtype):
     ``partial_fit`` on NumPy data stays in NumPy (and compiles nothing).
     """
     if is_numpy(reference):
-        return jax.tree.map(lambda leaf: np.asarray(leaf, dtype=dtype), tree)
+        return tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), tree)
     return _to_jax(tree, dtype)
 
 
@@ -205,7 +207,7 @@ class GenerativeClassifier(
         estimator = cls(**params)
         estimator.classes_ = np.asarray(classes)
         vars(estimator).update(options.pop("attributes", {}))
-        dtype = jax.tree.leaves(class_stats)[0].dtype
+        dtype = tree_leaves(class_stats)[0].dtype
         with precision(dtype):
             estimator._install_stats(
                 _to_jax(class_stats, dtype), _to_jax(feature_stats, dtype), **options

@@ -9,15 +9,18 @@ holds an estimator: `ColumnGroups.estimators_` builds one per group on demand.
 
 from __future__ import annotations
 
-import jax
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import registry
+from bayesgen._lazy import lazy_module
 from bayesgen.estimators.base import _to_jax
 from bayesgen.families.composite import CompositeFamily
 from bayesgen.families.gaussian import GaussianParams
+from bayesgen.families.namespace import tree_leaves
 from bayesgen.inference import gaussian_em
+
+jax = lazy_module("jax")
 
 
 def column_families() -> dict[str, type]:
@@ -176,7 +179,7 @@ class ColumnGroups:
 
 def dtype_of(stats):
     """The precision of a statistics pytree (that of its first leaf)."""
-    return jax.tree.leaves(stats)[0].dtype
+    return tree_leaves(stats)[0].dtype
 
 
 def in_own_precision(stats):

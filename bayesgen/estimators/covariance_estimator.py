@@ -10,13 +10,15 @@ has no conjugate posterior.
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 from sklearn.base import clone
 
+from bayesgen._lazy import lazy_module
 from bayesgen._precision import precision
 from bayesgen.estimators import gaussian_regularised
 from bayesgen.families.gaussian import GaussianParams
+
+jnp = lazy_module("jax.numpy")
 
 COVARIANCE_ESTIMATOR_DOC = """
     covariance_estimator : estimator, optional

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 from sklearn.utils import TransformerTags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from bayesgen._lazy import lazy_module
 from bayesgen._precision import precision
 from bayesgen.device_arrays import is_device_array
+
+jnp = lazy_module("jax.numpy")
 
 
 def _has_shared_covariance(estimator) -> bool:

@@ -6,11 +6,10 @@ import copy
 import numbers
 import warnings
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from bayesgen import progress, registry
+from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.device_arrays import is_device_array
 from bayesgen.estimators import gaussian_regularised, missing_posterior
@@ -22,6 +21,9 @@ from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_bucket
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import FewRowsWarning, check_features, check_positive
 from bayesgen.wide_data import check_covariance_cost
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 _PARAMETERS_DOC = (
     """

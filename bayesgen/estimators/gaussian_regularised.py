@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import numbers
 
-import jax.numpy as jnp
 import numpy as np
 
+from bayesgen._lazy import lazy_module
 from bayesgen.families.gaussian import fisher, shrinkage
+
+jnp = lazy_module("jax.numpy")
 
 SHRINKAGE_METHODS = ("ledoit-wolf",)
 

@@ -22,7 +22,6 @@ from bayesgen.families.gaussian import missing
 from bayesgen.inference import em
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
-from bayesgen.stories.kernel_density import kernel_density_part
 from bayesgen.validation import check_features, check_positive
 
 _PARAMETERS_DOC = (
@@ -367,6 +366,8 @@ class KernelDensityDA(GenerativeClassifier):
         return self._params()._asdict()  # "training_X", "training_weights", ...
 
     def _story_part(self):
+        from bayesgen.stories.kernel_density import kernel_density_part
+
         return kernel_density_part(*self._params())
 
     # ------------------------------------------------------------------ posterior

@@ -4,23 +4,24 @@ from __future__ import annotations
 
 import warnings
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from bayesgen import registry, stories
+from bayesgen import registry
+from bayesgen._lazy import lazy_module
 from bayesgen._precision import precision
 from bayesgen.estimators.base import _to_numpy
 from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.families.protocol import NoClosedForm
 from bayesgen.inference import imputation
 from bayesgen.inference.latent_class_start import INIT_PARAMS, initial_memberships
-from bayesgen.stories.latent_class import latent_class_part
 from bayesgen.validation import check_count, check_positive
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 
 class LatentClassNB(MixedNB):
@@ -314,6 +315,9 @@ class LatentClassNB(MixedNB):
 
     # ------------------------------------------------------------------ story
     def _story_part(self):
+        from bayesgen import stories
+        from bayesgen.stories.latent_class import latent_class_part
+
         composite = self._composite()
         n_pairs = self.classes_.shape[0] * self.n_components
         _, priors = self._stats_and_priors(composite)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import copy
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from bayesgen import registry, stories
+from bayesgen import registry
+from bayesgen._lazy import lazy_module
 from bayesgen.estimators.base import _to_jax, _to_numpy
 from bayesgen.estimators.column_groups import (
     ColumnGroups,
@@ -23,9 +22,13 @@ from bayesgen.estimators.column_groups import (
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.families import column_choice
 from bayesgen.families.composite import CompositeFamily
+from bayesgen.families.namespace import namespace, tree_map
 from bayesgen.frames import as_training_frame
 from bayesgen.inference import gaussian_em, imputation, semi_supervised
 from bayesgen.validation import check_positive
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 
 def _repeated(rows: np.ndarray, sample_weight, n_rows: int) -> np.ndarray:
@@ -301,7 +304,7 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     def _parameters(self, dtype=None) -> dict:
         if dtype is None:
             return self._params
-        return jax.tree.map(lambda leaf: np.asarray(leaf, dtype), self._params)
+        return tree_map(lambda leaf: np.asarray(leaf, dtype), self._params)
 
     # ------------------------------------------------------------------ hooks
     def _add_rows(self, X, responsibilities, *, reset):
@@ -314,7 +317,7 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         composite = self._composite()
         values = self._values(X, composite)
         # Only rows with positive weight teach a family (categories): weight 0 removes a row.
-        weighted = np.asarray(jnp.sum(responsibilities, axis=1)) > 0
+        weighted = np.asarray(namespace(responsibilities).sum(responsibilities, axis=1)) > 0
         stored = getattr(self, "_stats", None)
         composite, relaid = composite.learn(
             {family: group[weighted] for family, group in values.items()}, stored
@@ -405,6 +408,8 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
 
     # ------------------------------------------------------------------ story
     def _story_part(self):
+        from bayesgen import stories
+
         composite, n_classes = self._composite(), self.classes_.shape[0]
         _, priors = self._stats_and_priors(composite)
         parts = {}

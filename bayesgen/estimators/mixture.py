@@ -5,8 +5,6 @@ from __future__ import annotations
 import numbers
 import warnings
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.cluster import KMeans
@@ -14,6 +12,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
 from bayesgen.families import gaussian
@@ -24,8 +23,10 @@ from bayesgen.families.mixture import MixtureParams
 from bayesgen.inference import mixture_em
 from bayesgen.inference.mixture_em import EMSettings
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
-from bayesgen.stories.mixture import mixture_part
 from bayesgen.validation import check_count, check_features, check_positive
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 INIT_PARAMS = ("kmeans", "random")
 
@@ -486,6 +487,8 @@ class MixtureDA(GenerativeClassifier):
         return {"weights": self.weights_, "means": self.means_, "covariances": self.covariances_}
 
     def _story_part(self):
+        from bayesgen.stories.mixture import mixture_part
+
         # Sites "weights", "means", "covariances", named like the fitted attributes.
         return mixture_part(
             jax.tree.map(jnp.asarray, self.prior_),

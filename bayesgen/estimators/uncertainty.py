@@ -22,19 +22,21 @@ from __future__ import annotations
 
 import numbers
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
+from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen._threads import serialised
 from bayesgen.families import class_prior
-from bayesgen.inference import data_augmentation, inference_data, nuts, semi_supervised
+from bayesgen.inference import data_augmentation, inference_data, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.sampling import random_key
 from bayesgen.progress import progress_shown
 from bayesgen.validation import check_labels
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 POSTERIOR_METHODS = ("exact", "nuts")
 DRAW_BLOCK = 256  # exact draws are made this many at a time
@@ -308,6 +310,8 @@ class PosteriorUses:
                     k: v.reshape(num_chains, num_samples, *v.shape[1:]) for k, v in flat.items()
                 }
         else:
+            from bayesgen.inference import nuts
+
             X_checked, labels = rows
             with precision(self.class_count_.dtype):
                 draws, sample_stats = nuts.run(

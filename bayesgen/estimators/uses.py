@@ -8,15 +8,16 @@ file holds one idea. It relies on the classifier's ``classes_``, ``class_prior_`
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from bayesgen import stories
+from bayesgen._lazy import lazy_module
 from bayesgen.families import class_prior
 from bayesgen.inference import imputation, multiple_imputation, novelty, sampling
+
+jnp = lazy_module("jax.numpy")
 
 
 def _has_density(estimator) -> bool:
@@ -58,6 +59,8 @@ class GenerativeUses:
         self._run_story(X, y, self._story_part(), n_samples)
 
     def _run_story(self, X, y, part, n_samples):
+        from bayesgen import stories
+
         check_is_fitted(self)
         if X is not None:
             X = self._story_features(self._check_X(X, reset=False))

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import jax
 import numpy as np
 
+from bayesgen._lazy import lazy_module
 from bayesgen.families.protocol import FeatureFamily
+
+jax = lazy_module("jax")
 
 
 class CompositeFamily(FeatureFamily):

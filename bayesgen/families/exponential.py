@@ -21,13 +21,11 @@ not an absence, so sparsity buys nothing here).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import Array
 
+from bayesgen._lazy import lazy_module
 from bayesgen.families.count_imputation import fill_missing
 from bayesgen.families.estimates import (
     check_concentration,
@@ -37,6 +35,12 @@ from bayesgen.families.estimates import (
 )
 from bayesgen.families.poisson import Gamma
 from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
+
+if TYPE_CHECKING:
+    from jax import Array
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 __all__ = ["ExponentialFamily", "ExponentialStats", "Gamma", "check_values"]
 

@@ -26,13 +26,16 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 from scipy import linalg
 from scipy.special import logsumexp
 
+from bayesgen._lazy import lazy_attribute, lazy_jit, lazy_module
 from bayesgen.families.gaussian import missing
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
+solve_triangular = lazy_attribute("jax.scipy.linalg", "solve_triangular")
 
 BANDWIDTH_RULES = ("scott", "silverman")
 BANDWIDTH_SCOPES = ("class", "shared")
@@ -170,7 +173,7 @@ def kernel_covariances(stats: KernelStats, bandwidth, scope: str, ridge: np.ndar
 
 
 # ---------------------------------------------------------------------- scoring
-@jax.jit
+@lazy_jit
 def _log_kernel_mixture(values, row_index, shifts, lower, centres, centre_index, log_weights):
     """``log sum_i w~_ik N(x; x_i, H_k)`` for a chunk of rows, (n_rows, n_classes).
 
@@ -182,7 +185,7 @@ def _log_kernel_mixture(values, row_index, shifts, lower, centres, centre_index,
     """
     deviations = values[None, :, :] - shifts[:, None, :]  # (K, m, d)
     whitened = jnp.swapaxes(
-        jax.scipy.linalg.solve_triangular(lower, jnp.swapaxes(deviations, -1, -2), lower=True),
+        solve_triangular(lower, jnp.swapaxes(deviations, -1, -2), lower=True),
         -1,
         -2,
     )

@@ -19,15 +19,11 @@ are in `bayesgen.inference.mixture_em`; `log_prior` is the prior term of the
 
 from __future__ import annotations
 
-from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import Array
-from jax.scipy.special import gammaln
 
+from bayesgen._lazy import lazy_attribute, lazy_jit, lazy_module
 from bayesgen.families import dirichlet
 from bayesgen.families.gaussian import (
     GaussianParams,
@@ -40,6 +36,13 @@ from bayesgen.families.gaussian import (
     missing,
     point_estimate,
 )
+
+if TYPE_CHECKING:
+    from jax import Array
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
+gammaln = lazy_attribute("jax.scipy.special", "gammaln")
 
 
 class MixtureParams(NamedTuple):
@@ -75,7 +78,7 @@ def flat_params(params: MixtureParams, covariance_type: str):
     return GaussianParams(means, covariances), covariance_type
 
 
-@partial(jax.jit, static_argnames=("covariance_type", "kind"))
+@lazy_jit(static_argnames=("covariance_type", "kind"))
 def m_step(stats: GaussianStats, prior, ridge, concentration, active, *, covariance_type, kind):
     r"""The M-step: parameters from the components' (expected) statistics.
 
@@ -146,7 +149,7 @@ def _split(component_log_likelihood, weights, responsibilities):
     return jnp.reshape(sub, (n_samples, n_classes * n_components)), jnp.sum(terms, axis=0)
 
 
-split = jax.jit(_split)
+split = lazy_jit(_split)
 
 
 def _component_log_likelihood(params: MixtureParams, X, covariance_type):
@@ -157,10 +160,10 @@ def _component_log_likelihood(params: MixtureParams, X, covariance_type):
     return jnp.reshape(values, (X.shape[0], n_classes, n_components))
 
 
-component_log_likelihood = jax.jit(_component_log_likelihood, static_argnames="covariance_type")
+component_log_likelihood = lazy_jit(_component_log_likelihood, static_argnames="covariance_type")
 
 
-@partial(jax.jit, static_argnames="covariance_type")
+@lazy_jit(static_argnames="covariance_type")
 def class_log_likelihood(params: MixtureParams, X: Array, covariance_type: str) -> Array:
     """$\\log p(x_i \\mid k)$ of complete rows, (n_samples, n_classes)."""
     joint = _component_log_likelihood(params, X, covariance_type) + jnp.log(params.weights)
@@ -192,7 +195,7 @@ def full_flat_covariances(params: MixtureParams, covariance_type: str) -> np.nda
     ).reshape(n_components, n_features, n_features)
 
 
-@partial(jax.jit, static_argnames="covariance_type")
+@lazy_jit(static_argnames="covariance_type")
 def log_prior(
     params: MixtureParams,
     prior: NormalInverseWishart,

@@ -21,6 +21,8 @@ import numbers
 
 import numpy as np
 
+from bayesgen._precision import apply_pending
+
 _PLAIN = (np.ndarray, np.generic, numbers.Number, str, bytes)
 
 
@@ -49,10 +51,61 @@ def namespace(*trees):
     return np if is_numpy(*trees) else jax_numpy()
 
 
+def is_tracer(value) -> bool:
+    """Whether ``value`` is a JAX tracer (inside ``jit``, a story, NUTS); NumPy data never is."""
+    if is_numpy(value):
+        return False
+    import jax
+
+    return isinstance(value, jax.core.Tracer)
+
+
+def tree_map(function, tree, *rest):
+    """``jax.tree.map(function, tree, *rest)``, in plain Python when every leaf is NumPy data.
+
+    Trees are tuples, NamedTuples, lists and dicts (keys in sorted order, as JAX orders
+    them), ``None`` an empty subtree; with any other leaf (a ``jax.Array``, a tracer) JAX maps.
+    """
+    if not is_numpy(tree, *rest):
+        import jax
+
+        return jax.tree.map(function, tree, *rest)
+    return _map(function, tree, rest)
+
+
+def _map(function, tree, rest):
+    if tree is None:
+        return None
+    if isinstance(tree, tuple | list):
+        items = [_map(function, item, [other[i] for other in rest]) for i, item in enumerate(tree)]
+        if hasattr(tree, "_fields"):
+            return type(tree)(*items)
+        return type(tree)(items)
+    if isinstance(tree, dict):
+        return {
+            key: _map(function, tree[key], [other[key] for other in rest]) for key in sorted(tree)
+        }
+    return function(tree, *rest)
+
+
+def tree_leaves(tree) -> list:
+    """``jax.tree.leaves(tree)``: the leaves in JAX's order, without JAX for NumPy trees."""
+    if not is_numpy(tree):
+        import jax
+
+        return jax.tree.leaves(tree)
+    if isinstance(tree, dict):
+        tree = [tree[key] for key in sorted(tree)]
+    if isinstance(tree, tuple | list):
+        return [leaf for item in tree for leaf in tree_leaves(item)]
+    return [] if tree is None else [tree]
+
+
 def jax_numpy():
     """``jax.numpy``, imported on first use."""
     import jax.numpy as jnp
 
+    apply_pending()
     return jnp
 
 
@@ -87,6 +140,7 @@ def numpy_or_jit(function=None, *, static_argnames=()):
             import jax
 
             jitted.append(jax.jit(function, static_argnames=static))
+        apply_pending()
         return jitted[0](*args, **kwargs)
 
     dispatch.plain = function

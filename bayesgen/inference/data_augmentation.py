@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import functools
 
-import jax
 import numpy as np
 
+from bayesgen._lazy import lazy_module
 from bayesgen.families.gaussian.posterior import posterior as niw_posterior
 from bayesgen.families.gaussian.posterior import sample_params as niw_sample_params
+
+jax = lazy_module("jax")
 
 #: Sweeps each chain discards before its first kept draw.
 WARMUP_SWEEPS = 200

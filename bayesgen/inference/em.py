@@ -21,11 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from bayesgen import progress
+from bayesgen._lazy import lazy_module
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 
 class EMState(NamedTuple):

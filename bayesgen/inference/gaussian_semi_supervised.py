@@ -11,13 +11,9 @@ zero for labelled rows.
 
 from __future__ import annotations
 
-from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
-from jax import Array
-
+from bayesgen._lazy import lazy_jit, lazy_module
 from bayesgen.families import dirichlet
 from bayesgen.families.gaussian import (
     GaussianParams,
@@ -29,6 +25,12 @@ from bayesgen.families.gaussian import (
     suff_stats,
 )
 from bayesgen.inference import em
+
+if TYPE_CHECKING:
+    from jax import Array
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 
 class EMResult(NamedTuple):
@@ -78,7 +80,7 @@ def _log_prior(
     return total + log_prior(prior, params, covariance_type)
 
 
-@partial(jax.jit, static_argnames=("covariance_type", "kind", "max_iter", "report"))
+@lazy_jit(static_argnames=("covariance_type", "kind", "max_iter", "report"))
 def semi_supervised_em(
     X: Array,
     fixed: Array,

@@ -28,14 +28,11 @@ $$
 
 from __future__ import annotations
 
-from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import Array
 
+from bayesgen._lazy import lazy_jit, lazy_module
 from bayesgen.families.gaussian import NormalInverseWishart, suff_stats
 from bayesgen.families.mixture import (
     component_log_likelihood,
@@ -47,6 +44,12 @@ from bayesgen.families.mixture import (
     stats_type,
 )
 from bayesgen.inference import em, gaussian_em
+
+if TYPE_CHECKING:
+    from jax import Array
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 
 class EMSettings(NamedTuple):
@@ -74,7 +77,7 @@ def _objective(params, per_class, settings: EMSettings):
     )
 
 
-@partial(jax.jit, static_argnames=("covariance_type", "kind", "max_iter"))
+@lazy_jit(static_argnames=("covariance_type", "kind", "max_iter"))
 def _complete_em(
     X,
     responsibilities,

@@ -13,11 +13,13 @@ Each (class, feature) pair is one single-feature ``"diag"`` posterior, so the fa
 
 from __future__ import annotations
 
-import jax.numpy as jnp
 import numpy as np
 from scipy import stats as scipy_stats
 
+from bayesgen._lazy import lazy_module
 from bayesgen.families.gaussian import GaussianStats, NormalInverseWishart
+
+jnp = lazy_module("jax.numpy")
 
 
 def observed_stats(X: np.ndarray, responsibilities: np.ndarray) -> GaussianStats:

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import numbers
 
-import jax
 import numpy as np
-from numpyro import handlers
-from numpyro.infer import Predictive
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from bayesgen._lazy import lazy_attribute, lazy_module
 from bayesgen._memory import check_fits
 from bayesgen._precision import precision
 from bayesgen._threads import STORY_LOCK
 from bayesgen.frames import as_training_frame
+
+jax = lazy_module("jax")
+handlers = lazy_module("numpyro.handlers")
+Predictive = lazy_attribute("numpyro.infer", "Predictive")
 
 # Bytes per drawn value the story's run holds at its peak: JAX's draws, their NumPy copy
 # and the returned table, with room for a family's per-row intermediates.

@@ -25,11 +25,13 @@ from __future__ import annotations
 import math
 import re
 
-import jax
 import numpy as np
 
+from bayesgen._lazy import lazy_module
 from bayesgen.model_files import registry
 from bayesgen.model_files.errors import ModelFileError
+
+jax = lazy_module("jax")
 
 TAG = "$type"
 ARRAY_KINDS = "biufcUS"  # plain data; object, void (structured) and datetime refused

@@ -13,16 +13,21 @@ JAX kernel here for a ``jax.Array`` or traced values inside ``jit``.
 from __future__ import annotations
 
 import math
-from functools import partial
+from typing import TYPE_CHECKING
 
-import jax
-import jax.numpy as jnp
 import numpy as np
-from jax import Array
-from jax.scipy.linalg import solve_triangular
 
+from bayesgen._lazy import lazy_attribute, lazy_jit, lazy_module
 from bayesgen.families.gaussian import scores
 from bayesgen.families.gaussian.posterior import GaussianParams
+from bayesgen.families.namespace import is_tracer, tree_leaves
+
+if TYPE_CHECKING:
+    from jax import Array
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
+solve_triangular = lazy_attribute("jax.scipy.linalg", "solve_triangular")
 
 
 def _full(means: Array, covariances: Array, X: Array) -> Array:
@@ -101,14 +106,14 @@ def log_likelihood(
     array of shape (n_samples, n_classes)
         $\\log \\mathcal N(x_i \\mid \\mu_k, \\Sigma_k)$, normalising constant included.
     """
-    leaves = jax.tree.leaves(params)
-    if isinstance(X, np.ndarray) and not any(isinstance(a, jax.core.Tracer) for a in leaves):
+    leaves = tree_leaves(params)
+    if isinstance(X, np.ndarray) and not any(is_tracer(a) for a in leaves):
         means, covariances = (np.asarray(leaf) for leaf in params)
         return scores.log_likelihood(means, covariances, X, covariance_type, row_terms=row_terms)
     return jax_log_likelihood(params, X, covariance_type)
 
 
-@partial(jax.jit, static_argnames="covariance_type")
+@lazy_jit(static_argnames="covariance_type")
 def jax_log_likelihood(params: GaussianParams, X: Array, covariance_type: str) -> Array:
     """The JAX kernel of `log_likelihood` (Cholesky whitening, one class at a time)."""
     shift = jnp.mean(params.means, axis=0)

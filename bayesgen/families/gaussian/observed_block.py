@@ -23,11 +23,16 @@ Student-t predictive all use this one module.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import jax
-import jax.numpy as jnp
-from jax import Array
-from jax.scipy.linalg import solve_triangular
+from bayesgen._lazy import lazy_attribute, lazy_jit, lazy_module
+
+if TYPE_CHECKING:
+    from jax import Array
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
+solve_triangular = lazy_attribute("jax.scipy.linalg", "solve_triangular")
 
 
 def masked_covariance(covariances: Array, present: Array) -> Array:
@@ -94,7 +99,7 @@ def half_log_det(lower: Array) -> Array:
     return jnp.sum(jnp.log(jnp.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
 
 
-@jax.jit
+@lazy_jit
 def forms(means: Array, covariances: Array, X: Array) -> tuple[Array, Array, Array]:
     """What an elliptical density of each row's observed block needs, per row and class.
 

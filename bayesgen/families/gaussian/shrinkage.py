@@ -28,14 +28,16 @@ the third moment that merging two batches needs, so that ``partial_fit`` stays e
 
 from __future__ import annotations
 
-from functools import partial
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-import jax
-import jax.numpy as jnp
-from jax import Array
-
+from bayesgen._lazy import lazy_jit, lazy_module
 from bayesgen.families.gaussian.stats import GaussianStats, merge, suff_stats
+
+if TYPE_CHECKING:
+    from jax import Array
+
+jax = lazy_module("jax")
+jnp = lazy_module("jax.numpy")
 
 
 class FourthMoments(NamedTuple):
@@ -57,7 +59,7 @@ class FourthMoments(NamedTuple):
     fourth: Array
 
 
-@jax.jit
+@lazy_jit
 def fourth_moments(X: Array, responsibilities: Array) -> FourthMoments:
     """The `FourthMoments` of the rows of ``X`` weighted by ``responsibilities``."""
     stats = suff_stats(X, responsibilities, "full")
@@ -95,7 +97,7 @@ def _about(moments: FourthMoments, means: Array) -> tuple[Array, Array]:
     return third, fourth
 
 
-@jax.jit
+@lazy_jit
 def merge_fourth_moments(a: FourthMoments, b: FourthMoments) -> FourthMoments:
     """Moments of the union of two disjoint batches: exact, like `merge`."""
     stats = merge(a.stats, b.stats, "full")
@@ -104,7 +106,7 @@ def merge_fourth_moments(a: FourthMoments, b: FourthMoments) -> FourthMoments:
     return FourthMoments(stats, third_a + third_b, fourth_a + fourth_b)
 
 
-@partial(jax.jit, static_argnames="pooled")
+@lazy_jit(static_argnames="pooled")
 def ledoit_wolf_intensity(moments: FourthMoments, *, pooled: bool) -> Array:
     """The Ledoit–Wolf shrinkage intensity, per class or of the pooled within-class rows.
 
