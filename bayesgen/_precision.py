@@ -83,11 +83,12 @@ def apply_pending() -> None:
     import are the outermost ones of the thread, so their scopes are entered outermost
     first and each is left when its block ends, in order.
     """
+    _enter_pending(_imported_jax())
+
+
+def _enter_pending(jax) -> None:
     pending = getattr(_local, "pending", None)
-    if not pending or pending[-1][1] is not None:
-        return
-    jax = _imported_jax()
-    if jax is None:
+    if jax is None or not pending or pending[-1][1] is not None:
         return
     for entry in pending:
         if entry[1] is None:
@@ -128,7 +129,7 @@ class _JaxImportWatcher(importlib.abc.MetaPathFinder):
                 exec_module(module)
             finally:
                 del loader.exec_module
-            apply_pending()
+            _enter_pending(module)  # still marked as initialising: `apply_pending` would wait
 
         loader.exec_module = exec_then_scope
         return spec

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 
@@ -23,7 +24,9 @@ def enable_compilation_cache(directory: str | os.PathLike | None = None) -> Path
     ``jax_persistent_cache_min_entry_size_bytes = 0``. The same can be had without code
     through the environment variables ``JAX_COMPILATION_CACHE_DIR``,
     ``JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0`` and
-    ``JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=0``. Call it before the first fit.
+    ``JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=0``, which is what this function sets when
+    JAX is not imported yet (JAX reads them when imported), so that a run that never needs
+    JAX (a plain fit or prediction) does not import it. Call it before the first fit.
 
     Parameters
     ----------
@@ -36,10 +39,15 @@ def enable_compilation_cache(directory: str | os.PathLike | None = None) -> Path
     pathlib.Path
         The cache directory.
     """
-    import jax  # here, so that importing bayesgen does not import JAX
-
     path = Path(directory) if directory is not None else default_cache_directory()
     path.mkdir(parents=True, exist_ok=True)
+    if "jax" not in sys.modules:
+        os.environ["JAX_COMPILATION_CACHE_DIR"] = str(path)
+        os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
+        os.environ["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"] = "0"
+        return path
+    import jax
+
     jax.config.update("jax_compilation_cache_dir", str(path))
     jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)

@@ -29,7 +29,7 @@ from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen._threads import serialised
 from bayesgen.families import class_prior
-from bayesgen.inference import data_augmentation, inference_data, semi_supervised
+from bayesgen.inference import data_augmentation, inference_data, nuts, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.sampling import random_key
 from bayesgen.progress import progress_shown
@@ -310,8 +310,6 @@ class PosteriorUses:
                     k: v.reshape(num_chains, num_samples, *v.shape[1:]) for k, v in flat.items()
                 }
         else:
-            from bayesgen.inference import nuts
-
             X_checked, labels = rows
             with precision(self.class_count_.dtype):
                 draws, sample_stats = nuts.run(

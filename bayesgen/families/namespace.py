@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import sys
 
 import numpy as np
 
@@ -49,6 +50,12 @@ def is_numpy(*trees) -> bool:
 def namespace(*trees):
     """``numpy`` when every leaf of ``trees`` is NumPy data (`is_numpy`), else ``jax.numpy``."""
     return np if is_numpy(*trees) else jax_numpy()
+
+
+def is_jax_array(value) -> bool:
+    """Whether ``value`` is a ``jax.Array`` (never true before JAX is imported)."""
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(value, jax.Array)
 
 
 def is_tracer(value) -> bool:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import warnings
 
-import jax
 import numpy as np
-from numpyro.infer import MCMC, NUTS, init_to_value
 
-from bayesgen import stories
+from bayesgen._lazy import lazy_attribute, lazy_module
+
+jax = lazy_module("jax")
+MCMC = lazy_attribute("numpyro.infer", "MCMC")
+NUTS = lazy_attribute("numpyro.infer", "NUTS")
+init_to_value = lazy_attribute("numpyro.infer", "init_to_value")
 
 EXTRA_FIELDS = ("diverging", "potential_energy", "accept_prob", "num_steps")
 
@@ -46,6 +49,8 @@ def run(estimator, X, labels, *, key, num_samples, num_warmup, num_chains, progr
         ``diverging``, ``lp`` (the log density up to a constant), ``acceptance_rate`` and
         ``n_steps``, as ArviZ names them.
     """
+    from bayesgen import stories  # NumPyro: imported when NUTS runs
+
     class_prior = estimator._story_class_prior()
     part = estimator._story_part()
 

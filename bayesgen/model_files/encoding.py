@@ -27,11 +27,9 @@ import re
 
 import numpy as np
 
-from bayesgen._lazy import lazy_module
+from bayesgen.families.namespace import is_jax_array
 from bayesgen.model_files import registry
 from bayesgen.model_files.errors import ModelFileError
-
-jax = lazy_module("jax")
 
 TAG = "$type"
 ARRAY_KINDS = "biufcUS"  # plain data; object, void (structured) and datetime refused
@@ -85,7 +83,7 @@ class Encoder:
             return value
         if isinstance(value, float):
             return value if math.isfinite(value) else {TAG: "float", "value": repr(value)}
-        if isinstance(value, jax.Array):
+        if is_jax_array(value):
             value = np.asarray(value)
         if isinstance(value, np.ndarray):
             return self._array(value, where)
