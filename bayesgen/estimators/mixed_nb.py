@@ -11,13 +11,12 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from bayesgen import registry
 from bayesgen._lazy import lazy_module
-from bayesgen.estimators.base import _to_jax, _to_numpy
+from bayesgen.estimators.base import _like, _to_numpy
 from bayesgen.estimators.column_groups import (
     ColumnGroups,
     column_families,
     dtype_of,
     fits_with_missing,
-    in_own_precision,
 )
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.families import column_choice
@@ -365,9 +364,12 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         return self._composite().merge(previous, new)
 
     def _update_parameters(self):
-        stats = {family: in_own_precision(value) for family, value in self._stats.items()}
+        # In each group's own precision; NumPy statistics (a plain fit) are estimated in NumPy.
+        stats = {
+            family: _like(value, value, dtype_of(value)) for family, value in self._stats.items()
+        }
         frozen = {
-            family: None if held is None else _to_jax(held, dtype_of(stats[family]))
+            family: None if held is None else _like(held, stats[family], dtype_of(stats[family]))
             for family, held in self._frozen.items()
         }
         _, params = self._composite().estimate(stats, self._kinds(), frozen)

@@ -33,6 +33,7 @@ from bayesgen.families.estimates import (
     pseudo_counts,
     pseudo_log_density,
 )
+from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.poisson import Gamma
 from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
 
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from jax import Array
 
 jax = lazy_module("jax")
-jnp = lazy_module("jax.numpy")
 
 __all__ = ["ExponentialFamily", "ExponentialStats", "Gamma", "check_values"]
 
@@ -100,7 +100,8 @@ def merge(a: ExponentialStats, b: ExponentialStats) -> ExponentialStats:
 def posterior(prior: Gamma, stats: ExponentialStats) -> Gamma:
     """Conjugate update $\\mathrm{Gamma}(\\alpha + N_{kj}, \\beta + S_{kj})$."""
     shape = prior.shape + stats.observed_counts
-    return Gamma(shape, jnp.broadcast_to(prior.rate + stats.feature_sums, shape.shape))
+    rate = namespace(prior, stats).broadcast_to(prior.rate + stats.feature_sums, shape.shape)
+    return Gamma(shape, rate)
 
 
 def point_estimate(prior: Gamma, stats: ExponentialStats, kind: str) -> Array:
@@ -113,13 +114,15 @@ def point_estimate(prior: Gamma, stats: ExponentialStats, kind: str) -> Array:
     every observed value is 0 it is ``inf``.
     """
     check_estimate_kind(kind)
+    xp = namespace(prior, stats)
     if kind == "mle":
         n, s = stats.observed_counts, stats.feature_sums
-        return jnp.where(s > 0, n / jnp.where(s > 0, s, 1), jnp.where(n > 0, jnp.inf, 0.0))
+        unseen = xp.where(n > 0, xp.full_like(n, xp.inf), xp.zeros_like(n))  # in n's dtype
+        return xp.where(s > 0, n / xp.where(s > 0, s, 1), unseen)
     post = posterior(prior, stats)
     if kind == "mean":
         return post.shape / post.rate
-    return jnp.clip(post.shape - 1.0, 0.0, None) / post.rate
+    return xp.clip(post.shape - 1.0, 0.0, None) / post.rate
 
 
 def sample_params(key: Array, gamma: Gamma, num_samples: int) -> Array:
@@ -213,21 +216,24 @@ class ExponentialFamily(FeatureFamily):
         self.alpha = alpha
         self.beta = beta
 
-    def prior_for(self, n_features: int, dtype=None) -> Gamma:
-        """The prior ``Gamma(alpha, beta)`` of ``n_features`` features."""
+    def prior_for(self, n_features: int, dtype=None, *, xp=None) -> Gamma:
+        """The prior ``Gamma(alpha, beta)`` of ``n_features`` features (JAX arrays unless
+        ``xp`` names another namespace)."""
+        xp = jax_numpy() if xp is None else xp
         shape = check_concentration(self.alpha, "alpha", n_features)
         rate = check_concentration(self.beta, "beta", n_features)
-        return Gamma(jnp.asarray(shape, dtype), jnp.asarray(rate, dtype))
+        return Gamma(xp.asarray(shape, dtype), xp.asarray(rate, dtype))
 
     def suff_stats(self, X, responsibilities, dtype) -> ExponentialStats:
         """Class counts, observed counts and sums of ``X`` (NaN skipped)."""
         X = check_values(X)
         weights = np.asarray(responsibilities, dtype=X.dtype)
         present, filled = _split(X)
+        xp = namespace(responsibilities)
         return ExponentialStats(
-            jnp.asarray(weights.sum(axis=0), dtype),
-            jnp.asarray(weights.T @ present, dtype),
-            jnp.asarray(weights.T @ filled, dtype),
+            xp.asarray(weights.sum(axis=0), dtype),
+            xp.asarray(weights.T @ present, dtype),
+            xp.asarray(weights.T @ filled, dtype),
         )
 
     def merge(self, a, b) -> ExponentialStats:
@@ -236,7 +242,7 @@ class ExponentialFamily(FeatureFamily):
 
     def prior(self, stats) -> Gamma:
         """``Gamma(alpha, beta)`` in the statistics' precision."""
-        return self.prior_for(stats.feature_sums.shape[-1], stats.counts.dtype)
+        return self.prior_for(stats.feature_sums.shape[-1], stats.counts.dtype, xp=namespace(stats))
 
     def posterior(self, prior, stats) -> Gamma:
         """The conjugate Gamma posterior."""
