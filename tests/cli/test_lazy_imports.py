@@ -77,7 +77,8 @@ rng = np.random.default_rng(0)
 y = np.repeat([0, 1, 2], 20)
 X = rng.normal(size=(60, 4)) + y[:, None]
 data = {{"binary": (X > 1).astype(float), "counts": np.floor(np.abs(X) * 3),
-        "codes": np.floor(np.abs(X)).clip(0, 3), "real": X}}
+        "codes": np.floor(np.abs(X)).clip(0, 3), "real": X, "positive": np.abs(X)}}
+data["mixed"] = np.column_stack([X[:, :2], data["binary"][:, 2], data["counts"][:, 3]])
 import bayesgen
 for name, options, kind in {cases!r}:
     for model in (getattr(bayesgen, name)(**options).fit(data[kind], y),):
@@ -105,6 +106,8 @@ PLAIN_GROUPS = {
         ("ComplementNB", {}, "counts"),
         ("PoissonNB", {}, "counts"),
         ("CategoricalNB", {}, "codes"),
+        ("ExponentialNB", {}, "positive"),
+        ("MixedNB", {}, "mixed"),
     ],
 }
 
