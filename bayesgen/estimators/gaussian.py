@@ -608,7 +608,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         if not missing_posterior.applies(self) or missing_posterior.is_exact(self):
             return None
         return missing_posterior.augmentation_draws(
-            self, key, rng, num_chains=num_chains, num_samples=num_samples, num_warmup=num_warmup
+            self, rng, num_chains=num_chains, num_samples=num_samples, num_warmup=num_warmup
         )
 
     def _parameter_posterior_draws(self, key, num_samples):

@@ -83,19 +83,18 @@ def exact_predictive(estimator, X) -> np.ndarray:
     return observed_entries.predictive_log_likelihood(exact_posterior(estimator), X)
 
 
-def augmentation_draws(estimator, key, rng, *, num_chains, num_samples, num_warmup) -> dict:
+def augmentation_draws(estimator, rng, *, num_chains, num_samples, num_warmup) -> dict:
     """``{"means", "covariances"}`` shaped (num_chains, num_samples, ...)."""
-    dtype = estimator._stats.means.dtype
     means, covariances = data_augmentation.run(
         estimator._feature_family(),
-        _to_jax(estimator.prior_, dtype),
+        estimator.prior_,
         estimator._missing_fit_rows,
         estimator._missing_fit_weights,
-        _to_jax(estimator._stats, dtype),
-        key=key,
+        estimator._stats,
         rng=rng,
         num_chains=num_chains,
         num_samples=num_samples,
         num_warmup=num_warmup,
     )
+    dtype = estimator._stats.means.dtype
     return {"means": means.astype(dtype), "covariances": covariances.astype(dtype)}

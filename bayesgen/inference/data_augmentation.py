@@ -19,15 +19,7 @@ R-hat computable (``arviz.rhat`` over the ``chain`` dim of the InferenceData).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
-
-from bayesgen._lazy import lazy_module
-from bayesgen.families.gaussian.posterior import posterior as niw_posterior
-from bayesgen.families.gaussian.posterior import sample_params as niw_sample_params
-
-jax = lazy_module("jax")
 
 #: Sweeps each chain discards before its first kept draw.
 WARMUP_SWEEPS = 200
@@ -47,23 +39,10 @@ def class_weights(responsibilities: np.ndarray) -> np.ndarray:
         return np.where(totals > 0, responsibilities / totals, uniform)
 
 
-def _one_draw(family, key, posterior):
+def _draw(family, rng, posterior):
     """One draw of (means, covariances) from a posterior, as float64 NumPy arrays."""
-    drawn = family.sample_params(key, posterior, 1)
+    drawn = family.sample_params(rng, posterior, 1)
     return type(drawn)(*(np.asarray(field[0], dtype=np.float64) for field in drawn))
-
-
-@functools.cache
-def _conjugate_draw(covariance_type: str):
-    """One draw of θ from the NIW posterior of ``(prior, stats)``, compiled once per
-    covariance type and shape: op by op, the update and draw cost milliseconds a sweep."""
-
-    def draw(key, prior, stats):
-        return niw_sample_params(
-            key, niw_posterior(prior, stats, covariance_type), covariance_type, 1
-        )
-
-    return jax.jit(draw)
 
 
 def _tempered(stats, weight: float):
@@ -78,7 +57,6 @@ def run(
     responsibilities: np.ndarray,
     expected_stats,
     *,
-    key,
     rng: np.random.Generator,
     num_chains: int,
     num_samples: int,
@@ -97,10 +75,11 @@ def run(
     responsibilities : ndarray of shape (n_samples, n_classes)
         Each row's class weights as at fit (one-hot times the sample weight).
     expected_stats : GaussianStats
-        EM's expected statistics, as JAX arrays: the centre of the chains' starts.
-    key : jax.random key
+        EM's expected statistics: the centre of the chains' starts.
     rng : numpy.random.Generator
-        For the completions.
+        For the completions and the parameter draws (all in NumPy, float64: a sweep is a
+        few small array operations, so compiled kernels would cost more in dispatch than
+        they save).
     num_chains, num_samples, num_warmup : int
 
     Returns
@@ -110,19 +89,19 @@ def run(
         In the family's covariance shape.
     """
     weights = class_weights(responsibilities)
-    dtype = expected_stats.means.dtype
+    prior, expected_stats = (
+        type(tree)(*(np.asarray(leaf, dtype=np.float64) for leaf in tree))
+        for tree in (prior, expected_stats)
+    )
     start = family.posterior(prior, _tempered(expected_stats, START_WEIGHT))
     chains = []
-    for chain_key in jax.random.split(key, num_chains):
-        start_key, sweep_key = jax.random.split(chain_key)
-        params = _one_draw(family, start_key, start)
+    for _ in range(num_chains):
+        params = _draw(family, rng, start)
         kept = []
-        for sweep, draw_key in enumerate(jax.random.split(sweep_key, num_warmup + num_samples)):
+        for sweep in range(num_warmup + num_samples):
             completed = family.conditional(params, X, weights, "sample", rng)
-            stats = family.suff_stats(completed, responsibilities, dtype)
-            stats = jax.tree.map(lambda leaf: jax.numpy.asarray(leaf, dtype), stats)
-            drawn = _conjugate_draw(family.covariance_type)(draw_key, prior, stats)
-            params = type(drawn)(*(np.asarray(field[0], dtype=np.float64) for field in drawn))
+            stats = family.suff_stats(completed, responsibilities, np.float64)
+            params = _draw(family, rng, family.posterior(prior, stats))
             if sweep >= num_warmup:
                 kept.append(params)
         chains.append(kept)

@@ -1,6 +1,7 @@
 """The Normal–Inverse-Wishart log prior against SciPy and against the story's parameter sites."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from numpyro.infer.util import log_density
@@ -54,20 +55,26 @@ def _scipy_log_prior(prior, params, covariance_type):
     return total
 
 
+@pytest.mark.parametrize("array", ("numpy", "jax"))
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
-def test_log_prior_matches_scipy(covariance_type):
+def test_log_prior_matches_scipy(covariance_type, array):
+    """NumPy input is scored by SciPy, JAX input by NumPyro: both equal SciPy's sum."""
     rng = np.random.default_rng(0)
     prior, params = _prior_and_params(rng, covariance_type, 3, 4)
     with jax.enable_x64(True):
-        got = float(gaussian.log_prior(prior, params, covariance_type))
+        given = (prior, params) if array == "numpy" else jax.tree.map(jnp.asarray, (prior, params))
+        got = float(gaussian.log_prior(*given, covariance_type))
     np.testing.assert_allclose(got, _scipy_log_prior(prior, params, covariance_type), rtol=1e-10)
 
 
+@pytest.mark.parametrize("array", ("numpy", "jax"))
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
-def test_log_prior_is_the_story_density_of_the_parameter_sites(covariance_type):
+def test_log_prior_is_the_story_density_of_the_parameter_sites(covariance_type, array):
     rng = np.random.default_rng(1)
     prior, params = _prior_and_params(rng, covariance_type, 3, 4)
     with jax.enable_x64(True):
+        if array == "jax":
+            prior, params = jax.tree.map(jnp.asarray, (prior, params))
         part = gaussian_part(jax.tree.map(np.asarray, prior), covariance_type, 3)
         sites = {"means": params.means, "covariances": params.covariances}
         story, _ = log_density(part.parameters, (), {}, sites)

@@ -1,4 +1,7 @@
-"""Gaussian posterior draws against SciPy moments and marginals, within Monte-Carlo error."""
+"""Gaussian posterior draws against SciPy moments and marginals, within Monte-Carlo error.
+
+Both samplers of `gaussian.sample_params` are checked: a JAX key (jitted, the stories' law)
+and a NumPy generator (NumPy/SciPy, used by data augmentation's one-draw steps)."""
 
 import jax
 import numpy as np
@@ -12,6 +15,7 @@ D, K = 2, 3
 NUM_SAMPLES = 4000
 Z = 4.0  # Monte-Carlo standard errors allowed
 KS_PVALUE = 1e-3
+SAMPLERS = ("jax", "numpy")
 
 
 def _random_spd(rng, d):
@@ -19,8 +23,9 @@ def _random_spd(rng, d):
     return A @ A.T + 0.5 * np.eye(d)
 
 
-def _posterior_and_draws(covariance_type, seed):
-    """A posterior from labelled data, its draws and its "mean" point estimate, as NumPy."""
+def _posterior_and_draws(covariance_type, seed, sampler="jax"):
+    """A posterior from labelled data, its draws (``sampler``: a JAX key or a NumPy
+    generator) and its "mean" point estimate, as NumPy."""
     rng = np.random.default_rng(seed)
     dof = D + 2.5 if covariance_type in ("full", "tied") else 3.5
     scale = {
@@ -37,7 +42,8 @@ def _posterior_and_draws(covariance_type, seed):
     with jax.enable_x64(True):
         stats_ = gaussian.suff_stats(X, R, covariance_type)
         post = gaussian.posterior(prior, stats_, covariance_type)
-        draws = gaussian.sample_params(jax.random.key(seed), post, covariance_type, NUM_SAMPLES)
+        key = jax.random.key(seed) if sampler == "jax" else np.random.default_rng(seed)
+        draws = gaussian.sample_params(key, post, covariance_type, NUM_SAMPLES)
         estimate = gaussian.point_estimate(prior, stats_, covariance_type, "mean")
     post = gaussian.NormalInverseWishart(*(np.asarray(field) for field in post))
     draws = gaussian.GaussianParams(*(np.asarray(field) for field in draws))
@@ -64,27 +70,30 @@ def _scipy_covariance_mean(post, covariance_type):
     return stats.invgamma.mean(a=dof / 2, scale=post.scale / 2)
 
 
+@pytest.mark.parametrize("sampler", SAMPLERS)
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
-def test_sample_shapes(covariance_type):
+def test_sample_shapes(covariance_type, sampler):
     """Draws have a leading num_samples axis on the documented GaussianParams shapes."""
-    _, draws, _ = _posterior_and_draws(covariance_type, seed=30)
+    _, draws, _ = _posterior_and_draws(covariance_type, seed=30, sampler=sampler)
     covariance_shape = {"full": (K, D, D), "tied": (D, D), "diag": (K, D), "spherical": (K,)}
     assert draws.means.shape == (NUM_SAMPLES, K, D)
     assert draws.covariances.shape == (NUM_SAMPLES,) + covariance_shape[covariance_type]
     assert np.all(np.isfinite(draws.means)) and np.all(np.isfinite(draws.covariances))
 
 
+@pytest.mark.parametrize("sampler", SAMPLERS)
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
-def test_covariance_draws_have_scipy_mean(covariance_type):
+def test_covariance_draws_have_scipy_mean(covariance_type, sampler):
     """Mean of covariance draws equals SciPy's invwishart/invgamma mean within MC error."""
-    post, draws, _ = _posterior_and_draws(covariance_type, seed=31)
+    post, draws, _ = _posterior_and_draws(covariance_type, seed=31, sampler=sampler)
     _assert_mc_mean(draws.covariances, _scipy_covariance_mean(post, covariance_type))
 
 
+@pytest.mark.parametrize("sampler", SAMPLERS)
 @pytest.mark.parametrize("covariance_type", ("full", "tied"))
-def test_inverse_wishart_precision_mean(covariance_type):
+def test_inverse_wishart_precision_mean(covariance_type, sampler):
     """Mean of the inverse of IW draws equals the Wishart mean nu * Psi^-1 within MC error."""
-    post, draws, _ = _posterior_and_draws(covariance_type, seed=32)
+    post, draws, _ = _posterior_and_draws(covariance_type, seed=32, sampler=sampler)
     precisions = np.linalg.inv(draws.covariances)
     if covariance_type == "full":
         expected = post.dof[:, None, None] * np.linalg.inv(post.scale)
@@ -93,10 +102,11 @@ def test_inverse_wishart_precision_mean(covariance_type):
     _assert_mc_mean(precisions, expected)
 
 
+@pytest.mark.parametrize("sampler", SAMPLERS)
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
-def test_variance_marginals_match_scipy_invgamma(covariance_type):
+def test_variance_marginals_match_scipy_invgamma(covariance_type, sampler):
     """Each drawn variance (IW diagonal: InvGamma((nu-d+1)/2, Psi_jj/2)) passes a KS test."""
-    post, draws, _ = _posterior_and_draws(covariance_type, seed=33)
+    post, draws, _ = _posterior_and_draws(covariance_type, seed=33, sampler=sampler)
     checks = []  # (samples, shape a, scale b)
     if covariance_type == "full":
         for k in range(K):
@@ -130,10 +140,11 @@ def _class_cholesky(covariances, covariance_type, k):
     return np.sqrt(covariances[:, k])[:, None, None] * np.eye(D)
 
 
+@pytest.mark.parametrize("sampler", SAMPLERS)
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
-def test_mean_draws_are_normal_given_covariance(covariance_type):
+def test_mean_draws_are_normal_given_covariance(covariance_type, sampler):
     """sqrt(kappa_k) L^-1 (mu_k - m_k), L from each drawn covariance, is iid N(0, 1) (KS test)."""
-    post, draws, _ = _posterior_and_draws(covariance_type, seed=34)
+    post, draws, _ = _posterior_and_draws(covariance_type, seed=34, sampler=sampler)
     whitened = []
     for k in range(K):
         lower = _class_cholesky(draws.covariances, covariance_type, k)
@@ -148,10 +159,11 @@ def test_mean_draws_are_normal_given_covariance(covariance_type):
     assert abs(np.mean(whitened**2) - 1.0) <= Z * se
 
 
+@pytest.mark.parametrize("sampler", SAMPLERS)
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
-def test_point_estimate_mean_is_posterior_mean(covariance_type):
+def test_point_estimate_mean_is_posterior_mean(covariance_type, sampler):
     """kind="mean" equals the MC mean of sample_params and SciPy's closed-form posterior mean."""
-    post, draws, estimate = _posterior_and_draws(covariance_type, seed=35)
+    post, draws, estimate = _posterior_and_draws(covariance_type, seed=35, sampler=sampler)
     _assert_mc_mean(draws.means, estimate.means)
     _assert_mc_mean(draws.covariances, estimate.covariances)
     np.testing.assert_allclose(estimate.means, post.mean, rtol=1e-12)

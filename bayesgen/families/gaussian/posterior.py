@@ -24,6 +24,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, NamedTuple
 
+import numpy as np
+from scipy.stats import invwishart
+
 from bayesgen.families.gaussian.stats import GaussianStats, total_moments
 from bayesgen.families.namespace import namespace, numpy_or_jit
 
@@ -235,7 +238,9 @@ def sample_params(
 
     Parameters
     ----------
-    key : jax.random key
+    key : jax.random key or numpy.random.Generator
+        A generator draws in NumPy/SciPy (no compilation: the many one-draw steps of data
+        augmentation), a JAX key in a jitted kernel (the stories' law, bit for bit).
     post : NormalInverseWishart
         A posterior from `posterior` (with a class axis).
     covariance_type : {"full", "tied", "diag", "spherical"}
@@ -246,7 +251,45 @@ def sample_params(
     GaussianParams
         Each field with a leading axis of length ``num_samples``.
     """
+    if isinstance(key, np.random.Generator):
+        return _sample_params_numpy(key, post, covariance_type, num_samples)
     return _jitted_sample_params()(key, post, covariance_type, num_samples)
+
+
+def _sample_params_numpy(
+    rng: np.random.Generator, post: NormalInverseWishart, covariance_type: str, num_samples: int
+) -> GaussianParams:
+    """`sample_params` in float64 NumPy: the same laws, drawn with ``rng``."""
+    mean, kappa, dof, scale = (np.asarray(field, dtype=np.float64) for field in post)
+    shape = (num_samples,)
+    if covariance_type in ("full", "tied"):
+        per_class = scale.ndim == 3
+        dofs, scales = (
+            np.broadcast_to(dof, scale.shape[:-2]).reshape(-1),
+            scale.reshape(-1, *scale.shape[-2:]),
+        )
+        covariances = np.stack(
+            [
+                _inverse_wishart(rng, nu, psi, num_samples)
+                for nu, psi in zip(dofs, scales, strict=True)
+            ],
+            axis=1,
+        )  # (num_samples, K or 1, d, d)
+        lower = np.linalg.cholesky(covariances / kappa[:, None, None])
+        noise = rng.standard_normal((num_samples, *mean.shape))
+        means = mean + np.einsum("skij,skj->ski", lower, noise)
+        return GaussianParams(means, covariances if per_class else covariances[:, 0])
+    dof = dof[:, None] if covariance_type == "diag" else dof
+    covariances = 1.0 / rng.gamma(dof / 2, 2.0 / scale, size=(*shape, *scale.shape))
+    variances = covariances if covariance_type == "diag" else covariances[..., None]
+    means = mean + np.sqrt(variances / kappa[:, None]) * rng.standard_normal((*shape, *mean.shape))
+    return GaussianParams(means, covariances)
+
+
+def _inverse_wishart(rng, dof, scale, num_samples: int) -> np.ndarray:
+    """``(num_samples, d, d)`` draws of $\\mathcal{IW}(\\nu, \\Psi)$ (SciPy's sampler)."""
+    drawn = invwishart.rvs(df=float(dof), scale=scale, size=num_samples, random_state=rng)
+    return np.reshape(drawn, (num_samples, *scale.shape))
 
 
 @functools.cache

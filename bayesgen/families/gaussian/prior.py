@@ -21,6 +21,7 @@ import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
+from scipy import stats as scipy_stats
 
 from bayesgen.families.gaussian.posterior import (
     GaussianParams,
@@ -163,14 +164,32 @@ def covariance_log_prior(
         Inverse-Wishart densities, or inverse-gamma densities (summed over the features of
         a ``"diag"`` covariance).
     """
+    _, _, nu0, psi0 = prior
+    if namespace(prior, covariances) is np:
+        return _scipy_covariance_log_prior(nu0, psi0, np.asarray(covariances), covariance_type)
     import jax.numpy as jnp
     import numpyro.distributions as dist
 
-    _, _, nu0, psi0 = prior
     if covariance_type in ("full", "tied"):
         return dist.InverseWishart(nu0, scale_matrix=psi0).log_prob(covariances)
     values = dist.InverseGamma(nu0 / 2, psi0 / 2).log_prob(covariances)
     return jnp.sum(values, axis=-1) if covariance_type == "diag" else values
+
+
+def _scipy_covariance_log_prior(nu0, psi0, covariances, covariance_type):
+    """`covariance_log_prior` on NumPy input, by SciPy (no JAX dispatch: EM evaluates it
+    every iteration)."""
+    if covariance_type in ("full", "tied"):
+        batch = covariances.shape[:-2]
+        stacked = covariances.reshape(-1, *covariances.shape[-2:])
+        values = [
+            scipy_stats.invwishart.logpdf(sigma, float(nu0), np.asarray(psi0)) for sigma in stacked
+        ]
+        return np.reshape(values, batch)
+    values = scipy_stats.invgamma.logpdf(
+        covariances, np.asarray(nu0) / 2, scale=np.asarray(psi0) / 2
+    )
+    return np.sum(values, axis=-1) if covariance_type == "diag" else values
 
 
 def mean_log_prior(
@@ -191,15 +210,36 @@ def mean_log_prior(
     -------
     Array of shape ``means.shape[:-1]``
     """
+    m0, kappa0, _, _ = prior
+    if namespace(prior, means, covariances) is np:
+        return _scipy_mean_log_prior(m0, kappa0, means, np.asarray(covariances), covariance_type)
     import jax.numpy as jnp
     import numpyro.distributions as dist
 
-    m0, kappa0, _, _ = prior
     if covariance_type in ("full", "tied"):
         return dist.MultivariateNormal(m0, covariance_matrix=covariances / kappa0).log_prob(means)
     if covariance_type == "spherical":
         covariances = covariances[..., None]
     return jnp.sum(dist.Normal(m0, jnp.sqrt(covariances / kappa0)).log_prob(means), axis=-1)
+
+
+def _scipy_mean_log_prior(m0, kappa0, means, covariances, covariance_type):
+    """`mean_log_prior` on NumPy input, by SciPy."""
+    means = np.asarray(means)
+    if covariance_type in ("full", "tied"):
+        batch = means.shape[:-1]
+        flat_means = means.reshape(-1, means.shape[-1])
+        flat_covariances = np.broadcast_to(covariances, (*batch, *covariances.shape[-2:]))
+        flat_covariances = flat_covariances.reshape(-1, *covariances.shape[-2:])
+        values = [
+            scipy_stats.multivariate_normal.logpdf(mean, np.asarray(m0), sigma / kappa0)
+            for mean, sigma in zip(flat_means, flat_covariances, strict=True)
+        ]
+        return np.reshape(values, batch)
+    if covariance_type == "spherical":
+        covariances = covariances[..., None]
+    scale = np.sqrt(covariances / np.asarray(kappa0))
+    return np.sum(scipy_stats.norm.logpdf(means, np.asarray(m0), scale), axis=-1)
 
 
 def log_prior(prior: NormalInverseWishart, params: GaussianParams, covariance_type: str) -> Array:
@@ -217,9 +257,8 @@ def log_prior(prior: NormalInverseWishart, params: GaussianParams, covariance_ty
     Array
         A scalar, normalising constants included.
     """
-    import jax.numpy as jnp
-
+    xp = namespace(prior, params)
     means, covariances = params
-    return jnp.sum(covariance_log_prior(prior, covariances, covariance_type)) + jnp.sum(
+    return xp.sum(covariance_log_prior(prior, covariances, covariance_type)) + xp.sum(
         mean_log_prior(prior, means, covariances, covariance_type)
     )
