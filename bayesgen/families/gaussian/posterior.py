@@ -25,7 +25,6 @@ import functools
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from scipy.stats import invwishart
 
 from bayesgen.families.gaussian.stats import GaussianStats, total_moments
 from bayesgen.families.namespace import namespace, numpy_or_jit
@@ -288,6 +287,8 @@ def _sample_params_numpy(
 
 def _inverse_wishart(rng, dof, scale, num_samples: int) -> np.ndarray:
     """``(num_samples, d, d)`` draws of $\\mathcal{IW}(\\nu, \\Psi)$ (SciPy's sampler)."""
+    from scipy.stats import invwishart
+
     drawn = invwishart.rvs(df=float(dof), scale=scale, size=num_samples, random_state=rng)
     return np.reshape(drawn, (num_samples, *scale.shape))
 

@@ -21,7 +21,6 @@ import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
-from scipy import stats as scipy_stats
 
 from bayesgen.families.gaussian.posterior import (
     GaussianParams,
@@ -179,6 +178,8 @@ def covariance_log_prior(
 def _scipy_covariance_log_prior(nu0, psi0, covariances, covariance_type):
     """`covariance_log_prior` on NumPy input, by SciPy (no JAX dispatch: EM evaluates it
     every iteration)."""
+    from scipy import stats as scipy_stats
+
     if covariance_type in ("full", "tied"):
         batch = covariances.shape[:-2]
         stacked = covariances.reshape(-1, *covariances.shape[-2:])
@@ -225,6 +226,8 @@ def mean_log_prior(
 
 def _scipy_mean_log_prior(m0, kappa0, means, covariances, covariance_type):
     """`mean_log_prior` on NumPy input, by SciPy."""
+    from scipy import stats as scipy_stats
+
     means = np.asarray(means)
     if covariance_type in ("full", "tied"):
         batch = means.shape[:-1]
