@@ -256,7 +256,7 @@ class GaussianFamily(FeatureFamily):
                 np.reshape(np.asarray(params.covariances), (means.shape[0], -1)), means.shape
             )
             result[incomplete] = missing.diagonal_log_likelihood(
-                means, variances.astype(dtype), rows
+                means, variances.astype(dtype), rows, row_terms=row_terms
             )
         else:
             covariances = np.asarray(params.covariances).astype(dtype)
