@@ -79,14 +79,16 @@ def block_products(classes: ClassPrecisions, block: np.ndarray):
     Shapes (rows, n_classes, n_features) and (n_classes, rows); ``block`` (rows,
     n_features) has NaN where missing.
     """
-    filled = np.asarray(block, dtype=np.float64) - classes.shift
-    filled[np.isnan(filled)] = 0.0
+    filled = np.subtract(block, classes.shift, dtype=np.float64)
+    np.copyto(filled, 0.0, where=np.isnan(filled))
     n_classes, n_features = classes.means.shape
     wide = np.moveaxis(classes.precision, 0, 1).reshape(n_features, n_classes * n_features)
     projected = (filled @ wide).reshape(-1, n_classes, n_features)
     projected -= classes.projected_means
-    deviations = filled[:, None, :] - classes.means
-    return projected, np.einsum("rkd,rkd->kr", deviations, projected)
+    # z' Lambda z with z = filled - mean, read off the product without a (rows, K, d) copy.
+    quadratic = np.einsum("rd,rkd->kr", filled, projected)
+    quadratic -= np.einsum("kd,rkd->kr", classes.means, projected)
+    return projected, quadratic
 
 
 def chunk_blocks(classes: ClassPrecisions, projected: np.ndarray, index: np.ndarray):
@@ -108,15 +110,19 @@ def chunk_blocks(classes: ClassPrecisions, projected: np.ndarray, index: np.ndar
     """
     rows, n_classes, n_features = projected.shape
     m = index.shape[1]
-    b = np.take_along_axis(projected, index[:, None, :], axis=2)  # (rows, K, m)
-    b = b.transpose(2, 1, 0).reshape(1, m, n_classes * rows)
     missing = index.T
-    # A = Lambda_mm of every row and class, gathered from the flattened precisions at once.
-    cells = missing[:, None, :] * n_features + missing[None, :, :]
-    offsets = np.arange(n_classes)[:, None] * (n_features * n_features)
-    cells = (cells[:, :, None, :] + offsets).reshape(m, m, n_classes * rows)
-    lower, whitened = small_blocks.cholesky_solve(np.take(classes.precision, cells), b)
-    return lower, whitened[0]
+    # The blocks A = Lambda_k,mm (their lower triangle, all the factorisation reads), then
+    # b, as one stack for `small_blocks.factor`.
+    work = np.empty((m + 1, m, n_classes * rows))
+    offsets = (np.arange(n_classes) * (n_features * n_features))[:, None]
+    for i in range(m):
+        cells = (offsets + missing[i] * n_features) + missing[: i + 1, None, :]
+        target = work[i, : i + 1].reshape(i + 1, n_classes, rows)
+        np.take(classes.precision, cells, out=target, mode="clip")  # in range: unbuffered
+    b = np.take_along_axis(projected, index[:, None, :], axis=2)  # (rows, K, m)
+    work[m].reshape(m, n_classes, rows)[...] = b.transpose(2, 1, 0)
+    small_blocks.factor(work, m)
+    return work[:m], work[m]
 
 
 def conditional_means(classes: ClassPrecisions, lower, whitened, index) -> np.ndarray:
