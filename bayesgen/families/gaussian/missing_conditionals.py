@@ -83,9 +83,7 @@ def conditional_means(means, covariances, X, class_weights):
             _, projected = missing_tied.block_products(tied, block)
             for chunk, index in chunks:
                 weights = class_weights[rows[chunk]]
-                mean = missing_tied.chunk_conditional_means(
-                    tied, projected[:, chunk], index, weights
-                )
+                mean = missing_tied.chunk_conditional_means(tied, projected[chunk], index, weights)
                 yield rows[chunk], index, mean
         return
     classes = missing_blocks.class_precisions(means, covariances)

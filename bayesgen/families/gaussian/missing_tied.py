@@ -89,20 +89,20 @@ def shared_precision(means: np.ndarray, covariance: np.ndarray) -> SharedPrecisi
 
 
 def block_products(shared: SharedPrecision, block: np.ndarray):
-    """``(filled, projected)`` of a block of rows: $\\tilde x$ (rows, d) and
-    $\\Lambda \\tilde x$ (d, rows), one matrix product for the whole block."""
+    """``(filled, projected)`` of a block of rows: $\\tilde x$ and $\\Lambda \\tilde x$, both
+    (rows, d), one matrix product for the whole block."""
     filled = np.subtract(block, shared.shift, dtype=np.float64)
     np.copyto(filled, 0.0, where=np.isnan(filled))
-    return filled, shared.precision @ filled.T
+    return filled, filled @ shared.precision
 
 
 def chunk_solves(shared: SharedPrecision, projected: np.ndarray, index: np.ndarray):
     """``(L, h, e)`` of a chunk whose rows miss the columns ``index`` (rows x m).
 
-    ``projected`` (d, rows) is the chunk's columns of `block_products`' product. Stack
+    ``projected`` (rows, d) is the chunk's rows of `block_products`' product. Stack
     last (`small_blocks`): shapes (m, m, rows), (m, rows), (n_classes, m, rows).
     """
-    n_features, m = projected.shape[0], index.shape[1]
+    n_features, m = projected.shape[1], index.shape[1]
     missing = index.T
     # The blocks A, then g, then the a_{k,m}, as one stack `small_blocks.factor` solves.
     work = np.empty((m + 1 + shared.means.shape[0], m, index.shape[0]))
@@ -110,8 +110,8 @@ def chunk_solves(shared: SharedPrecision, projected: np.ndarray, index: np.ndarr
     for i in range(m):  # the lower triangle of A, all `small_blocks.factor` reads
         cells = rows_of_precision[i] + missing[: i + 1]
         np.take(shared.precision, cells, out=work[i, : i + 1], mode="clip")  # in range
-    work[m] = np.take_along_axis(projected, missing, axis=0)
-    work[m + 1 :] = shared.projected_means[:, missing]
+    work[m] = np.take_along_axis(projected, index, axis=1).T
+    np.take(shared.projected_means, missing, axis=1, out=work[m + 1 :], mode="clip")
     small_blocks.factor(work, m)
     return work[:m], work[m], work[m + 1 :]
 
@@ -131,7 +131,7 @@ def block_forms(shared: SharedPrecision, block: np.ndarray, chunks):
     half_log_det = np.full(block.shape[0], shared.half_log_det)
     for rows, index in chunks:
         if index.shape[1]:
-            lower, h, e = chunk_solves(shared, projected[:, rows], index)
+            lower, h, e = chunk_solves(shared, projected[rows], index)
             squared[:, rows] -= np.sum(np.square(h - e), axis=1)
             half_log_det[rows] += small_blocks.half_log_det(lower)
     return squared, half_log_det
@@ -144,7 +144,7 @@ def block_class_scores(shared: SharedPrecision, block: np.ndarray, chunks):
     scores = shared.projected_means @ filled.T - 0.5 * shared.mean_forms[:, None]
     for rows, index in chunks:
         if index.shape[1]:
-            _, h, e = chunk_solves(shared, projected[:, rows], index)
+            _, h, e = chunk_solves(shared, projected[rows], index)
             scores[:, rows] += np.einsum("kmr,kmr->kr", e, 0.5 * e - h)
     return scores
 
@@ -159,8 +159,8 @@ def block_log_likelihood(shared: SharedPrecision, block, chunks, *, row_terms: b
 
 
 def chunk_conditional_means(shared: SharedPrecision, projected, index, class_weights):
-    """$\\sum_k w_k \\mathbb E[x_m \\mid x_o, k]$ of a chunk (rows, m), from its columns
-    ``projected`` of `block_products`' product and ``class_weights`` (rows, n_classes)."""
+    """$\\sum_k w_k \\mathbb E[x_m \\mid x_o, k]$ of a chunk (rows, m), from its rows
+    ``projected`` (rows, d) of `block_products`' product and ``class_weights`` (rows, n_classes)."""
     lower, h, e = chunk_solves(shared, projected, index)
     # The solve is linear: one serves the whole mixture.
     total = np.sum(class_weights, axis=1)
