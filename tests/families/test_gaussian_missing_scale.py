@@ -12,7 +12,13 @@ import scipy.special
 from scipy import stats
 
 from bayesgen import LDA
-from bayesgen.families.gaussian import missing, missing_conditionals, small_blocks
+from bayesgen.families.gaussian import (
+    GaussianFamily,
+    GaussianParams,
+    missing,
+    missing_conditionals,
+    small_blocks,
+)
 from bayesgen.families.gaussian.completed_stats import completed_stats
 
 
@@ -226,3 +232,34 @@ def test_blocks_and_chunks_do_not_change_shared_or_mixed_results(monkeypatch):
     monkeypatch.setattr(missing, "CHUNK_VALUES", 50)  # a few rows per block and chunk
     for got, expected in zip(results(), whole, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+def test_family_fills_the_mixture_of_conditional_means(covariance_type):
+    """GaussianFamily.conditional(method="mean") for every covariance type against the
+    observed-block formulas, observed entries untouched."""
+    rng = np.random.default_rng(8)
+    K, d = 3, 6
+    means = rng.normal(size=(K, d))
+    full = _covariances(rng, K, d)
+    stored = {
+        "full": full,
+        "tied": full[0],
+        "diag": np.stack([np.diag(c) for c in full]),
+        "spherical": np.array([np.trace(c) / d for c in full]),
+    }[covariance_type]
+    family = GaussianFamily(covariance_type)
+    params = GaussianParams(means, stored)
+    covariances = family.full_covariances(params)
+    X = _gappy(rng, 100, d)
+    weights = rng.dirichlet(np.ones(K), size=X.shape[0])
+    filled = family.conditional(params, X, weights, "mean", None)
+    for row in range(X.shape[0]):
+        pattern = np.isnan(X[row])
+        np.testing.assert_array_equal(filled[row, ~pattern], X[row, ~pattern])
+        if pattern.any():
+            expected = sum(
+                weights[row, k] * _reference_conditional(means, covariances, X, row, k)[0][0]
+                for k in range(K)
+            )
+            np.testing.assert_allclose(filled[row, pattern], expected, rtol=1e-9, atol=1e-9)

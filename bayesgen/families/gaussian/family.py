@@ -292,6 +292,13 @@ class GaussianFamily(FeatureFamily):
         Gaussian conditional of `conditional`.
         """
         means, filled = np.asarray(params.means), X.copy()
+        if method == "mean" and self.covariance_type in ("diag", "spherical"):
+            # Independent coordinates: a missing entry's conditional mean is its class mean.
+            gaps = np.isnan(X)
+            rows = np.flatnonzero(gaps.any(axis=1))
+            mixed = class_weights[rows] @ means
+            filled[rows] = np.where(gaps[rows], mixed, X[rows])
+            return filled
         if method == "mean":
             covariances = np.asarray(params.covariances)
             if self.covariance_type != "tied":
