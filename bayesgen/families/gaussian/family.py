@@ -244,12 +244,15 @@ class GaussianFamily(FeatureFamily):
         """
         result = complete if isinstance(complete, np.ndarray) else np.array(complete)
         flagged = np.flatnonzero(np.isnan(result[:, 0]))
-        incomplete = np.zeros(X.shape[0], dtype=bool)
-        incomplete[flagged] = np.isnan(np.asarray(X[flagged])).any(axis=1)
-        if not incomplete.any():
+        # Every row flagged (as when entries are missing at random): X itself, not a copy.
+        rows = np.asarray(X if flagged.size == X.shape[0] else X[flagged])
+        gappy = np.isnan(rows).any(axis=1)
+        if not gappy.any():
             return result
+        incomplete = flagged[gappy]
+        if not gappy.all():
+            rows = rows[gappy]
         dtype = result.dtype
-        rows = np.asarray(X[incomplete])
         means = np.asarray(params.means).astype(dtype)
         if self.covariance_type in ("diag", "spherical"):
             variances = np.broadcast_to(

@@ -94,17 +94,34 @@ def _pattern_keys(missing: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
 
 
-def has_many_patterns(missing: np.ndarray) -> bool:
-    """Whether the boolean rows ``missing`` hold more than `MANY_PATTERNS` distinct ones.
+def has_many_patterns(X: np.ndarray) -> bool:
+    """Whether the rows of ``X`` hold more than `MANY_PATTERNS` distinct missing patterns.
 
-    The first rows decide when they already do, which saves sorting every row.
+    ``X`` is the data (NaN where missing) or its boolean ``isnan``. The first rows decide
+    when they already do, which saves reading every row.
     """
-    probe = missing[: 16 * MANY_PATTERNS]
-    if np.unique(_pattern_keys(probe)).size > MANY_PATTERNS:
+
+    def gaps(rows):
+        return rows if rows.dtype == bool else np.isnan(rows)
+
+    probe = X[: 16 * MANY_PATTERNS]
+    if np.unique(_pattern_keys(gaps(probe))).size > MANY_PATTERNS:
         return True
-    if probe.shape[0] == missing.shape[0]:
+    if probe.shape[0] == X.shape[0]:
         return False
-    return np.unique(_pattern_keys(missing)).size > MANY_PATTERNS
+    return np.unique(_pattern_keys(gaps(X))).size > MANY_PATTERNS
+
+
+def missing_counts(X: np.ndarray) -> np.ndarray:
+    """The number of missing entries of each row, read a block of rows at a time (no
+    ``(n, d)`` temporary)."""
+    counts = np.empty(X.shape[0], dtype=np.intp)
+    for start in range(0, X.shape[0], _COUNT_ROWS):
+        counts[start : start + _COUNT_ROWS] = np.isnan(X[start : start + _COUNT_ROWS]).sum(axis=1)
+    return counts
+
+
+_COUNT_ROWS = 32_768
 
 
 def log_likelihood(
@@ -129,7 +146,7 @@ def log_likelihood(
     ndarray of shape (n_samples, n_classes)
     """
     shared = shared_covariance(covariances)
-    if shared is not None and has_many_patterns(np.isnan(X)):
+    if shared is not None and has_many_patterns(X):
         return _shared_log_likelihood(means, shared, X, row_terms)
     squared, log_det, n_observed = observed_block_forms(means, covariances, X)
     return -0.5 * squared - log_det - 0.5 * n_observed[:, None] * math.log(2 * math.pi)
@@ -148,11 +165,11 @@ def _shared_log_likelihood(means, covariance, X, row_terms: bool) -> np.ndarray:
     """`log_likelihood` under one covariance, rows batched by missing count (`missing_tied`)."""
     shared = missing_tied.shared_precision(means, covariance)
     by_class = np.zeros((means.shape[0], X.shape[0]))
-    for rows, block, chunks in row_blocks(X, means.shape[0], complete=True, shared=True):
+    for rows, block, chunks in row_blocks(X, means.shape[0], complete=True):
         by_class[:, rows] = missing_tied.block_log_likelihood(
             shared, block, chunks, row_terms=row_terms
         )
-    by_class[:, np.all(np.isnan(X), axis=1)] = 0.0  # nothing observed: log 1
+    by_class[:, missing_counts(X) == X.shape[1]] = 0.0  # nothing observed: log 1
     return by_class.T.astype(X.dtype)
 
 
@@ -175,7 +192,7 @@ def observed_block_forms(means: np.ndarray, covariances: np.ndarray, X: np.ndarr
     n_observed : ndarray of shape (n_samples,)
         Number of observed entries of each row.
     """
-    if has_many_patterns(np.isnan(X)):
+    if has_many_patterns(X):
         return schur_forms(means, covariances, X)
     patterns, groups = missing_patterns(X)
     n_classes = means.shape[0]
@@ -220,22 +237,22 @@ def row_chunks(X: np.ndarray, n_classes: int, *, complete: bool = False):
             yield rows, np.nonzero(gaps[rows])[1].reshape(rows.size, m)
 
 
-def row_blocks(X: np.ndarray, n_classes: int, *, complete: bool = False, shared: bool = False):
+def row_blocks(X: np.ndarray, n_classes: int, *, complete: bool = False):
     """``(rows, block, chunks)``: blocks of the rows of ``X`` with missing entries.
 
     ``rows`` are a block's positions in ``X`` (rows taken in order of their number of
     missing entries, so that a block's chunks are long), ``block`` is ``X[rows]`` and
     ``chunks`` its `row_chunks` (positions in the block). A block is sized for the
-    products of its rows with every class's $d \\times d$ matrix (one matrix when
-    ``shared``) to hold at most `CHUNK_VALUES` values: a few matrix products per block,
-    not per chunk (OpenBLAS pays a cost per call when the machine is busy).
+    products of its rows with every class's $d \\times d$ matrix to hold at most
+    `CHUNK_VALUES` values: a few matrix products per block, not per chunk (OpenBLAS pays a
+    cost per call when the machine is busy).
     ``complete``: the complete rows too.
     """
-    counts = np.isnan(X).sum(axis=1)
+    counts = missing_counts(X)
     candidates = np.argsort(counts, kind="stable")
     if not complete:
         candidates = candidates[counts[candidates] > 0]
-    size = max(1, CHUNK_VALUES // ((1 if shared else n_classes) * max(1, X.shape[1])))
+    size = max(1, CHUNK_VALUES // (n_classes * max(1, X.shape[1])))
     for start in range(0, candidates.size, size):
         rows = candidates[start : start + size]
         block = X[rows]
@@ -262,10 +279,10 @@ def schur_forms(means, covariances, X):
             quadratic[:, chunk] -= np.sum(np.square(whitened), axis=0).reshape(n_classes, -1)
             log_det[:, chunk] += small_blocks.half_log_det(lower).reshape(n_classes, -1)
         squared[:, rows], half_log_det[:, rows] = quadratic, log_det
-    nothing = np.all(np.isnan(X), axis=1)
-    squared[:, nothing], half_log_det[:, nothing] = 0.0, 0.0
+    n_observed = X.shape[1] - missing_counts(X)
+    squared[:, n_observed == 0], half_log_det[:, n_observed == 0] = 0.0, 0.0
     dtype = X.dtype
-    return squared.T.astype(dtype), half_log_det.T.astype(dtype), np.sum(~np.isnan(X), axis=1)
+    return squared.T.astype(dtype), half_log_det.T.astype(dtype), n_observed
 
 
 def _shared_schur_forms(means, covariance, X):
@@ -273,12 +290,12 @@ def _shared_schur_forms(means, covariance, X):
     shared = missing_tied.shared_precision(means, covariance)
     squared = np.zeros((means.shape[0], X.shape[0]))
     half_log_det = np.zeros(X.shape[0])
-    for rows, block, chunks in row_blocks(X, means.shape[0], complete=True, shared=True):
+    for rows, block, chunks in row_blocks(X, means.shape[0], complete=True):
         squared[:, rows], half_log_det[rows] = missing_tied.block_forms(shared, block, chunks)
-    nothing = np.all(np.isnan(X), axis=1)
-    squared[:, nothing], half_log_det[nothing] = 0.0, 0.0
+    n_observed = X.shape[1] - missing_counts(X)
+    squared[:, n_observed == 0], half_log_det[n_observed == 0] = 0.0, 0.0
     half_log_det = np.broadcast_to(half_log_det[:, None], squared.T.shape).astype(X.dtype)
-    return squared.T.astype(X.dtype), half_log_det, np.sum(~np.isnan(X), axis=1)
+    return squared.T.astype(X.dtype), half_log_det, n_observed
 
 
 def conditional(means, covariances, X, rows, missing, k):

@@ -79,7 +79,7 @@ def conditional_means(means, covariances, X, class_weights):
     shared = shared_covariance(covariances)
     if shared is not None:
         tied = missing_tied.shared_precision(means, shared)
-        for rows, block, chunks in row_blocks(X, n_classes, shared=True):
+        for rows, block, chunks in row_blocks(X, n_classes):
             _, projected = missing_tied.block_products(tied, block)
             for chunk, index in chunks:
                 weights = class_weights[rows[chunk]]
