@@ -468,7 +468,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             params = self._fitted_params()
             X = X.astype(dtype, copy=False)
         complete = gaussian.log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
-        return self._feature_family().with_missing_rows(params, X, complete)
+        return self._feature_family().with_missing_rows(params, X, complete, row_terms=row_terms)
 
     def _fitted_params(self, dtype=None) -> gaussian.GaussianParams:
         """The fitted parameters (as JAX arrays in ``dtype`` when one is given)."""

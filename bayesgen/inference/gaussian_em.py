@@ -19,7 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import GaussianFamily, missing
-from bayesgen.families.gaussian.family import completed_stats
+from bayesgen.families.gaussian.completed_stats import completed_stats
 from bayesgen.inference import em
 
 
@@ -150,26 +150,30 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
     stats = gaussian.suff_stats(
         start.astype(dtype), responsibilities.astype(dtype), family.covariance_type
     )
-    current = {}
-
-    def e_step():
-        stats = family.expected_stats(current["params"], X, responsibilities)
-        return gaussian.GaussianStats(*(np.asarray(leaf, dtype) for leaf in stats))
+    # The objective of a step's parameters and the next E-step share their factorisations:
+    # one pass gives both, and the next step starts from its statistics.
+    expected = {}
 
     def step(payload):
         stats, frozen = payload
         if frozen is not None:  # the E-step under the parameters of the previous step
-            stats = e_step()
+            stats = expected["stats"]
         params, frozen = m_step(stats, frozen)
-        current["params"] = params
-        value = family_objective(family, params, frozen[1], X, responsibilities, kind)
+        next_stats, value = family.expected_stats(
+            params, X, responsibilities, with_log_likelihood=True
+        )
+        expected["stats"] = gaussian.GaussianStats(
+            *(np.asarray(leaf, dtype) for leaf in next_stats)
+        )
+        if kind not in ("mle", "unbiased"):
+            value += _niw_log_prior(frozen[1], params, family.covariance_type)
         return (stats, frozen), value
 
     state = em.run((stats, None), step, tol=tol, max_iter=max_iter)
     stats, frozen = state.payload
     converged, history = state.converged, state.history
     if not converged:
-        stats = e_step()  # one E-step past the last objective: the next M-step's input
+        stats = expected["stats"]  # the E-step past the last objective: next M-step input
         warnings.warn(
             f"EM over the missing entries did not converge in max_iter={max_iter} "
             f"iterations (tol={tol}); raise max_iter or tol.",

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from bayesgen.families.gaussian import GaussianFamily, GaussianParams, missing
+from bayesgen.families.gaussian import GaussianFamily, GaussianParams, missing, missing_conditionals
 
 
 def _covariances(rng, K, d):
@@ -84,7 +84,7 @@ def test_conditionals_equal_the_observed_block_formulas():
     means, covariances = rng.normal(size=(K, d)), _covariances(rng, K, d)
     X = _gappy(rng, 120, d)
     seen_rows = set()
-    for rows, index, mean, covariance in missing.conditionals(means, covariances, X):
+    for rows, index, mean, covariance in missing_conditionals.conditionals(means, covariances, X):
         for r, row in enumerate(rows):
             pattern = np.isnan(X[row])
             assert list(index[r]) == list(np.flatnonzero(pattern))

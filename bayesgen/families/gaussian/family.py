@@ -18,7 +18,8 @@ from typing import ClassVar
 import numpy as np
 
 from bayesgen.families import class_prior
-from bayesgen.families.gaussian import missing, predictive
+from bayesgen.families.gaussian import missing, missing_conditionals, predictive
+from bayesgen.families.gaussian.completed_stats import completed_stats
 from bayesgen.families.gaussian.likelihood import log_likelihood
 from bayesgen.families.gaussian.posterior import (
     GaussianParams,
@@ -229,34 +230,44 @@ class GaussianFamily(FeatureFamily):
         Returns a NumPy array (the rows with missing entries are scored on the host).
         """
         complete = log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
-        return self.with_missing_rows(params, X, complete)
+        return self.with_missing_rows(params, X, complete, row_terms=row_terms)
 
-    def with_missing_rows(self, params: GaussianParams, X, complete) -> np.ndarray:
+    def with_missing_rows(
+        self, params: GaussianParams, X, complete, *, row_terms: bool = True
+    ) -> np.ndarray:
         """``complete`` (scores of ``X`` as if complete) with its NaN rows rescored.
 
         Scoring every row as complete first finds the rows with a missing entry without
         another pass over ``X``: their scores are NaN. Those get the density of their
-        observed block (`missing`).
+        observed block (`missing`); ``row_terms=False`` as in `log_likelihood`: up to a
+        term the same for every class of a row (which need not be the complete rows').
         """
         result = complete if isinstance(complete, np.ndarray) else np.array(complete)
         flagged = np.flatnonzero(np.isnan(result[:, 0]))
-        incomplete = np.zeros(X.shape[0], dtype=bool)
-        incomplete[flagged] = np.isnan(np.asarray(X[flagged])).any(axis=1)
-        if not incomplete.any():
+        # Every row flagged (as when entries are missing at random): X itself, not a copy.
+        rows = np.asarray(X if flagged.size == X.shape[0] else X[flagged])
+        gappy = np.isnan(rows).any(axis=1)
+        if not gappy.any():
             return result
+        incomplete = flagged[gappy]
+        if not gappy.all():
+            rows = rows[gappy]
         dtype = result.dtype
-        rows = np.asarray(X[incomplete])
         means = np.asarray(params.means).astype(dtype)
         if self.covariance_type in ("diag", "spherical"):
             variances = np.broadcast_to(
                 np.reshape(np.asarray(params.covariances), (means.shape[0], -1)), means.shape
             )
             result[incomplete] = missing.diagonal_log_likelihood(
-                means, variances.astype(dtype), rows
+                means, variances.astype(dtype), rows, row_terms=row_terms
             )
         else:
-            covariances = self.full_covariances(params).astype(dtype)
-            result[incomplete] = missing.log_likelihood(means, covariances, rows)
+            covariances = np.asarray(params.covariances).astype(dtype)
+            if self.covariance_type == "full":
+                covariances = self.full_covariances(params).astype(dtype)
+            result[incomplete] = missing.log_likelihood(
+                means, covariances, rows, row_terms=row_terms
+            )
         return result
 
     def full_covariances(self, params: GaussianParams) -> np.ndarray:
@@ -283,19 +294,30 @@ class GaussianFamily(FeatureFamily):
         ``"sample"``: a class drawn from ``class_weights``, then $x_m$ from the
         Gaussian conditional of `conditional`.
         """
-        means, covariances = np.asarray(params.means), self.full_covariances(params)
-        filled = X.copy()
-        classes = class_prior.draw_classes(class_weights, rng) if method == "sample" else None
-        for rows, index, mean, covariance in missing.conditionals(means, covariances, X):
-            if method == "mean":
-                values = np.einsum("rk,krm->rm", class_weights[rows], mean)
-            else:
-                chosen = classes[rows]
-                picked = np.arange(rows.size)
-                lower = np.linalg.cholesky(covariance[chosen, picked])
-                noise = rng.standard_normal(index.shape)
-                values = mean[chosen, picked] + np.einsum("rij,rj->ri", lower, noise)
-            filled[rows[:, None], index] = values
+        means, filled = np.asarray(params.means), X.copy()
+        if method == "mean" and self.covariance_type in ("diag", "spherical"):
+            # Independent coordinates: a missing entry's conditional mean is its class mean.
+            gaps = np.isnan(X)
+            rows = np.flatnonzero(gaps.any(axis=1))
+            mixed = class_weights[rows] @ means
+            filled[rows] = np.where(gaps[rows], mixed, X[rows])
+            return filled
+        if method == "mean":
+            covariances = np.asarray(params.covariances)
+            if self.covariance_type != "tied":
+                covariances = self.full_covariances(params)
+            pieces = missing_conditionals.conditional_means(means, covariances, X, class_weights)
+            for rows, index, values in pieces:
+                filled[rows[:, None], index] = values
+            return filled
+        classes = class_prior.draw_classes(class_weights, rng)
+        covariances = self.full_covariances(params)
+        for rows, index, mean, covariance in missing_conditionals.chosen_conditionals(
+            means, covariances, X, classes
+        ):
+            lower = np.linalg.cholesky(covariance)
+            noise = rng.standard_normal(index.shape)
+            filled[rows[:, None], index] = mean + np.einsum("rij,rj->ri", lower, noise)
         return filled
 
     # ------------------------------------------------- columns of a table (MixedNB)
@@ -349,50 +371,20 @@ class GaussianFamily(FeatureFamily):
         self.check_positive_definite(params)
         return prior, params
 
-    def expected_stats(self, params: GaussianParams, X: np.ndarray, responsibilities):
+    def expected_stats(
+        self, params: GaussianParams, X: np.ndarray, responsibilities, *, with_log_likelihood=False
+    ):
         """The E-step over missing entries: expected `GaussianStats` of the completed rows
-        (`completed_stats`)."""
+        (`completed_stats`), and with ``with_log_likelihood`` the observed-data
+        log-likelihood weighted by ``responsibilities``, as ``(stats, float)``."""
         return completed_stats(
             np.asarray(params.means),
             self.full_covariances(params),
             X,
             np.asarray(responsibilities),
             self.covariance_type,
+            with_log_likelihood=with_log_likelihood,
         )
-
-
-def completed_stats(means, covariances, X, responsibilities, covariance_type) -> GaussianStats:
-    """Expected `GaussianStats` of ``X`` completed under per-class ``means`` and full
-    ``covariances`` (n_classes, n_features, n_features).
-
-    Each row's missing block gets its conditional mean given the observed block and class,
-    and the scatter its conditional covariance, weighted by the row's responsibility; one
-    class (one completed copy of ``X``) at a time.
-    """
-    n_classes, n_features = means.shape
-    per_class, corrections = [], np.zeros((n_classes, n_features * n_features))
-    for k in range(n_classes):
-        completed = X.copy()
-        pieces = missing.conditionals(means[k : k + 1], covariances[k : k + 1], X)
-        for rows, index, mean, covariance in pieces:
-            completed[rows[:, None], index] = mean[0]
-            cells = (index[:, :, None] * n_features + index[:, None, :]).ravel()
-            weighted = responsibilities[rows, k][:, None, None] * covariance[0]
-            corrections[k] += np.bincount(
-                cells, weights=weighted.ravel(), minlength=n_features * n_features
-            )
-        # NumPy blocks: the same statistics as the JAX kernel, compiled for no row count.
-        per_class.append(suff_stats(completed, responsibilities[:, [k]], "full"))
-    counts = np.concatenate([s.counts for s in per_class])
-    class_means = np.concatenate([s.means for s in per_class])
-    scatter = np.concatenate([s.scatter for s in per_class]) + corrections.reshape(
-        n_classes, n_features, n_features
-    )
-    if covariance_type == "tied":
-        scatter = np.sum(scatter, axis=0)
-    elif covariance_type in ("diag", "spherical"):
-        scatter = np.diagonal(scatter, axis1=1, axis2=2)
-    return GaussianStats(counts, class_means, scatter)
 
 
 def _cholesky_exists(xp, covariances) -> bool:

@@ -1,0 +1,132 @@
+r"""Rows with missing entries under class-specific precisions, a block of rows at a time.
+
+For class $k$ with precision $\Lambda_k = \Sigma_k^{-1}$, a row $\tilde x$ (shifted by
+$s$, the average class mean, with its missing entries set to 0) and
+$z = \tilde x - (\mu_k - s)$, the block $A = \Lambda_{k,mm} = LL^\top$ of its missing
+entries $m$ and $b = (\Lambda_k z)_m$ give everything `missing` needs (its module
+docstring has the formulas): $z^\top \Lambda_k z - \|L^{-1} b\|^2$ is the squared
+distance of the observed block, and $-A^{-1} b$ (plus $s_m$) the conditional mean of the
+missing one. $z$ is not zero at the missing entries, but
+$\Lambda - \Lambda_{:m} A^{-1} \Lambda_{m:}$ is, on every row and column of $m$, so
+their values cancel exactly; and $\Lambda_k z = \tilde x \Lambda_k - \Lambda_k(\mu_k - s)$
+is one matrix product per block of rows for every class at once.
+
+The products are taken per block of rows (`block_products`), the $m \times m$ blocks
+factored per chunk of rows with the same $m$ (`chunk_blocks`), stack last
+(`small_blocks`), every row and class of a chunk in one stack.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from bayesgen.families.gaussian import small_blocks
+
+
+def precisions(covariances: np.ndarray):
+    """``(Lambda, log det Sigma)`` of every class, in float64.
+
+    Float64 whatever the input: the Schur forms subtract two quadratic forms, which in
+    float32 would lose the digits of their difference.
+    """
+    covariances = np.asarray(covariances, dtype=np.float64)
+    lower = np.linalg.cholesky(covariances)
+    identity = np.broadcast_to(np.eye(covariances.shape[-1]), covariances.shape)
+    inverse_lower = np.linalg.solve(lower, identity)
+    precision = np.swapaxes(inverse_lower, -1, -2) @ inverse_lower
+    log_det = 2.0 * np.sum(np.log(np.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
+    return precision, log_det
+
+
+class ClassPrecisions(NamedTuple):
+    """What every block of rows needs from the classes' means and covariances, float64.
+
+    Attributes
+    ----------
+    shift : ndarray of shape (n_features,)
+        $s$, the average class mean.
+    means : ndarray of shape (n_classes, n_features)
+        $\\mu_k - s$.
+    precision : ndarray of shape (n_classes, n_features, n_features)
+    projected_means : ndarray of shape (n_classes, n_features)
+        $\\Lambda_k (\\mu_k - s)$.
+    log_det : ndarray of shape (n_classes,)
+        $\\log\\det\\Sigma_k$.
+    """
+
+    shift: np.ndarray
+    means: np.ndarray
+    precision: np.ndarray
+    projected_means: np.ndarray
+    log_det: np.ndarray
+
+
+def class_precisions(means, covariances) -> ClassPrecisions:
+    """`ClassPrecisions` of ``means`` (K, d) and ``covariances`` (K, d, d)."""
+    precision, log_det = precisions(covariances)
+    means = np.asarray(means, dtype=np.float64)
+    shift = means.mean(axis=0)
+    centred = means - shift
+    projected = np.einsum("kde,ke->kd", precision, centred)
+    return ClassPrecisions(shift, centred, precision, projected, log_det)
+
+
+def block_products(classes: ClassPrecisions, block: np.ndarray):
+    """``(projected, quadratic)`` of a block of rows: $\\Lambda_k z$ and $z^\\top\\Lambda_k z$.
+
+    Shapes (rows, n_classes, n_features) and (n_classes, rows); ``block`` (rows,
+    n_features) has NaN where missing.
+    """
+    filled = np.subtract(block, classes.shift, dtype=np.float64)
+    np.copyto(filled, 0.0, where=np.isnan(filled))
+    n_classes, n_features = classes.means.shape
+    wide = np.moveaxis(classes.precision, 0, 1).reshape(n_features, n_classes * n_features)
+    projected = (filled @ wide).reshape(-1, n_classes, n_features)
+    projected -= classes.projected_means
+    # z' Lambda z with z = filled - mean, read off the product without a (rows, K, d) copy.
+    quadratic = np.einsum("rd,rkd->kr", filled, projected)
+    quadratic -= np.einsum("kd,rkd->kr", classes.means, projected)
+    return projected, quadratic
+
+
+def chunk_blocks(classes: ClassPrecisions, projected: np.ndarray, index: np.ndarray):
+    """``(L, L^-1 b)`` of a chunk of rows with the same number m of missing entries.
+
+    Parameters
+    ----------
+    classes : ClassPrecisions
+    projected : ndarray of shape (rows, n_classes, n_features)
+        The chunk's rows of `block_products`' ``projected``.
+    index : ndarray of int of shape (rows, m)
+        Each row's missing columns.
+
+    Returns
+    -------
+    lower : ndarray of shape (m, m, n_classes * rows)
+        Stack last, class-major: entry ``k * rows + r`` is class ``k``, row ``r``.
+    whitened : ndarray of shape (m, n_classes * rows)
+    """
+    rows, n_classes, n_features = projected.shape
+    m = index.shape[1]
+    missing = index.T
+    # The blocks A = Lambda_k,mm (their lower triangle, all the factorisation reads), then
+    # b, as one stack for `small_blocks.factor`.
+    work = np.empty((m + 1, m, n_classes * rows))
+    offsets = (np.arange(n_classes) * (n_features * n_features))[:, None]
+    for i in range(m):
+        cells = (offsets + missing[i] * n_features) + missing[: i + 1, None, :]
+        target = work[i, : i + 1].reshape(i + 1, n_classes, rows)
+        np.take(classes.precision, cells, out=target, mode="clip")  # in range: unbuffered
+    b = np.take_along_axis(projected, index[:, None, :], axis=2)  # (rows, K, m)
+    work[m].reshape(m, n_classes, rows)[...] = b.transpose(2, 1, 0)
+    small_blocks.factor(work, m)
+    return work[:m], work[m]
+
+
+def conditional_means(classes: ClassPrecisions, lower, whitened, index) -> np.ndarray:
+    """$\\mathbb E[x_m \\mid x_o, k]$ (n_classes, rows, m) from `chunk_blocks`."""
+    m, (rows, n_classes) = index.shape[1], (index.shape[0], classes.means.shape[0])
+    deviation = small_blocks.backward_substitution(lower, whitened)
+    return np.take(classes.shift, index) - deviation.reshape(m, n_classes, rows).transpose(1, 2, 0)
