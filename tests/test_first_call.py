@@ -61,6 +61,8 @@ PLAIN = {
     "MultinomialNB": {},
     "PoissonNB": {},
     "CategoricalNB": {},
+    "ExponentialNB": {},
+    "MixedNB": {},
 }
 
 
