@@ -380,13 +380,19 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
             self._parameters(dtype), self._encoded(X, dtype), row_terms=row_terms
         )
 
-    def impute(self, X, *, method="mean", y=None, random_state=None):
+    def impute(self, X, *, method="mean", y=None, random_state=None, n_imputations=None):
         """Fill the missing entries of every group from the model, observed ones kept.
 
         As `GenerativeClassifier.impute`; the class probabilities come from all the
         observed columns together, and each group fills its own columns. Returns a
-        DataFrame when the model was fitted on one.
+        DataFrame when the model was fitted on one; with ``n_imputations`` (multiple
+        imputation, each copy under its own posterior draw of every group's parameters), a
+        list of that many DataFrames, or an array of copies for a model fitted on arrays.
         """
+        if n_imputations is not None:
+            return super().impute(
+                X, method=method, y=y, random_state=random_state, n_imputations=n_imputations
+            )
         check_is_fitted(self)
         if method not in imputation.METHODS:
             raise ValueError(f"method must be one of {imputation.METHODS}; got {method!r}.")

@@ -26,7 +26,6 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
-from bayesgen.inference.imputation import impute
 from bayesgen.inference.sampling import random_key
 from bayesgen.inference.semi_supervised import unlabeled_rows
 
@@ -67,23 +66,31 @@ def _unknown(y, n_samples: int) -> np.ndarray:
 
 def _impute_sample(model, X, y, rng):
     """One conditional draw of the missing entries: given the label where it is known,
-    mixed over $p(k \\mid x_o)$ where it is not."""
+    mixed over $p(k \\mid x_o)$ where it is not (by the model's own ``impute``, so a
+    DataFrame comes back as one)."""
     n_samples = X.shape[0]
     unknown = _unknown(y, n_samples)
     if unknown.all():
-        return impute(model, X, method="sample", random_state=rng)
+        return model.impute(X, method="sample", random_state=rng)
     if not unknown.any():
-        return impute(model, X, method="sample", y=y, random_state=rng)
-    known = np.flatnonzero(~unknown)
-    filled = impute(
-        model, _rows(X, known), method="sample", y=np.asarray(y)[known], random_state=rng
-    )
-    completed = np.empty((n_samples, filled.shape[1]), dtype=filled.dtype)
-    completed[known] = filled
-    completed[unknown] = impute(
-        model, _rows(X, np.flatnonzero(unknown)), method="sample", random_state=rng
-    )
-    return completed
+        return model.impute(X, method="sample", y=y, random_state=rng)
+    known, unlabelled = np.flatnonzero(~unknown), np.flatnonzero(unknown)
+    parts = [
+        model.impute(_rows(X, known), method="sample", y=np.asarray(y)[known], random_state=rng),
+        model.impute(_rows(X, unlabelled), method="sample", random_state=rng),
+    ]
+    order = np.argsort(np.concatenate([known, unlabelled]), kind="stable")
+    if hasattr(parts[0], "iloc"):
+        import pandas as pd
+
+        return pd.concat(parts).iloc[order]
+    return np.concatenate(parts)[order]
+
+
+def _stack(copies: list):
+    """The copies as one array, or as a list when they are DataFrames (columns of their own
+    dtypes)."""
+    return copies if hasattr(copies[0], "iloc") else np.stack(copies)
 
 
 def _has_exact_posterior(estimator) -> bool:
@@ -112,14 +119,16 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
 
     Returns
     -------
-    ndarray of shape (n_imputations, n_samples, n_features)
-        Observed entries are those of ``X`` in every copy.
+    ndarray of shape (n_imputations, n_samples, n_features), or list of DataFrame
+        Observed entries are those of ``X`` in every copy. A model whose ``impute``
+        returns DataFrames (``MixedNB`` fitted on one) gives a list of ``n_imputations``
+        DataFrames.
     """
     n_imputations = check_n_imputations(n_imputations)
     rng = check_random_state(random_state)
     if _has_exact_posterior(estimator):
         draws = estimator._exact_draws(random_key(rng), n_imputations)
-        return np.stack(
+        return _stack(
             [
                 _impute_sample(_with_draw(estimator, draws, i), X, y, rng)
                 for i in range(n_imputations)
@@ -141,11 +150,11 @@ def _data_augmentation(estimator, X, n_imputations, y, rng):
             weights = current.predict_proba(_rows(X, np.flatnonzero(unknown)))
             drawn = (rng.uniform(size=(weights.shape[0], 1)) > np.cumsum(weights, axis=1)).sum(1)
             labels[unknown] = current.classes_[np.minimum(drawn, weights.shape[1] - 1)]
-        completed = impute(current, X, method="sample", y=labels, random_state=rng)
+        completed = current.impute(X, method="sample", y=labels, random_state=rng)
         if sweep >= WARMUP_SWEEPS and (sweep - WARMUP_SWEEPS) % SWEEPS_BETWEEN == 0:
             copies.append(completed)
             if len(copies) == n_imputations:
                 break
         refit = clone(estimator).fit(completed, labels)
         current = _with_draw(refit, refit._exact_draws(random_key(rng), 1), 0)
-    return np.stack(copies)
+    return _stack(copies)

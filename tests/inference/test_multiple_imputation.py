@@ -1,9 +1,10 @@
 """``impute(X, method="sample", n_imputations=m)``: copies under posterior parameter draws."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from bayesgen import QDA, GaussianNB
+from bayesgen import QDA, GaussianNB, MixedNB
 from bayesgen._precision import precision
 
 
@@ -103,3 +104,43 @@ def test_n_imputations_needs_sampling(few_rows):
     X, y = few_rows
     with pytest.raises(ValueError, match="n_imputations needs method='sample'"):
         GaussianNB().fit(X, y).impute(X, n_imputations=2)
+
+
+def test_mixed_nb_copies_are_frames_whose_gaussian_spread_is_the_posterior_one(few_rows):
+    """MixedNB: a list of DataFrames (training dtypes, seen categories only); the Gaussian
+    column's between-copy variance is GaussianNB's Normal–Inverse-Gamma one for that column
+    (same data, same default prior), far above the fitted parameters' spread."""
+    X, y = few_rows
+    frame = pd.DataFrame({"x": X[:, 0], "colour": np.where(X[:, 1] > 0.5, "red", "blue")})
+    model = MixedNB().fit(frame, y)
+    n_rows, n_copies = 300, 300
+    blank = pd.DataFrame({"x": np.full(n_rows, np.nan), "colour": [None] * n_rows})
+    copies = model.impute(
+        blank, method="sample", y=np.zeros(n_rows), n_imputations=n_copies, random_state=2
+    )
+    assert isinstance(copies, list) and len(copies) == n_copies
+    assert all(list(copy.columns) == ["x", "colour"] for copy in copies)
+    assert set(pd.concat(copies)["colour"]) <= {"red", "blue"}
+    assert not any(copy.isna().any().any() for copy in copies)
+    reference = GaussianNB().fit(X[:, :1], y)
+    with precision(np.float64):
+        posterior = reference._normal_inverse_wishart()
+    kappa, dof, scale = (float(np.asarray(v)[0].ravel()[0]) for v in posterior[1:])
+    expected_sigma = scale / (dof - 2)
+    expected = expected_sigma / kappa + expected_sigma / n_rows
+    between = np.var([copy["x"].mean() for copy in copies], ddof=1)
+    # A variance from 300 copies has a relative standard error of about 8%.
+    np.testing.assert_allclose(between, expected, rtol=0.3)
+    assert between > 5 * reference.var_[0, 0] / n_rows
+    # Partly labelled rows keep their order and index.
+    partial = model.impute(
+        frame.assign(x=np.where(np.arange(30) % 2, np.nan, frame["x"])),
+        method="sample",
+        y=np.where(np.arange(30) % 3, y, -1),
+        n_imputations=2,
+        random_state=0,
+    )
+    assert list(partial[0].index) == list(frame.index)
+    np.testing.assert_array_equal(partial[1]["x"].to_numpy()[::2], frame["x"].to_numpy()[::2])
+    with pytest.raises(ValueError, match="n_imputations must be >= 1"):
+        model.impute(blank, method="sample", n_imputations=0)
