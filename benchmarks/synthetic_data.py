@@ -20,6 +20,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 
+from benchmarks import synthetic_peers
 from benchmarks.gaussian_copula import GaussianCopula
 
 
@@ -117,53 +118,44 @@ def _generators(numeric: bool, quick: bool) -> dict:
     def copula_draw(model, n, seed, target):
         return model.sample(n, random_state=seed)
 
-    if importlib.util.find_spec("copulas") is not None:
-        generators["copulas GaussianMultivariate"] = _copulas_generator()
+    if _installed("sdv"):
+        generators["sdv GaussianCopulaSynthesizer"] = synthetic_peers.sdv_generator(
+            "gaussian_copula"
+        )
+    if _installed("copulas"):
+        generators["copulas GaussianMultivariate"] = synthetic_peers.copulas_generator()
+        generators["class-conditional copula (copulas, per class)"] = (
+            synthetic_peers.class_conditional(*synthetic_peers.copulas_generator())
+        )
     else:
         generators["Gaussian copula (ours, empirical margins)"] = (copula_fit, copula_draw)
-    if importlib.util.find_spec("ctgan") is not None and not quick:
-        generators["CTGAN"] = _ctgan_generator()
+    generators["class-conditional copula (ours, per class)"] = synthetic_peers.class_conditional(
+        copula_fit, copula_draw
+    )
+    if _installed("sdv") and not quick:
+        generators["CTGAN (sdv, 300 epochs)"] = synthetic_peers.sdv_generator("ctgan")
     return generators
 
 
-def _copulas_generator():
-    from copulas.multivariate import GaussianMultivariate
-
-    def fit(train, target):
-        return GaussianMultivariate().fit(train)
-
-    def draw(model, n, seed, target):
-        return model.sample(n)
-
-    return fit, draw
-
-
-def _ctgan_generator():
-    from ctgan import CTGAN
-
-    def fit(train, target):
-        discrete = [c for c in train.columns if not pd.api.types.is_float_dtype(train[c])]
-        model = CTGAN(epochs=300)
-        model.fit(train, discrete)
-        return model
-
-    def draw(model, n, seed, target):
-        return model.sample(n)
-
-    return fit, draw
+def _installed(package: str) -> bool:
+    return importlib.util.find_spec(package) is not None
 
 
 def skipped() -> list[str]:
     """The peers and tables left out here, each with its reason."""
     reasons = []
-    if importlib.util.find_spec("copulas") is None:
+    if not _installed("copulas"):
         reasons.append(
-            "`copulas` (and `sdv`) is not installed: it requires pandas < 3 and this "
-            f"environment runs pandas {pd.__version__}; our Gaussian copula with empirical "
-            "margins (`benchmarks/gaussian_copula.py`) stands in for it."
+            "`copulas` is not installed: it requires pandas < 3 and this environment runs "
+            f"pandas {pd.__version__} (see the benchmark environment in "
+            "docs/synthetic-data.md); our Gaussian copula with empirical margins "
+            "(`benchmarks/gaussian_copula.py`) stands in for it."
         )
-    if importlib.util.find_spec("ctgan") is None:
-        reasons.append("`ctgan` is not installed (it needs PyTorch): CTGAN is left out.")
+    if not _installed("sdv"):
+        reasons.append(
+            "`sdv` is not installed (pandas < 3 and PyTorch): its GaussianCopulaSynthesizer "
+            "and CTGAN are left out."
+        )
     for name, (_, package) in TABLES.items():
         if package is not None and importlib.util.find_spec(package) is None:
             reasons.append(f"`{package}` is not installed: the {name} table is left out.")
@@ -224,7 +216,7 @@ def run(quick: bool = False, seed: int = 0) -> list[Result]:
 def table(results: list[Result]) -> list[str]:
     """The Markdown section of the report."""
     lines = [
-        "### Synthetic tables: bayesgen's generators against a Gaussian copula",
+        "### Synthetic tables: bayesgen's generators against the peers",
         "",
         "Each generator is fitted on 70 % of the table and draws as many rows; the figures "
         "are `bayesgen.synthetic.quality_report` against the other 30 %: detector AUC "
