@@ -1,12 +1,20 @@
-"""Synthetic tables against the peers: bayesgen's generators and a Gaussian copula (issue 20).
+"""Synthetic tables against the peers: bayesgen's generators, sdv, copulas, CTGAN (issue 20).
 
 On real tables bundled offline (the Palmer penguins, statsmodels' Fair affairs survey, the
 wines of scikit-learn), each generator is fitted on 70 % of the rows (stratified by the
 class) and draws as many rows as it saw; `bayesgen.synthetic.quality_report` measures them
-against the held-out 30 %. Peers: the Gaussian copula of ``copulas`` and CTGAN, each used
-when installed and skipped with the reason otherwise; when ``copulas`` is missing, our own
-Gaussian copula with empirical margins (`benchmarks.gaussian_copula`) stands in for it.
-"""
+against the held-out 30 %. Peers (`benchmarks.synthetic_peers`): sdv's
+GaussianCopulaSynthesizer and CTGAN, ``copulas``' GaussianMultivariate, and class-conditional
+copulas (one per class, the alternative to LatentClassNB that issue 20 asked to measure),
+each used when its package imports and skipped with the reason otherwise. They require
+pandas < 3, so they run in a separate environment (bayesgen runs on pandas 2 as well)::
+
+    python3 -m venv /tmp/peers-venv
+    /tmp/peers-venv/bin/pip install -e '.[bench]' 'pandas<3' copulas sdv
+    OMP_NUM_THREADS=1 /tmp/peers-venv/bin/python -m benchmarks --section synthetic
+
+Without ``copulas``, our Gaussian copula with empirical margins
+(`benchmarks.gaussian_copula`) stands in for it."""
 
 from __future__ import annotations
 
