@@ -119,7 +119,8 @@ def _generators(numeric: bool, quick: bool) -> dict:
             lambda: LatentClassNB(n_components=3, max_iter=iterations, random_state=0)
         ),
     }
-    generators["LatentClassNB (M by held-out CV)"] = (_cross_validated(iterations), draw)
+    if not quick:
+        generators["LatentClassNB (M by held-out CV)"] = (_cross_validated(iterations), draw)
     if numeric:
         generators["QDA"] = bayesgen_model(QDA)
 
