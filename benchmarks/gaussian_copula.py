@@ -46,7 +46,12 @@ class GaussianCopula:
             score[~missing] = stats.norm.ppf(np.clip(u, 1e-6, 1 - 1e-6))
             scores.append(score)
             self.margins_[column] = (*margin, missing.mean(), values.dtype)
-        self.correlation_ = np.corrcoef(np.array(scores)) if len(scores) > 1 else np.ones((1, 1))
+        scores = np.array(scores)
+        # A column constant here (one class's rows) has no correlation: independent of the rest.
+        spread = scores.std(axis=1) > 0
+        self.correlation_ = np.eye(len(scores))
+        if spread.sum() > 1:
+            self.correlation_[np.ix_(spread, spread)] = np.corrcoef(scores[spread])
         return self
 
     def sample(self, n: int, random_state=0) -> pd.DataFrame:

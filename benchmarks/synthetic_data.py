@@ -1,16 +1,25 @@
-"""Synthetic tables against the peers: bayesgen's generators and a Gaussian copula (issue 20).
+"""Synthetic tables against the peers: bayesgen's generators, sdv, copulas, CTGAN (issue 20).
 
 On real tables bundled offline (the Palmer penguins, statsmodels' Fair affairs survey, the
 wines of scikit-learn), each generator is fitted on 70 % of the rows (stratified by the
 class) and draws as many rows as it saw; `bayesgen.synthetic.quality_report` measures them
-against the held-out 30 %. Peers: the Gaussian copula of ``copulas`` and CTGAN, each used
-when installed and skipped with the reason otherwise; when ``copulas`` is missing, our own
-Gaussian copula with empirical margins (`benchmarks.gaussian_copula`) stands in for it.
-"""
+against the held-out 30 %. Peers (`benchmarks.synthetic_peers`): sdv's
+GaussianCopulaSynthesizer and CTGAN, ``copulas``' GaussianMultivariate, and class-conditional
+copulas (one per class, the alternative to LatentClassNB that issue 20 asked to measure),
+each used when its package imports and skipped with the reason otherwise. They require
+pandas < 3, so they run in a separate environment (bayesgen runs on pandas 2 as well)::
+
+    python3 -m venv /tmp/peers-venv
+    /tmp/peers-venv/bin/pip install -e '.[bench]' 'pandas<3' copulas sdv
+    OMP_NUM_THREADS=1 /tmp/peers-venv/bin/python -m benchmarks --section synthetic
+
+Without ``copulas``, our Gaussian copula with empirical margins
+(`benchmarks.gaussian_copula`) stands in for it."""
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 import time
 import warnings
 from dataclasses import dataclass
@@ -20,6 +29,7 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import train_test_split
 
+from benchmarks import synthetic_peers
 from benchmarks.gaussian_copula import GaussianCopula
 
 
@@ -101,6 +111,7 @@ def _generators(numeric: bool, quick: bool) -> dict:
 
         return fit, draw
 
+    draw = bayesgen_model(MixedNB)[1]
     iterations = 10 if quick else 200
     generators = {
         "MixedNB": bayesgen_model(MixedNB),
@@ -108,6 +119,8 @@ def _generators(numeric: bool, quick: bool) -> dict:
             lambda: LatentClassNB(n_components=3, max_iter=iterations, random_state=0)
         ),
     }
+    if not quick:
+        generators["LatentClassNB (M by held-out CV)"] = (_cross_validated(iterations), draw)
     if numeric:
         generators["QDA"] = bayesgen_model(QDA)
 
@@ -117,61 +130,75 @@ def _generators(numeric: bool, quick: bool) -> dict:
     def copula_draw(model, n, seed, target):
         return model.sample(n, random_state=seed)
 
-    if importlib.util.find_spec("copulas") is not None:
-        generators["copulas GaussianMultivariate"] = _copulas_generator()
+    if _installed("sdv"):
+        generators["sdv GaussianCopulaSynthesizer"] = synthetic_peers.sdv_generator(
+            "gaussian_copula"
+        )
+    if _installed("copulas"):
+        generators["copulas GaussianMultivariate"] = synthetic_peers.copulas_generator()
+        generators["class-conditional copula (copulas, per class)"] = (
+            synthetic_peers.class_conditional(*synthetic_peers.copulas_generator())
+        )
     else:
         generators["Gaussian copula (ours, empirical margins)"] = (copula_fit, copula_draw)
-    if importlib.util.find_spec("ctgan") is not None and not quick:
-        generators["CTGAN"] = _ctgan_generator()
+    generators["class-conditional copula (ours, per class)"] = synthetic_peers.class_conditional(
+        copula_fit, copula_draw
+    )
+    if _installed("sdv") and not quick:
+        generators["CTGAN (sdv, 300 epochs)"] = synthetic_peers.sdv_generator("ctgan")
     return generators
 
 
-def _copulas_generator():
-    from copulas.multivariate import GaussianMultivariate
+def _cross_validated(iterations: int):
+    """LatentClassNB with ``n_components`` in 1..5 chosen by 3-fold held-out log p(x, y)."""
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from bayesgen import LatentClassNB
+    from bayesgen.synthetic import fewest_components, held_out_log_likelihood
 
     def fit(train, target):
-        return GaussianMultivariate().fit(train)
+        search = GridSearchCV(
+            LatentClassNB(max_iter=iterations, random_state=0),
+            {"n_components": [1, 2, 3, 4, 5]},
+            scoring=held_out_log_likelihood,
+            refit=fewest_components,
+            cv=StratifiedKFold(3, shuffle=True, random_state=0),
+        ).fit(train.drop(columns=target), train[target])
+        chosen = search.best_params_["n_components"]
+        print(f"held-out choice: n_components = {chosen}", file=sys.stderr)
+        return search.best_estimator_
 
-    def draw(model, n, seed, target):
-        return model.sample(n)
-
-    return fit, draw
+    return fit
 
 
-def _ctgan_generator():
-    from ctgan import CTGAN
-
-    def fit(train, target):
-        discrete = [c for c in train.columns if not pd.api.types.is_float_dtype(train[c])]
-        model = CTGAN(epochs=300)
-        model.fit(train, discrete)
-        return model
-
-    def draw(model, n, seed, target):
-        return model.sample(n)
-
-    return fit, draw
+def _installed(package: str) -> bool:
+    return importlib.util.find_spec(package) is not None
 
 
 def skipped() -> list[str]:
     """The peers and tables left out here, each with its reason."""
     reasons = []
-    if importlib.util.find_spec("copulas") is None:
+    if not _installed("copulas"):
         reasons.append(
-            "`copulas` (and `sdv`) is not installed: it requires pandas < 3 and this "
-            f"environment runs pandas {pd.__version__}; our Gaussian copula with empirical "
-            "margins (`benchmarks/gaussian_copula.py`) stands in for it."
+            "`copulas` is not installed: it requires pandas < 3 and this environment runs "
+            f"pandas {pd.__version__} (see the benchmark environment in "
+            "docs/synthetic-data.md); our Gaussian copula with empirical margins "
+            "(`benchmarks/gaussian_copula.py`) stands in for it."
         )
-    if importlib.util.find_spec("ctgan") is None:
-        reasons.append("`ctgan` is not installed (it needs PyTorch): CTGAN is left out.")
+    if not _installed("sdv"):
+        reasons.append(
+            "`sdv` is not installed (pandas < 3 and PyTorch): its GaussianCopulaSynthesizer "
+            "and CTGAN are left out."
+        )
     for name, (_, package) in TABLES.items():
         if package is not None and importlib.util.find_spec(package) is None:
             reasons.append(f"`{package}` is not installed: the {name} table is left out.")
     return reasons
 
 
-def run(quick: bool = False, seed: int = 0) -> list[Result]:
-    """Every generator on every available table (``quick``: the penguins, few iterations)."""
+def run(quick: bool = False, seed: int = 0, only: set[str] | None = None) -> list[Result]:
+    """Every generator (or those named in ``only``) on every available table (``quick``: the
+    penguins, few iterations)."""
     from bayesgen.synthetic import quality_report
 
     results = []
@@ -195,6 +222,8 @@ def run(quick: bool = False, seed: int = 0) -> list[Result]:
             and not frame.drop(columns=target).isna().any().any()
         )
         for generator, (fit, draw) in _generators(numeric, quick).items():
+            if only is not None and generator not in only:
+                continue
             started = time.perf_counter()
             with warnings.catch_warnings():  # quick runs stop EM early on purpose
                 warnings.simplefilter("ignore", ConvergenceWarning)
@@ -224,7 +253,7 @@ def run(quick: bool = False, seed: int = 0) -> list[Result]:
 def table(results: list[Result]) -> list[str]:
     """The Markdown section of the report."""
     lines = [
-        "### Synthetic tables: bayesgen's generators against a Gaussian copula",
+        "### Synthetic tables: bayesgen's generators against the peers",
         "",
         "Each generator is fitted on 70 % of the table and draws as many rows; the figures "
         "are `bayesgen.synthetic.quality_report` against the other 30 %: detector AUC "
