@@ -155,9 +155,11 @@ def class_conditional(fit_one, draw_one):
         rng = np.random.default_rng(seed)
         sizes = rng.multinomial(n, shares.to_numpy())
         parts = []
-        for (label, one), size in zip(models.items(), sizes, strict=True):
+        for index, ((label, one), size) in enumerate(zip(models.items(), sizes, strict=True)):
             if size:
-                rows = draw_one(one, int(size), seed, None).reset_index(drop=True)
+                # Each class its own seed: the peers reseed NumPy's global generator, so one
+                # seed would give every class the same random numbers, row by row.
+                rows = draw_one(one, int(size), seed + index, None).reset_index(drop=True)
                 rows[target] = pd.Series([label] * int(size), dtype=dtype)
                 parts.append(rows)
         rows = pd.concat(parts, ignore_index=True)

@@ -92,11 +92,10 @@ def _log_prior(estimator) -> float:
 
 
 def _niw_log_prior(prior, params, covariance_type: str) -> float:
-    import jax  # the NIW density is written once, in JAX; only the objective needs it
-    import jax.numpy as jnp
-
-    params = gaussian.GaussianParams(jnp.asarray(params.means), jnp.asarray(params.covariances))
-    prior = jax.tree.map(jnp.asarray, prior)
+    # NumPy arguments: SciPy's densities, no JAX dispatch in an objective EM evaluates
+    # every iteration.
+    prior = type(prior)(*(np.asarray(leaf) for leaf in prior))
+    params = gaussian.GaussianParams(np.asarray(params.means), np.asarray(params.covariances))
     return float(gaussian.log_prior(prior, params, covariance_type))
 
 

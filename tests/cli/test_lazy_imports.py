@@ -79,6 +79,7 @@ X = rng.normal(size=(60, 4)) + y[:, None]
 data = {{"binary": (X > 1).astype(float), "counts": np.floor(np.abs(X) * 3),
         "codes": np.floor(np.abs(X)).clip(0, 3), "real": X, "positive": np.abs(X)}}
 data["mixed"] = np.column_stack([X[:, :2], data["binary"][:, 2], data["counts"][:, 3]])
+data["gappy"] = np.where(rng.random(X.shape) < 0.2, np.nan, X)
 import bayesgen
 for name, options, kind in {cases!r}:
     for model in (getattr(bayesgen, name)(**options).fit(data[kind], y),):
@@ -87,6 +88,8 @@ for name, options, kind in {cases!r}:
         model.predict_log_proba(data[kind])
         if hasattr(model, "score_samples"):
             model.score_samples(data[kind])
+        if kind == "gappy":
+            model.impute(data[kind])
     cross_val_score(getattr(bayesgen, name)(**options), data[kind], y, cv=3)
 added = set(sys.modules) - before
 print("MODULES:" + ",".join(m for m in {heavy!r} if m in added))
@@ -99,6 +102,9 @@ PLAIN_GROUPS = {
         ("GaussianNB", {}, "real"),
         *(("GaussianDA", {"covariance_type": c}, "real") for c in ("full", "tied", "diag")),
         ("GaussianDA", {"covariance_type": "spherical", "estimate": "map"}, "real"),
+        # EM over missing entries, with the NIW log prior in its objective.
+        ("GaussianDA", {"covariance_type": "full", "estimate": "map"}, "gappy"),
+        ("LDA", {}, "gappy"),
     ],
     "discrete": [
         ("BernoulliNB", {}, "binary"),

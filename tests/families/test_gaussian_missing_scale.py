@@ -228,6 +228,10 @@ def test_blocks_and_chunks_do_not_change_shared_or_mixed_results(monkeypatch):
             filled,
         )
 
+    # Six features allow at most 64 patterns: every pattern counts as "many", so the shared
+    # covariance takes its batched block path too.
+    monkeypatch.setattr(missing, "MANY_PATTERNS", 0)
+    assert missing.has_many_patterns(np.isnan(X))
     whole = results()
     monkeypatch.setattr(missing, "CHUNK_VALUES", 50)  # a few rows per block and chunk
     for got, expected in zip(results(), whole, strict=True):
