@@ -71,6 +71,11 @@ def _to_jax(tree, dtype):
     return jax.tree.map(lambda leaf: jnp.asarray(leaf, dtype=dtype), tree)
 
 
+def _like_numpy(tree, dtype):
+    """``tree``'s leaves as NumPy arrays in ``dtype``."""
+    return tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), tree)
+
+
 def _like(tree, reference, dtype):
     """``tree``'s leaves in ``dtype``, NumPy when ``reference`` is NumPy data, else JAX.
 
@@ -78,7 +83,7 @@ def _like(tree, reference, dtype):
     ``partial_fit`` on NumPy data stays in NumPy (and compiles nothing).
     """
     if is_numpy(reference):
-        return tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), tree)
+        return _like_numpy(tree, dtype)
     return _to_jax(tree, dtype)
 
 

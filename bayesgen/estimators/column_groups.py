@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import registry
 from bayesgen._lazy import lazy_module
-from bayesgen.estimators.base import _to_jax
+from bayesgen.estimators.base import _like_numpy, _to_jax
 from bayesgen.families.composite import CompositeFamily
 from bayesgen.families.gaussian import GaussianParams
 from bayesgen.families.namespace import tree_leaves
@@ -130,17 +130,22 @@ class ColumnGroups:
     def _kinds(self) -> dict:
         return {family: self._settings(family)["estimate"] for family in self._groups}
 
-    def _stats_and_priors(self, composite: CompositeFamily) -> tuple[dict, dict]:
-        """The stored statistics (JAX, own precision) and each group's prior: the one EM
-        over missing entries kept, else resolved from the statistics."""
+    def _stats_and_priors(
+        self, composite: CompositeFamily, *, numpy: bool = False
+    ) -> tuple[dict, dict]:
+        """The stored statistics (JAX, or NumPy with ``numpy``; own precision) and each
+        group's prior: the one EM over missing entries kept, else resolved from the
+        statistics."""
+        convert = _like_numpy if numpy else _to_jax
         stats, priors = {}, {}
         for family, (group_family, _) in composite.groups.items():
-            stats[family] = in_own_precision(self._stats[family])
+            own = self._stats[family]
+            stats[family] = convert(own, dtype_of(own))
             frozen = self._frozen.get(family)
             priors[family] = (
                 group_family.prior(stats[family])
                 if frozen is None
-                else _to_jax(frozen[1], dtype_of(stats[family]))
+                else convert(frozen[1], dtype_of(stats[family]))
             )
         return stats, priors
 
@@ -180,11 +185,6 @@ class ColumnGroups:
 def dtype_of(stats):
     """The precision of a statistics pytree (that of its first leaf)."""
     return tree_leaves(stats)[0].dtype
-
-
-def in_own_precision(stats):
-    """Stored statistics as JAX arrays in their own precision."""
-    return _to_jax(stats, dtype_of(stats))
 
 
 def fits_with_missing(family_class) -> bool:

@@ -113,6 +113,9 @@ class CountNB(NaiveBayesClassPrior):
     def _sampling_sites(self):
         return {self._site: self._parameters()}
 
+    def _sampling_family(self):
+        return self._feature_family()
+
     def _story_part(self, **options):
         family = self._feature_family()
         prior = family.prior_for(self.n_features_in_)

@@ -13,7 +13,7 @@ from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.device_arrays import is_device_array
 from bayesgen.estimators import gaussian_regularised, missing_posterior
-from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
+from bayesgen.estimators.base import GenerativeClassifier, _like_numpy, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.families import class_prior, gaussian
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
@@ -501,6 +501,9 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _sampling_sites(self):
         return {"means": self.means_, "covariances": self.covariances_}
 
+    def _sampling_family(self) -> GaussianFamily:
+        return self._feature_family()
+
     def _story_part(self):
         # Sites "means" and "covariances", named like the fitted attributes.
         prior = jax.tree.map(jnp.asarray, self.prior_)
@@ -597,13 +600,15 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             state["fourth_moments_"] = state.pop("_moments")
         return state
 
-    def _normal_inverse_wishart(self) -> gaussian.NormalInverseWishart:
-        """The conjugate posterior of the class means and covariances (no ridge)."""
+    def _normal_inverse_wishart(self, *, numpy: bool = False) -> gaussian.NormalInverseWishart:
+        """The conjugate posterior of the class means and covariances (no ridge), as JAX
+        arrays, or NumPy ones with ``numpy`` (for draws made with a NumPy generator)."""
         dtype = self._stats.means.dtype
-        prior, stats = _to_jax(self.prior_, dtype), _to_jax(self._stats, dtype)
+        convert = _like_numpy if numpy else _to_jax
+        prior, stats = convert(self.prior_, dtype), convert(self._stats, dtype)
         return self._feature_family().posterior(prior, stats)
 
-    def _augmentation_draws(self, key, rng, *, num_chains, num_samples, num_warmup):
+    def _augmentation_draws(self, rng, *, num_chains, num_samples, num_warmup):
         """Data-augmentation draws after a fit with missing entries; None when exact."""
         if not missing_posterior.applies(self) or missing_posterior.is_exact(self):
             return None
@@ -614,7 +619,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _parameter_posterior_draws(self, key, num_samples):
         if missing_posterior.applies(self):  # "diag" only: the others augment
             return missing_posterior.exact_draws(self, key, num_samples)
-        post = self._normal_inverse_wishart()
+        post = self._normal_inverse_wishart(numpy=isinstance(key, np.random.Generator))
         params = self._feature_family().sample_params(key, post, num_samples)
         return {"means": params.means, "covariances": params.covariances}
 

@@ -15,6 +15,7 @@ from bayesgen._lazy import lazy_module
 from bayesgen._precision import precision
 from bayesgen.estimators.base import _to_numpy
 from bayesgen.estimators.mixed_nb import MixedNB
+from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.protocol import NoClosedForm
 from bayesgen.inference import imputation
 from bayesgen.inference.latent_class_start import INIT_PARAMS, initial_memberships
@@ -335,6 +336,15 @@ class LatentClassNB(MixedNB):
 
     def _sampling_sites(self):
         return {"component_weights": self.weights_, **super()._sampling_sites()}
+
+    def _draw_features(self, classes, rng, **options) -> dict:
+        """The story's draws in NumPy: each row's component from its class's weights, then
+        its columns from the pair (class, component), flattened as ``k M + m``."""
+        component = draw_classes(np.asarray(self.weights_)[classes], rng)
+        pairs = classes * self.n_components + component
+        composite = self._composite()
+        params = composite.params_from_sites(super()._sampling_sites())
+        return {"component": component, **composite.draw_features(params, pairs, rng, **options)}
 
     # ------------------------------------------------------------------ posterior
     @property

@@ -430,6 +430,9 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     def _sampling_sites(self):
         return self._composite().sampling_sites(self._params)
 
+    def _sampling_family(self):
+        return self._composite()
+
     def _features_from_draws(self, draws):
         columns = self._composite().features_from_draws(draws)
         names = list(self.feature_families_)
@@ -456,13 +459,14 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
                     "predict_proba_draws."
                 )
 
-    def _posteriors(self, composite: CompositeFamily) -> dict:
-        return composite.posterior(*reversed(self._stats_and_priors(composite)))
+    def _posteriors(self, composite: CompositeFamily, *, numpy: bool = False) -> dict:
+        return composite.posterior(*reversed(self._stats_and_priors(composite, numpy=numpy)))
 
     def _parameter_posterior_draws(self, key, num_samples):
         composite = self._composite()
-        draws = composite.sample_params(key, self._posteriors(composite), num_samples)
-        return composite.sites(jax.tree.map(np.asarray, draws))
+        numpy = isinstance(key, np.random.Generator)
+        draws = composite.sample_params(key, self._posteriors(composite, numpy=numpy), num_samples)
+        return composite.sites(tree_map(np.asarray, draws))
 
     def _with_parameters(self, sites):
         drawn = copy.copy(self)

@@ -3,8 +3,9 @@ r"""The full posterior of a fitted classifier, and predictions that carry its un
 A mixin of `bayesgen.estimators.base.GenerativeClassifier`. Every family supplies
 four hooks:
 
-- ``_parameter_posterior_draws(key, num_samples)``: exact draws of its parameter sites
-  from the conjugate posterior of its stored statistics (no data pass);
+- ``_parameter_posterior_draws(rng, num_samples)``: exact draws of its parameter sites
+  from the conjugate posterior of its stored statistics (no data pass), made with a NumPy
+  generator (`bayesgen.families.numpy_draws`: no compilation);
 - ``_with_parameters(sites)``: a shallow copy whose fitted parameters are one draw, so the
   ordinary ``_log_likelihood`` evaluates $\log p(x \mid k, \theta_s)$;
 - ``_predictive_log_likelihood(X, dtype)``: $\log p(x \mid k, \mathcal D)$ with the
@@ -16,6 +17,9 @@ posterior after some fits has no closed form (a full, tied or spherical Gaussian
 rows with missing entries) returns its draws from ``_augmentation_draws`` instead, in
 several chains (`bayesgen.inference.data_augmentation`); ``method="exact"`` then means
 "without NUTS", and the InferenceData records the chains and warm-up sweeps.
+
+Exact and augmentation draws are NumPy draws from ``random_state``
+(`bayesgen.inference.sampling.numpy_generator`); only NUTS runs in JAX.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from bayesgen._threads import serialised
 from bayesgen.families import class_prior
 from bayesgen.inference import data_augmentation, inference_data, nuts, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
-from bayesgen.inference.sampling import random_key
+from bayesgen.inference.sampling import numpy_generator, random_key
 from bayesgen.progress import progress_shown
 from bayesgen.validation import check_labels
 
@@ -39,7 +43,6 @@ jax = lazy_module("jax")
 jnp = lazy_module("jax.numpy")
 
 POSTERIOR_METHODS = ("exact", "nuts")
-DRAW_BLOCK = 256  # exact draws are made this many at a time
 _CHUNK_ENTRIES = 2**22  # draws are scored in chunks of about this many (row, class) values
 PREDICTIVE_DRAWS = 400  # augmentation draws behind a Monte Carlo posterior predictive
 PREDICTIVE_SEED = 0  # ... made with a fixed seed, so that predict_proba is deterministic
@@ -85,72 +88,52 @@ class PosteriorUses:
             )
 
     # --------------------------------------------------------------- draws
-    def _augmentation_draws(self, key, rng, *, num_chains, num_samples, num_warmup):
+    def _augmentation_draws(self, rng, *, num_chains, num_samples, num_warmup):
         """Family draws shaped (num_chains, num_samples, ...) by data augmentation, or None
         when the posterior is conjugate (the default: every family but a gappy Gaussian)."""
         return None
 
-    def _chain_draws(self, key, num_chains: int, num_samples: int, num_warmup: int | None):
+    def _chain_draws(self, rng, num_chains: int, num_samples: int, num_warmup: int | None):
         """Data-augmentation draws with the class prior's, shaped (chain, draw, ...), and
         the sweeps discarded; ``(None, None)`` when the posterior is conjugate."""
-        key_classes, key_chains, key_rows = jax.random.split(key, 3)
+        rng_classes, rng_rows = rng.spawn(2)
         warmup = data_augmentation.WARMUP_SWEEPS if num_warmup is None else num_warmup
-        rng = np.random.default_rng(np.asarray(jax.random.key_data(key_rows)).ravel())
         with precision(self.class_count_.dtype):
             draws = self._augmentation_draws(
-                key_chains, rng, num_chains=num_chains, num_samples=num_samples, num_warmup=warmup
+                rng_rows, num_chains=num_chains, num_samples=num_samples, num_warmup=warmup
             )
-            if draws is None:
-                return None, None
-            if not self._class_prior_is_fixed():
-                flat = self._class_prior_draws(key_classes, num_chains * num_samples)
-                draws["class_prior"] = flat.reshape(num_chains, num_samples, -1)
+        if draws is None:
+            return None, None
+        if not self._class_prior_is_fixed():
+            flat = self._class_prior_draws(rng_classes, num_chains * num_samples)
+            draws["class_prior"] = flat.reshape(num_chains, num_samples, -1)
         return draws, warmup
 
-    def _class_prior_draws(self, key, num_samples: int) -> np.ndarray:
-        """(num_samples, n_classes) draws of the class probabilities, in fixed-size blocks."""
-        posterior = jax.tree.map(jnp.asarray, self._class_prior_posterior())
-        blocks = [
-            np.asarray(class_prior.sample_params(block_key, posterior, DRAW_BLOCK))
-            for block_key in jax.random.split(key, -(-num_samples // DRAW_BLOCK))
-        ]
-        return np.concatenate(blocks)[:num_samples]
+    def _class_prior_draws(self, rng, num_samples: int) -> np.ndarray:
+        """(num_samples, n_classes) draws of the class probabilities."""
+        return class_prior.sample_params(rng, self._class_prior_posterior(), num_samples)
 
-    def _exact_draws(self, key, num_samples: int) -> dict:
-        """``{site: ndarray (num_samples, ...)}`` from the conjugate posterior.
+    def _exact_draws(self, rng, num_samples: int) -> dict:
+        """``{site: ndarray (num_samples, ...)}`` from the conjugate posterior, drawn with
+        the NumPy generator ``rng``.
 
-        Drawn in blocks of a fixed size, so that the samplers (jitted, with shapes fixed at
-        compile time) are compiled once per model rather than once per ``num_samples``.
         Where the posterior is not conjugate, `data_augmentation.NUM_CHAINS` chains of
         data augmentation give the draws.
         """
         self._check_exact_posterior()
         chains = data_augmentation.NUM_CHAINS
-        augmented, _ = self._chain_draws(key, chains, -(-num_samples // chains), None)
+        augmented, _ = self._chain_draws(rng, chains, -(-num_samples // chains), None)
         if augmented is not None:
             return {
                 name: value.reshape(-1, *value.shape[2:])[:num_samples]
                 for name, value in augmented.items()
             }
-        n_blocks = -(-num_samples // DRAW_BLOCK)
-        blocks = []
-        with precision(self.class_count_.dtype):
-            for block_key in jax.random.split(key, n_blocks):
-                blocks.append(self._exact_block(block_key))
-        return {
-            name: np.concatenate([block[name] for block in blocks])[:num_samples]
-            for name in blocks[0]
-        }
-
-    def _exact_block(self, key) -> dict:
-        key_classes, key_parameters = jax.random.split(key)
-        draws = self._parameter_posterior_draws(key_parameters, DRAW_BLOCK)
+        rng_classes, rng_parameters = rng.spawn(2)
+        with precision(self.class_count_.dtype):  # a family's posterior may be in JAX
+            draws = self._parameter_posterior_draws(rng_parameters, num_samples)
         draws = {name: np.asarray(value) for name, value in draws.items()}
         if not self._class_prior_is_fixed():
-            posterior = jax.tree.map(jnp.asarray, self._class_prior_posterior())
-            draws["class_prior"] = np.asarray(
-                class_prior.sample_params(key_classes, posterior, DRAW_BLOCK)
-            )
+            draws["class_prior"] = self._class_prior_draws(rng_classes, num_samples)
         return draws
 
     def _flatten_draws(self, sites: dict) -> dict:
@@ -191,7 +174,7 @@ class PosteriorUses:
         r"""$\log p(x \mid k, \mathcal D) \approx \log \frac1S \sum_s p(x \mid k,
         \theta_s)$ over `PREDICTIVE_DRAWS` posterior draws made with a fixed seed
         (`PREDICTIVE_SEED`): the posterior predictive where it has no closed form."""
-        draws = self._exact_draws(jax.random.key(PREDICTIVE_SEED), PREDICTIVE_DRAWS)
+        draws = self._exact_draws(np.random.default_rng(PREDICTIVE_SEED), PREDICTIVE_DRAWS)
         draws.pop("class_prior", None)
         per_draw = np.concatenate(
             [joint - prior for joint, prior in self._joint_draws(X, dtype, draws)]
@@ -294,18 +277,18 @@ class PosteriorUses:
                 "and their labels as y."
             )
         rows = None if X is None else self._labelled_rows(X, y)
-        key = random_key(random_state)
         sample_stats, attrs = None, {}
         if method == "exact":
             self._check_exact_posterior()
+            rng = numpy_generator(random_state)
             chains = num_chains if chains_given else data_augmentation.NUM_CHAINS
-            draws, warmup = self._chain_draws(key, chains, num_samples, warmup_given)
+            draws, warmup = self._chain_draws(rng, chains, num_samples, warmup_given)
             if draws is not None:
                 num_chains = chains
                 attrs = {"sampler": "data augmentation", "chains": chains, "warmup_sweeps": warmup}
                 flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in draws.items()}
             else:
-                flat = self._exact_draws(key, num_chains * num_samples)
+                flat = self._exact_draws(rng, num_chains * num_samples)
                 draws = {
                     k: v.reshape(num_chains, num_samples, *v.shape[1:]) for k, v in flat.items()
                 }
@@ -316,7 +299,7 @@ class PosteriorUses:
                     self,
                     self._story_features(X_checked),
                     jnp.asarray(labels),
-                    key=key,
+                    key=random_key(random_state),
                     num_samples=num_samples,
                     num_warmup=num_warmup,
                     num_chains=num_chains,
@@ -426,7 +409,7 @@ class PosteriorUses:
         X, dtype = self._prepare(X)
         if posterior is None:
             num_samples = check_count(num_samples, "num_samples")
-            draws = self._exact_draws(random_key(random_state), num_samples)
+            draws = self._exact_draws(numpy_generator(random_state), num_samples)
         else:
             draws = inference_data.flatten_draws(posterior)
             expected = set(self._posterior_dims()[0]) - (

@@ -73,12 +73,25 @@ class GenerativeUses:
         """The features as the story observes them: a dense array in the caller's precision."""
         return jnp.asarray(X.toarray() if sp.issparse(X) else X)
 
+    def _sampling_family(self):
+        """The family whose `draw_features` draws this model's synthetic rows in NumPy, or
+        None to run the story (`bayesgen.inference.sampling`)."""
+        return None
+
+    def _draw_features(self, classes, rng, **options) -> dict:
+        """The story's feature draws for rows of the class indices ``classes``, in NumPy."""
+        family = self._sampling_family()
+        params = family.params_from_sites(self._sampling_sites())
+        return family.draw_features(params, classes, rng, **options)
+
     def sample(self, n_samples=1, *, y=None, random_state=None):
         """Synthetic rows from the fitted model: its story run forward.
 
-        The fitted parameters are substituted into `story` and NumPyro's
-        ``Predictive`` draws the labels (unless given) and the features, so the rows come
-        from exactly the model that classifies.
+        The labels (unless given) are drawn from ``class_prior_``, then the features from
+        the fitted class-conditional law, so the rows come from exactly the model that
+        classifies. Families with NumPy draws (Gaussian and naive Bayes ones) make them in
+        NumPy, with no compilation; other models run `story` with NumPyro's ``Predictive``
+        (`bayesgen.inference.sampling.story_sample` does so for any model).
 
         Parameters
         ----------

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from bayesgen.families import count_data, count_imputation, dirichlet
+from bayesgen.families import count_data, count_imputation, dirichlet, numpy_draws
 from bayesgen.families.estimates import check_concentration, pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import (
     LinearLogLikelihood,
@@ -101,7 +101,12 @@ def point_estimate(prior: Beta, stats: BernoulliStats, kind: str) -> Array:
 
 
 def sample_params(key: Array, beta: Beta, num_samples: int) -> Array:
-    """Independent draws of $\\theta$, shape ``(num_samples, n_classes, n_features)``."""
+    """Independent draws of $\\theta$, shape ``(num_samples, n_classes, n_features)``.
+
+    ``key`` is a JAX key, or a NumPy generator (`bayesgen.families.numpy_draws`).
+    """
+    if numpy_draws.is_generator(key):
+        return numpy_draws.beta(key, beta.concentration1, beta.concentration0, num_samples)
     import jax
     import jax.numpy as jnp
 
@@ -218,6 +223,11 @@ class BernoulliFamily(FeatureFamily):
     def sample_params(self, key, posterior, num_samples: int):
         """Posterior draws of $\\theta$, shape (num_samples, n_classes, n_features)."""
         return sample_params(key, posterior, num_samples)
+
+    def draw_features(self, params, classes, rng, **options) -> dict:
+        """``{"X": 0/1 rows}``: an entry is one with its class's probability $\\theta_{kj}$."""
+        theta = np.asarray(params, dtype=np.float64)[classes]
+        return {"X": (rng.random(theta.shape) < theta).astype(np.float64)}
 
     def mean(self, params):
         """The feature probabilities $\\theta_{kj} = E[x_j \\mid k]$."""

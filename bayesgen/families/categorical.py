@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from bayesgen.families import class_prior, count_data, dirichlet
+from bayesgen.families import class_prior, count_data, dirichlet, numpy_draws
 from bayesgen.families.estimates import pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
 from bayesgen.families.namespace import jax_numpy, namespace
@@ -225,8 +225,11 @@ def sample_params(
 ) -> Array:
     """Draws of every block, shape ``(num_samples, n_classes, n_columns)``.
 
-    Independent Dirichlet draws per block, through normalised Gamma variates.
+    Independent Dirichlet draws per block, through normalised Gamma variates. ``key`` is a
+    JAX key, or a NumPy generator (`bayesgen.families.numpy_draws`).
     """
+    if numpy_draws.is_generator(key):
+        return numpy_draws.dirichlet(key, posterior_concentration, num_samples, segment_ids)
     import jax
     import jax.numpy as jnp
 
@@ -474,8 +477,23 @@ class CategoricalFamily(FeatureFamily):
     def sample_params(self, key, posterior, num_samples: int):
         """Posterior draws of every block, shape (num_samples, n_classes, n_columns)."""
         _, _, segment_ids = self.layout()
-        segment_ids = jax_numpy().asarray(segment_ids)
+        if not numpy_draws.is_generator(key):
+            segment_ids = jax_numpy().asarray(segment_ids)
         return sample_params(key, posterior, segment_ids, len(self.sizes), num_samples)
+
+    def draw_features(self, params, classes, rng, **options) -> dict:
+        """``{"X_j": codes}``: feature ``j``'s category drawn with the probabilities of each
+        row's class (one uniform per entry).
+
+        A category of probability 0 (the unseen one of the sampling sites) is never drawn:
+        its cumulative sum equals the one before it, which the scaled uniform stays below.
+        """
+        draws = {}
+        for j, block in enumerate(self.blocks(np.asarray(params, dtype=np.float64))):
+            cumulative = np.cumsum(block[classes], axis=1)
+            uniforms = rng.random((classes.shape[0], 1)) * cumulative[:, -1:]
+            draws[f"X_{j}"] = (uniforms >= cumulative).sum(axis=1)
+        return draws
 
     def conditional(self, params, X, class_weights, method: str, rng):
         """Codes with every -1 filled by a seen category.

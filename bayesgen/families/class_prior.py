@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from bayesgen.families import dirichlet
+from bayesgen.families import dirichlet, numpy_draws
 from bayesgen.families.namespace import namespace
 
 if TYPE_CHECKING:
@@ -98,7 +98,8 @@ def sample_params(key: Array, dirichlet: Dirichlet, num_samples: int) -> Array:
 
     Parameters
     ----------
-    key : jax.random key
+    key : jax.random key or numpy.random.Generator
+        A generator draws in NumPy (`bayesgen.families.numpy_draws`).
     dirichlet : Dirichlet
         Usually the posterior.
     num_samples : int
@@ -107,6 +108,8 @@ def sample_params(key: Array, dirichlet: Dirichlet, num_samples: int) -> Array:
     -------
     Array of shape (num_samples, n_classes)
     """
+    if numpy_draws.is_generator(key):
+        return numpy_draws.dirichlet(key, dirichlet.concentration, num_samples)
     import jax
 
     return jax.random.dirichlet(key, dirichlet.concentration, shape=(num_samples,))

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from bayesgen._lazy import lazy_module
+from bayesgen.families import numpy_draws
 from bayesgen.families.protocol import FeatureFamily
 
 jax = lazy_module("jax")
@@ -135,11 +136,25 @@ class CompositeFamily(FeatureFamily):
 
     # ---------------------------------------------------------------- draws
     def sample_params(self, key, posterior: dict, num_samples: int) -> dict:
-        """Each group's draws, from its own key (one split of ``key`` per group)."""
-        keys = jax.random.split(key, len(self.groups))
+        """Each group's draws, from its own key (one split of ``key`` per group).
+
+        ``key`` is a JAX key, or a NumPy generator (spawned into one per group).
+        """
+        if numpy_draws.is_generator(key):
+            keys = key.spawn(len(self.groups))
+        else:
+            keys = jax.random.split(key, len(self.groups))
         return {
             name: family.sample_params(group_key, posterior[name], num_samples)
             for group_key, (name, (family, _)) in zip(keys, self.groups.items(), strict=True)
+        }
+
+    def draw_features(self, params: dict, classes, rng, **options) -> dict:
+        """Every group's draws, under ``"<group>/"``, in group order from one generator."""
+        return {
+            f"{name}/{site}": value
+            for name, (family, _) in self.groups.items()
+            for site, value in family.draw_features(params[name], classes, rng, **options).items()
         }
 
     def conditional(self, params: dict, X, class_weights, method: str, rng):

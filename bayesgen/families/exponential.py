@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from bayesgen._lazy import lazy_module
+from bayesgen.families import numpy_draws
 from bayesgen.families.count_imputation import fill_missing
 from bayesgen.families.estimates import (
     check_concentration,
@@ -126,7 +127,12 @@ def point_estimate(prior: Gamma, stats: ExponentialStats, kind: str) -> Array:
 
 
 def sample_params(key: Array, gamma: Gamma, num_samples: int) -> Array:
-    """Draws of the rates, shape ``(num_samples, n_classes, n_features)``."""
+    """Draws of the rates, shape ``(num_samples, n_classes, n_features)``.
+
+    ``key`` is a JAX key, or a NumPy generator (`bayesgen.families.numpy_draws`).
+    """
+    if numpy_draws.is_generator(key):
+        return numpy_draws.gamma(key, gamma.shape, gamma.rate, num_samples)
     return jax.random.gamma(key, gamma.shape, shape=(num_samples, *gamma.shape.shape)) / gamma.rate
 
 
@@ -273,6 +279,14 @@ class ExponentialFamily(FeatureFamily):
     def sample_params(self, key, posterior, num_samples: int):
         """Posterior draws of the rates, shape (num_samples, n_classes, n_features)."""
         return sample_params(key, posterior, num_samples)
+
+    def draw_features(self, params, classes, rng, **options) -> dict:
+        """``{"X": waiting times}``, exponential with the rates of each row's class (a zero
+        rate waits forever: ``inf``)."""
+        rates = np.asarray(params)
+        with np.errstate(divide="ignore"):
+            drawn = rng.standard_exponential((classes.shape[0], rates.shape[-1])) / rates[classes]
+        return {"X": drawn.astype(np.result_type(rates.dtype, np.float32))}
 
     def mean(self, params):
         """The mean waiting times $1 / \\lambda_{kj}$ (``inf`` for a zero rate)."""

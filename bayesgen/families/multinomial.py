@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 from scipy.special import gammaln
 
-from bayesgen.families import count_data, count_imputation, dirichlet
+from bayesgen.families import count_data, count_imputation, dirichlet, numpy_draws
 from bayesgen.families.estimates import check_concentration, pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
 from bayesgen.families.namespace import jax_numpy, namespace
@@ -58,7 +58,12 @@ def point_estimate(concentration: Array, stats: MultinomialStats, kind: str) -> 
 
 
 def sample_params(key: Array, posterior_concentration: Array, num_samples: int) -> Array:
-    """Draws of $\\theta$, shape ``(num_samples, n_classes, n_features)``."""
+    """Draws of $\\theta$, shape ``(num_samples, n_classes, n_features)``.
+
+    ``key`` is a JAX key, or a NumPy generator (`bayesgen.families.numpy_draws`).
+    """
+    if numpy_draws.is_generator(key):
+        return numpy_draws.dirichlet(key, posterior_concentration, num_samples)
     import jax
 
     shape = (num_samples, posterior_concentration.shape[0])
@@ -214,6 +219,22 @@ class MultinomialFamily(FeatureFamily):
     def mean(self, params):
         """Each feature's share $\\theta_{kj}$ ($E[x_j \\mid k]$ per unit of length)."""
         return np.asarray(params)
+
+    def draw_features(self, params, classes, rng, lengths=None, **options) -> dict:
+        """``{"X": counts}``: each row's ``lengths`` items spread over the features with its
+        class's probabilities.
+
+        Raises
+        ------
+        ValueError
+            Without ``lengths``: the story conditions on the row totals, so they are given.
+        """
+        if lengths is None:
+            raise ValueError("The multinomial story needs lengths (the row totals to draw).")
+        theta = np.asarray(params, dtype=np.float64)[classes]
+        theta /= theta.sum(axis=1, keepdims=True)
+        totals = np.broadcast_to(np.asarray(lengths, dtype=np.int64), classes.shape)
+        return {"X": rng.multinomial(totals, theta).astype(np.float64)}
 
     def conditional(self, params, X, class_weights, method: str, rng):
         """Missing counts: the mode of the Poisson mixture at `imputation_rates`, or a

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from bayesgen.families import count_data, count_imputation
+from bayesgen.families import count_data, count_imputation, numpy_draws
 from bayesgen.families.estimates import (
     check_concentration,
     check_estimate_kind,
@@ -108,7 +108,12 @@ def point_estimate(prior: Gamma, stats: PoissonStats, kind: str) -> Array:
 
 
 def sample_params(key: Array, gamma: Gamma, num_samples: int) -> Array:
-    """Draws of the rates, shape ``(num_samples, n_classes, n_features)``."""
+    """Draws of the rates, shape ``(num_samples, n_classes, n_features)``.
+
+    ``key`` is a JAX key, or a NumPy generator (`bayesgen.families.numpy_draws`).
+    """
+    if numpy_draws.is_generator(key):
+        return numpy_draws.gamma(key, gamma.shape, gamma.rate, num_samples)
     import jax
 
     return jax.random.gamma(key, gamma.shape, shape=(num_samples, *gamma.shape.shape)) / gamma.rate
@@ -231,6 +236,10 @@ class PoissonFamily(FeatureFamily):
     def sample_params(self, key, posterior, num_samples: int):
         """Posterior draws of the rates, shape (num_samples, n_classes, n_features)."""
         return sample_params(key, posterior, num_samples)
+
+    def draw_features(self, params, classes, rng, **options) -> dict:
+        """``{"X": counts}``, Poisson with the rates $\\lambda_{kj}$ of each row's class."""
+        return {"X": rng.poisson(np.asarray(params, dtype=np.float64)[classes]).astype(np.float64)}
 
     def mean(self, params):
         """The rates $\\lambda_{kj} = E[x_j \\mid k]$."""

@@ -23,6 +23,7 @@ The contract, in the order a fit uses it:
                             entries integrated out
 ``log_prior(prior, p, k)``  the EM objective's prior term, whose mode is estimate ``k``
 ``sample_params(key, ...)`` parameter draws from the posterior
+``draw_features(...)``      synthetic features of rows of given classes (NumPy)
 ``predictive_log_likelihood``  the posterior predictive $\log p(x \mid k, D)$
 ``conditional(...)``        fill missing entries given observed ones and a class
 ==========================  ==========================================================
@@ -160,6 +161,29 @@ class FeatureFamily(abc.ABC):
     def sample_params(self, key, posterior, num_samples: int) -> Any:
         """``num_samples`` parameter draws from ``posterior``, stacked on a leading axis."""
         raise NoClosedForm(f"the {self.name} family has no exact posterior draws")
+
+    def draw_features(self, params, classes, rng, **options) -> dict:
+        """Synthetic features of rows of the classes ``classes``, drawn with ``rng``.
+
+        The story's law for ``"X"`` given the labels, drawn in NumPy (no compilation):
+        ``sample`` uses it, and runs the story itself only for a family without it.
+
+        Parameters
+        ----------
+        params
+            The family's parameters (`params_from_sites` of the sampling sites).
+        classes : ndarray of int of shape (n_samples,)
+            Each row's class index.
+        rng : numpy.random.Generator
+        **options
+            Family-specific (the multinomial's ``lengths``, the row totals).
+
+        Returns
+        -------
+        dict
+            ``{site: values}`` shaped as the story's draws, for `features_from_draws`.
+        """
+        raise NoClosedForm(f"the {self.name} family draws synthetic rows only through its story")
 
     def mean(self, params):
         """$E[x_j \\mid y = k]$ under ``params``, shape (n_classes, n_features).

@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
-from bayesgen.inference.sampling import random_key
+from bayesgen.inference.sampling import numpy_generator
 from bayesgen.inference.semi_supervised import unlabeled_rows
 
 #: Data-augmentation sweeps discarded before the first imputation (no exact posterior).
@@ -127,7 +127,7 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
     n_imputations = check_n_imputations(n_imputations)
     rng = check_random_state(random_state)
     if _has_exact_posterior(estimator):
-        draws = estimator._exact_draws(random_key(rng), n_imputations)
+        draws = estimator._exact_draws(numpy_generator(rng), n_imputations)
         return _stack(
             [
                 _impute_sample(_with_draw(estimator, draws, i), X, y, rng)
@@ -156,5 +156,5 @@ def _data_augmentation(estimator, X, n_imputations, y, rng):
             if len(copies) == n_imputations:
                 break
         refit = clone(estimator).fit(completed, labels)
-        current = _with_draw(refit, refit._exact_draws(random_key(rng), 1), 0)
+        current = _with_draw(refit, refit._exact_draws(numpy_generator(rng), 1), 0)
     return _stack(copies)

@@ -1,4 +1,10 @@
-"""Synthetic rows: the fitted model's own story run forward with NumPyro's ``Predictive``."""
+"""Synthetic rows: the fitted model's own story run forward.
+
+A family that can draw its features in NumPy (`FeatureFamily.draw_features`) draws them
+there: the label from the class probabilities, then the features given it, with the
+story's law and no compilation. Any other model runs its NumPyro story with ``Predictive``
+(`story_sample`), which gives the same law with JAX's random stream.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ from bayesgen._lazy import lazy_attribute, lazy_module
 from bayesgen._memory import check_fits
 from bayesgen._precision import precision
 from bayesgen._threads import STORY_LOCK
+from bayesgen.families.protocol import NoClosedForm
 from bayesgen.frames import as_training_frame
 
 jax = lazy_module("jax")
@@ -26,6 +33,15 @@ _BYTES_PER_VALUE = 32
 def random_key(random_state) -> jax.Array:
     """A JAX key from a scikit-learn ``random_state`` (None, int or ``RandomState``)."""
     return jax.random.key(check_random_state(random_state).randint(2**31 - 1))
+
+
+def numpy_generator(random_state) -> np.random.Generator:
+    """A NumPy generator from a scikit-learn ``random_state`` (None, int or ``RandomState``).
+
+    Seeded like `random_key` (one integer drawn from ``check_random_state``), so a
+    ``RandomState`` passed in advances by one draw either way.
+    """
+    return np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
 
 
 def _labels_to_draw(estimator, n_samples, y):
@@ -98,6 +114,49 @@ def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs)
 
     Notes
     -----
+    Where the estimator's family draws in NumPy (``_sampling_family``), the label is drawn
+    from ``class_prior_`` and the features by `FeatureFamily.draw_features`; otherwise
+    `story_sample` runs the story. Safe to call from many threads.
+    """
+    check_is_fitted(estimator)
+    rows, labels = _labels_to_draw(estimator, n_samples, y)
+    _check_size(estimator, rows)
+    draws = _numpy_draws(estimator, rows, labels, numpy_generator(random_state), story_kwargs)
+    if draws is None:
+        return story_sample(estimator, n_samples, y=y, random_state=random_state, **story_kwargs)
+    return _as_returned(estimator, draws, labels)
+
+
+def _numpy_draws(estimator, rows: int, labels, rng, options: dict) -> dict | None:
+    """The story's draws ``{"y": class indices, site: features}`` made in NumPy, or None
+    when the estimator's family has no NumPy draws."""
+    if estimator._sampling_family() is None:
+        return None
+    if labels is None:
+        classes = rng.choice(estimator.classes_.shape[0], size=rows, p=_probabilities(estimator))
+    else:
+        classes = np.searchsorted(estimator.classes_, labels)
+    try:
+        return {"y": classes, **estimator._draw_features(classes, rng, **options)}
+    except NoClosedForm:
+        return None
+
+
+def _probabilities(estimator) -> np.ndarray:
+    """``class_prior_`` in float64, renormalised (``rng.choice`` checks the sum to 1e-8)."""
+    prior = np.asarray(estimator.class_prior_, dtype=np.float64)
+    return prior / prior.sum()
+
+
+def story_sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs):
+    """`sample` by running the estimator's NumPyro story with ``Predictive``.
+
+    The same law as `sample`, drawn with JAX's random stream from
+    ``random_key(random_state)``; any model with a story can use it, and it is what
+    `sample` does for a family without NumPy draws.
+
+    Notes
+    -----
     Safe to call from many threads: the story runs under NumPyro's handlers, whose stack
     NumPyro shares between threads, so runs hold `bayesgen._threads.STORY_LOCK`.
     """
@@ -114,6 +173,11 @@ def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs)
             random_key(random_state), y=labels, n_samples=rows, **story_kwargs
         )
         draws = {name: np.array(value[0]) for name, value in draws.items()}  # writable
+    return _as_returned(estimator, draws, labels)
+
+
+def _as_returned(estimator, draws: dict, labels):
+    """``(X, y)`` as `sample` returns them, from the story's draws ``{site: values}``."""
     X = estimator._features_from_draws(draws)
     schema = getattr(estimator, "_training_columns", None)
     if schema is not None and isinstance(X, np.ndarray):  # fitted on a DataFrame

@@ -64,9 +64,10 @@ def test_public_names_resolve_on_first_use():
         bayesgen.Nonexistent  # noqa: B018
 
 
-# Every estimator whose fit and predictions on NumPy data run in NumPy (issue 17): the
-# plain path imports none of HEAVY. pyarrow comes with pandas, which scikit-learn imports
-# itself, so what counts is what the bayesgen calls add to `import sklearn.base`.
+# Every estimator whose fit, predictions, synthetic rows and posterior draws on NumPy data
+# run in NumPy (issue 17): the plain path imports none of HEAVY. pyarrow comes with pandas,
+# which scikit-learn imports itself, so what counts is what the bayesgen calls add to
+# `import sklearn.base`.
 _PLAIN_PATH = """
 import sys
 import numpy as np
@@ -90,6 +91,9 @@ for name, options, kind in {cases!r}:
             model.score_samples(data[kind])
         if kind == "gappy":
             model.impute(data[kind])
+        if name != "ComplementNB":  # no story: it refuses both
+            model.sample(20, random_state=0)
+            model.predict_proba_draws(data[kind][:3], 20, random_state=0)
     cross_val_score(getattr(bayesgen, name)(**options), data[kind], y, cv=3)
 added = set(sys.modules) - before
 print("MODULES:" + ",".join(m for m in {heavy!r} if m in added))
@@ -163,6 +167,8 @@ def test_the_command_line_fits_and_predicts_without_jax(tmp_path):
     calls = [
         ["fit", data, "--target", "label", "--model", "qda", "--out", model],
         ["predict", model, data, "--proba", "--out", str(tmp_path / "p.csv")],
+        ["predict", model, data, "--uncertainty", "0.9", "--out", str(tmp_path / "u.csv")],
+        ["sample", model, "-n", "50", "--out", str(tmp_path / "s.csv")],
     ]
     code = (
         "import sys\nfrom bayesgen.cli import main\n"
@@ -170,3 +176,4 @@ def test_the_command_line_fits_and_predicts_without_jax(tmp_path):
     )
     assert _modules_after(code) & {"jax", "numpyro", "arviz", "matplotlib", "dask"} == set()
     assert list(pd.read_csv(tmp_path / "p.csv").columns) == ["predicted", "p(x)", "p(y)"]
+    assert pd.read_csv(tmp_path / "s.csv").shape == (50, 3)

@@ -136,7 +136,7 @@ def test_predictive_is_the_posterior_average_of_the_joint(name):
     model.fit(X, LABELS)
     rows = X[:6] if name == "MultinomialNB" else _with_missing(X[:6])
     checked, dtype = model._prepare(rows)
-    draws = model._exact_draws(jax.random.key(3), 20000)
+    draws = model._exact_draws(np.random.default_rng(3), 20000)
     joint = np.concatenate([j for j, _ in model._joint_draws(checked, dtype, draws)])
     density = np.exp(joint)  # (draws, rows, classes)
     with jax.enable_x64(True):

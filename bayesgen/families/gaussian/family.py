@@ -287,6 +287,29 @@ class GaussianFamily(FeatureFamily):
         """``num_samples`` exact draws of (means, covariances) from ``posterior``."""
         return sample_params(key, posterior, self.covariance_type, num_samples)
 
+    def draw_features(self, params: GaussianParams, classes, rng, **options) -> dict:
+        """``{"X": rows}``, each Normal with its class's mean and covariance.
+
+        Standard normal noise times a square root of the covariance: its Cholesky factor,
+        or, for a covariance that is only semi-definite, the symmetric root from its
+        eigenvalues (clipped at 0), so that a singular covariance still draws.
+        """
+        means = np.asarray(params.means, dtype=np.float64)
+        variances = np.asarray(params.covariances, dtype=np.float64)
+        noise = rng.standard_normal((classes.shape[0], means.shape[1]))
+        if self.covariance_type == "tied":
+            noise = noise @ square_root(variances).T
+        elif self.covariance_type == "full":
+            for k in np.unique(classes):
+                rows = classes == k
+                noise[rows] = noise[rows] @ square_root(variances[k]).T
+        elif self.covariance_type == "diag":
+            noise *= np.sqrt(variances[classes])
+        else:
+            noise *= np.sqrt(variances[classes])[:, None]
+        dtype = np.result_type(np.asarray(params.means).dtype, np.float32)
+        return {"X": (means[classes] + noise).astype(dtype)}
+
     def conditional(self, params: GaussianParams, X, class_weights, method: str, rng):
         """``X`` with its NaN entries filled given the observed ones.
 
@@ -398,3 +421,13 @@ def _cholesky_exists(xp, covariances) -> bool:
         return bool(np.all(np.isfinite(np.linalg.cholesky(covariances))))
     except np.linalg.LinAlgError:
         return False
+
+
+def square_root(covariance: np.ndarray) -> np.ndarray:
+    """A matrix $L$ with $L L^\\top = \\Sigma$: the Cholesky factor, or for a
+    semi-definite $\\Sigma$ the symmetric root from its eigenvalues clipped at 0."""
+    try:
+        return np.linalg.cholesky(covariance)
+    except np.linalg.LinAlgError:
+        values, vectors = np.linalg.eigh(covariance)
+        return vectors * np.sqrt(np.clip(values, 0.0, None))

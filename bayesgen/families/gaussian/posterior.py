@@ -258,7 +258,14 @@ def sample_params(
 def _sample_params_numpy(
     rng: np.random.Generator, post: NormalInverseWishart, covariance_type: str, num_samples: int
 ) -> GaussianParams:
-    """`sample_params` in float64 NumPy: the same laws, drawn with ``rng``."""
+    """`sample_params` in NumPy/SciPy: the same laws, drawn with ``rng`` in float64 and
+    returned in the posterior's dtype (float32 stays float32, as from JAX)."""
+    dtype = np.result_type(np.asarray(post.mean).dtype, np.float32)
+    draws = _sample_params_float64(rng, post, covariance_type, num_samples)
+    return GaussianParams(*(field.astype(dtype, copy=False) for field in draws))
+
+
+def _sample_params_float64(rng, post, covariance_type: str, num_samples: int) -> GaussianParams:
     mean, kappa, dof, scale = (np.asarray(field, dtype=np.float64) for field in post)
     shape = (num_samples,)
     if covariance_type in ("full", "tied"):

@@ -25,6 +25,8 @@ import math
 import numpy as np
 import scipy.linalg
 
+from bayesgen._blas import single_blas_thread
+
 BLOCK_ROWS = 32_768
 
 
@@ -105,7 +107,8 @@ def _tied(centred_means, covariance, row_terms):
 
 
 def _full(centred_means, covariances, row_terms):
-    factors = [_inverse_cholesky(covariance) for covariance in covariances]
+    with single_blas_thread(len(covariances)):
+        factors = [_inverse_cholesky(covariance) for covariance in covariances]
 
     def block(Z):
         out = np.empty((centred_means.shape[0], Z.shape[0]), dtype=Z.dtype)
