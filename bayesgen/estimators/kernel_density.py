@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier
+from bayesgen.families import gaussian
 from bayesgen.families import kernel_density as kde
 from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.estimates import check_estimate_kind
@@ -364,6 +365,23 @@ class KernelDensityDA(GenerativeClassifier):
     # ------------------------------------------------------------------ story
     def _sampling_sites(self):
         return self._params()._asdict()  # "training_X", "training_weights", ...
+
+    def _draw_features(self, classes, rng, **options) -> dict:
+        """The story's draws in NumPy: a kernel centre from the class's weighted training
+        rows, then a Normal row around it with the class's kernel covariance."""
+        params = self._params()
+        weights = np.asarray(params.training_weights, dtype=np.float64)
+        covariances = np.asarray(params.kernel_covariances)
+        centres = np.empty(classes.shape[0], dtype=np.int64)
+        for k in np.unique(classes):
+            rows = classes == k
+            centres[rows] = rng.choice(
+                weights.shape[0], size=int(rows.sum()), p=weights[:, k] / weights[:, k].sum()
+            )
+        kernels = gaussian.GaussianParams(np.zeros_like(covariances[:, :, 0]), covariances)
+        noise = gaussian.GaussianFamily("full").draw_features(kernels, classes, rng)["X"]
+        X = np.asarray(params.training_X)[centres] + noise
+        return {"kernel_center": centres, "X": X.astype(noise.dtype)}
 
     def _story_part(self):
         from bayesgen.stories.kernel_density import kernel_density_part

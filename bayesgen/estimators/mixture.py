@@ -486,6 +486,23 @@ class MixtureDA(GenerativeClassifier):
     def _sampling_sites(self):
         return {"weights": self.weights_, "means": self.means_, "covariances": self.covariances_}
 
+    def _draw_features(self, classes, rng, **options) -> dict:
+        """The story's draws in NumPy: each row's component from its class's weights, then a
+        Gaussian row from the pair (class, component), flattened as ``k M + m``."""
+        n_classes, n_components = self.weights_.shape
+        component = draw_classes(np.asarray(self.weights_)[classes], rng)
+        covariances, covariance_type = np.asarray(self.covariances_), self.covariance_type
+        if covariance_type == "tied":  # one covariance per class, shared by its components
+            covariances, covariance_type = np.repeat(covariances, n_components, axis=0), "full"
+        else:
+            covariances = covariances.reshape(n_classes * n_components, *covariances.shape[2:])
+        params = gaussian.GaussianParams(
+            np.asarray(self.means_).reshape(n_classes * n_components, -1), covariances
+        )
+        pairs = classes * n_components + component
+        family = gaussian.GaussianFamily(covariance_type)
+        return {"component": component, **family.draw_features(params, pairs, rng)}
+
     def _story_part(self):
         from bayesgen.stories.mixture import mixture_part
 

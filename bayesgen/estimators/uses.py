@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._lazy import lazy_module
 from bayesgen.families import class_prior
+from bayesgen.families.protocol import NoClosedForm
 from bayesgen.inference import imputation, multiple_imputation, novelty, sampling
 
 jnp = lazy_module("jax.numpy")
@@ -79,8 +80,16 @@ class GenerativeUses:
         return None
 
     def _draw_features(self, classes, rng, **options) -> dict:
-        """The story's feature draws for rows of the class indices ``classes``, in NumPy."""
+        """The story's feature draws for rows of the class indices ``classes``, in NumPy.
+
+        Raises
+        ------
+        NoClosedForm
+            When the model has no NumPy draws (its story runs instead).
+        """
         family = self._sampling_family()
+        if family is None:
+            raise NoClosedForm(f"{type(self).__name__} draws synthetic rows through its story")
         params = family.params_from_sites(self._sampling_sites())
         return family.draw_features(params, classes, rng, **options)
 
@@ -89,9 +98,9 @@ class GenerativeUses:
 
         The labels (unless given) are drawn from ``class_prior_``, then the features from
         the fitted class-conditional law, so the rows come from exactly the model that
-        classifies. Families with NumPy draws (Gaussian and naive Bayes ones) make them in
-        NumPy, with no compilation; other models run `story` with NumPyro's ``Predictive``
-        (`bayesgen.inference.sampling.story_sample` does so for any model).
+        classifies. The draws are made in NumPy, with no compilation (a model without NumPy
+        draws runs `story` with NumPyro's ``Predictive``, which
+        `bayesgen.inference.sampling.story_sample` does for any model).
 
         Parameters
         ----------

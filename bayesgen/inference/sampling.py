@@ -114,9 +114,10 @@ def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs)
 
     Notes
     -----
-    Where the estimator's family draws in NumPy (``_sampling_family``), the label is drawn
-    from ``class_prior_`` and the features by `FeatureFamily.draw_features`; otherwise
-    `story_sample` runs the story. Safe to call from many threads.
+    Where the estimator draws in NumPy (its ``_draw_features``, by default its family's
+    `FeatureFamily.draw_features`), the label is drawn from ``class_prior_`` and the
+    features given it; otherwise `story_sample` runs the story. Safe to call from many
+    threads.
     """
     check_is_fitted(estimator)
     rows, labels = _labels_to_draw(estimator, n_samples, y)
@@ -129,9 +130,7 @@ def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs)
 
 def _numpy_draws(estimator, rows: int, labels, rng, options: dict) -> dict | None:
     """The story's draws ``{"y": class indices, site: features}`` made in NumPy, or None
-    when the estimator's family has no NumPy draws."""
-    if estimator._sampling_family() is None:
-        return None
+    when the estimator has no NumPy draws."""
     if labels is None:
         classes = rng.choice(estimator.classes_.shape[0], size=rows, p=_probabilities(estimator))
     else:

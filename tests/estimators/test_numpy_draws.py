@@ -221,3 +221,32 @@ def test_a_singular_covariance_still_draws_rows_on_its_subspace():
     centred = rows - model.means_[0]
     np.testing.assert_allclose(centred[:, 1], 2 * centred[:, 0], atol=1e-9)
     np.testing.assert_allclose(centred[:, 2:], 0.0, atol=1e-9)
+
+
+def _covariance_error(rows):
+    """Standard errors of the empirical covariance's entries, from the rows themselves."""
+    centred = rows - rows.mean(axis=0)
+    products = centred[:, :, None] * centred[:, None, :]
+    return products.std(axis=0) / np.sqrt(rows.shape[0])
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+def test_mixture_da_rows_are_the_class_mixture(covariance_type):
+    X, y = _iris()
+    model = bg.MixtureDA(n_components=2, covariance_type=covariance_type, random_state=0)
+    model.fit(X, y)
+    for k, rows in _per_class(model).items():
+        weights = model.weights_[k]
+        expected = weights @ model.means_[k]
+        _within(rows.mean(axis=0), expected, rows.std(axis=0) / np.sqrt(N), "mixture means")
+
+
+def test_kernel_density_rows_are_kernels_around_the_class_rows():
+    """Mean: the class rows' mean. Covariance: theirs (biased, 1/n) plus the kernel's."""
+    X, y = _iris()
+    model = bg.KernelDensityDA(bandwidth=0.5).fit(X, y)
+    for k, rows in _per_class(model).items():
+        own = X[y == model.classes_[k]]
+        covariance = np.cov(own, rowvar=False, bias=True) + model.kernel_covariances_[k]
+        _within(rows.mean(axis=0), own.mean(axis=0), rows.std(axis=0) / np.sqrt(N), "means")
+        _within(np.cov(rows, rowvar=False), covariance, _covariance_error(rows), "covariances")
