@@ -130,3 +130,33 @@ def conditional_means(classes: ClassPrecisions, lower, whitened, index) -> np.nd
     m, (rows, n_classes) = index.shape[1], (index.shape[0], classes.means.shape[0])
     deviation = small_blocks.backward_substitution(lower, whitened)
     return np.take(classes.shift, index) - deviation.reshape(m, n_classes, rows).transpose(1, 2, 0)
+
+
+def pair_products(classes: ClassPrecisions, block: np.ndarray, labels: np.ndarray):
+    """`block_products` for rows paired each with one class ``labels`` (rows,): shapes
+    (rows, n_features) and (rows,), one matrix product per class present."""
+    filled = np.subtract(block, classes.shift, dtype=np.float64)
+    np.copyto(filled, 0.0, where=np.isnan(filled))
+    projected = np.empty_like(filled)
+    for k in np.unique(labels):
+        rows = labels == k
+        projected[rows] = filled[rows] @ classes.precision[k]
+    projected -= classes.projected_means[labels]
+    quadratic = np.einsum("rd,rd->r", filled - classes.means[labels], projected)
+    return projected, quadratic
+
+
+def pair_blocks(classes: ClassPrecisions, projected, index, labels):
+    """`chunk_blocks` for rows paired each with one class ``labels`` (rows,), from their
+    rows ``projected`` (rows, n_features) of `pair_products`: ``(L, L^-1 b)``, shapes
+    (m, m, rows) and (m, rows)."""
+    n_features, m = projected.shape[1], index.shape[1]
+    missing = index.T
+    work = np.empty((m + 1, m, index.shape[0]))
+    offsets = labels * (n_features * n_features)
+    for i in range(m):
+        cells = (offsets + missing[i] * n_features) + missing[: i + 1]
+        np.take(classes.precision, cells, out=work[i, : i + 1], mode="clip")  # in range
+    work[m] = np.take_along_axis(projected, index, axis=1).T
+    small_blocks.factor(work, m)
+    return work[:m], work[m]
