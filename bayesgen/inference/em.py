@@ -153,10 +153,13 @@ def run_extrapolated(
     step is kept only when its objective is finite and at least that of $\theta_1$'s
     parameters; otherwise it is dropped (neither counted nor recorded) and the next cycle
     starts from $\theta_2$. So the recorded objective rises as much as EM's own steps
-    make it. The stopping rule (`has_converged`) is tested only between an accepted
+    make it. The stopping rule is `run`'s (`has_converged`), tested between an accepted
     payload's objective and that of the plain step after it, never across an
-    extrapolation: it stops where an EM iteration would change the objective by at most
-    ``tol`` of its size, as `run` does.
+    extrapolation, and with one more condition: the last extrapolation kept, if the
+    last cycle kept one, moved the objective by at most ``tol`` of its size too. Where EM
+    creeps (its steps small against the distance still to climb), an extrapolation lands
+    where a plain step is small again; without that condition the run would stop there,
+    short of where plain EM stops.
 
     Parameters
     ----------
@@ -181,12 +184,17 @@ def run_extrapolated(
     history: list = []
     source, payload = None, initial
     converged = False
+    jumped = False  # whether the last extrapolation kept moved the objective beyond tol
 
     def accept(start, result, objective, *, plain: bool) -> bool:
-        nonlocal source, payload, converged
+        nonlocal source, payload, converged, jumped
         history.append(objective)
         source, payload = start, result
-        converged = plain and len(history) > 1 and has_converged(history[-2], objective, tol)
+        moved = len(history) > 1 and not has_converged(history[-2], objective, tol)
+        if plain:
+            converged = len(history) > 1 and not moved and not jumped
+        else:
+            jumped = moved
         return converged or len(history) >= max_iter
 
     while True:
@@ -198,13 +206,14 @@ def run_extrapolated(
         if accept(theta1, theta2, float(objective), plain=True):
             break
         proposed = extrapolate(theta0, theta1, theta2)
-        if proposed is None:
-            continue  # the next cycle's first step is the plain step from theta2
-        result, objective = (trial_step or step)(proposed)
-        objective = float(objective)
-        if np.isfinite(objective) and objective >= history[-1]:
-            if accept(proposed, result, objective, plain=False):
-                break
+        if proposed is not None:
+            result, objective = (trial_step or step)(proposed)
+            objective = float(objective)
+            if np.isfinite(objective) and objective >= history[-1]:
+                if accept(proposed, result, objective, plain=False):
+                    break
+                continue
+        jumped = False  # no extrapolation gets further: the plain steps' rule decides
     return Extrapolated(EMState(len(history), history, converged, payload), source)
 
 

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from bayesgen.families.gaussian import missing, missing_blocks, small_blocks
+from bayesgen.families.gaussian import missing, missing_blocks
 from bayesgen.families.gaussian.stats import GaussianStats, suff_stats
 
 
@@ -83,23 +83,23 @@ def _completed(means, covariances, X, responsibilities, covariance_type, with_lo
         projected, quadratic = missing_blocks.pair_products(classes, block, block_labels)
         for chunk, index in chunks:
             at, own = block_rows[chunk], block_labels[chunk]
-            lower, whitened = missing_blocks.pair_blocks(classes, projected[chunk], index, own)
+            solution = missing_blocks.pair_solutions(classes, projected[chunk], index, own)
             m = index.shape[1]
             if with_log_likelihood and m < n_features:  # nothing observed: log 1
-                squared = quadratic[chunk] - np.sum(np.square(whitened), axis=0)
-                half_log_det = 0.5 * classes.log_det[own] + small_blocks.half_log_det(lower)
+                squared = quadratic[chunk] - solution.reduction
+                half_log_det = 0.5 * classes.log_det[own] + solution.half_log_det
                 log_density = -0.5 * squared - half_log_det
                 log_density -= 0.5 * (n_features - m) * math.log(2.0 * math.pi)
                 log_likelihood += float(weights[at] @ log_density)
             if m == 0:
                 continue
-            deviation = small_blocks.backward_substitution(lower, whitened)
-            completed[at[:, None], index] = np.take(classes.shift, index) - deviation.T
-            inverse = small_blocks.inverse(lower) * weights[at]
-            columns = own * n_features + index.T
-            cells = columns[:, None, :] * n_features + index.T[None, :, :]
+            completed[at[:, None], index] = np.take(classes.shift, index) - solution.deviation
+            columns = own[:, None] * n_features + index
+            cells = columns[:, :, None] * n_features + index[:, None, :]
             correction += np.bincount(
-                cells.ravel(), weights=inverse.ravel(), minlength=correction.size
+                cells.ravel(),
+                weights=(solution.inverse * weights[at, None, None]).ravel(),
+                minlength=correction.size,
             )
     one_hot = np.zeros((rows.size, n_classes))
     one_hot[np.arange(rows.size), labels] = weights

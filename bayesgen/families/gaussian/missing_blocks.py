@@ -160,3 +160,63 @@ def pair_blocks(classes: ClassPrecisions, projected, index, labels):
     work[m] = np.take_along_axis(projected, index, axis=1).T
     small_blocks.factor(work, m)
     return work[:m], work[m]
+
+
+class PairSolution(NamedTuple):
+    """What the E-step needs from the missing blocks of a chunk of (row, class) pairs.
+
+    Attributes
+    ----------
+    half_log_det : ndarray of shape (rows,)
+        $\\tfrac12 \\log\\det A$.
+    reduction : ndarray of shape (rows,)
+        $b^\\top A^{-1} b$, what the observed block's squared distance loses.
+    deviation : ndarray of shape (rows, m)
+        $A^{-1} b$: the conditional mean is $s_m$ minus it.
+    inverse : ndarray of shape (rows, m, m)
+        $A^{-1}$, the conditional covariance.
+    """
+
+    half_log_det: np.ndarray
+    reduction: np.ndarray
+    deviation: np.ndarray
+    inverse: np.ndarray
+
+
+#: Chunks of at most this many pairs are factored by LAPACK, one call per block and step,
+#: stack first; longer ones by `small_blocks` (one NumPy call per entry, over the stack).
+LAPACK_PAIRS = 512
+
+
+def pair_solutions(classes: ClassPrecisions, projected, index, labels) -> PairSolution:
+    """`PairSolution` of a chunk of pairs, from their rows ``projected`` (rows,
+    n_features) of `pair_products`, missing columns ``index`` (rows, m) and classes
+    ``labels`` (rows,).
+
+    A short chunk costs NumPy's per-call overhead, which `small_blocks` pays $O(m^2)$ times
+    per chunk and LAPACK's batched calls a few times; a long one the work per block,
+    which `small_blocks` does in contiguous sweeps.
+    """
+    rows, m = index.shape
+    if rows > LAPACK_PAIRS:
+        lower, whitened = pair_blocks(classes, projected, index, labels)
+        deviation = small_blocks.backward_substitution(lower, whitened)
+        return PairSolution(
+            small_blocks.half_log_det(lower),
+            np.sum(np.square(whitened), axis=0),
+            deviation.T,
+            np.moveaxis(small_blocks.inverse(lower), -1, 0),
+        )
+    blocks = classes.precision[labels[:, None, None], index[:, :, None], index[:, None, :]]
+    b = np.take_along_axis(projected, index, axis=1)
+    if m == 0:
+        return PairSolution(np.zeros(rows), np.zeros(rows), b, blocks)
+    lower = np.linalg.cholesky(blocks)
+    inverse_lower = np.linalg.inv(lower)
+    whitened = np.einsum("rij,rj->ri", inverse_lower, b)
+    return PairSolution(
+        np.sum(np.log(np.diagonal(lower, axis1=1, axis2=2)), axis=1),
+        np.einsum("ri,ri->r", whitened, whitened),
+        np.einsum("rji,rj->ri", inverse_lower, whitened),
+        np.swapaxes(inverse_lower, 1, 2) @ inverse_lower,
+    )
