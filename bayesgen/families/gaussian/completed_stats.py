@@ -78,7 +78,9 @@ def _completed(means, covariances, X, responsibilities, covariance_type, with_lo
     classes = missing_blocks.class_precisions(means, covariances)
     correction = np.zeros(n_classes * n_features * n_features)
     log_likelihood = 0.0
-    for block_rows, block, chunks in missing.row_blocks(completed, 1, complete=with_log_likelihood):
+    for block_rows, block, chunks in missing.row_blocks(
+        completed, n_classes, complete=with_log_likelihood
+    ):
         block_labels = labels[block_rows]
         projected, quadratic = missing_blocks.pair_products(classes, block, block_labels)
         for chunk, index in chunks:

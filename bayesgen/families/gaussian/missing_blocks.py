@@ -54,6 +54,8 @@ class ClassPrecisions(NamedTuple):
         $\\Lambda_k (\\mu_k - s)$.
     log_det : ndarray of shape (n_classes,)
         $\\log\\det\\Sigma_k$.
+    shared : bool
+        Whether every class has the same covariance (one product serves them all).
     """
 
     shift: np.ndarray
@@ -61,6 +63,7 @@ class ClassPrecisions(NamedTuple):
     precision: np.ndarray
     projected_means: np.ndarray
     log_det: np.ndarray
+    shared: bool = False
 
 
 def class_precisions(means, covariances) -> ClassPrecisions:
@@ -70,7 +73,9 @@ def class_precisions(means, covariances) -> ClassPrecisions:
     shift = means.mean(axis=0)
     centred = means - shift
     projected = np.einsum("kde,ke->kd", precision, centred)
-    return ClassPrecisions(shift, centred, precision, projected, log_det)
+    covariances = np.asarray(covariances)
+    shared = bool(np.array_equal(covariances, np.broadcast_to(covariances[0], covariances.shape)))
+    return ClassPrecisions(shift, centred, precision, projected, log_det, shared)
 
 
 def block_products(classes: ClassPrecisions, block: np.ndarray):
@@ -137,12 +142,18 @@ def pair_products(classes: ClassPrecisions, block: np.ndarray, labels: np.ndarra
     (rows, n_features) and (rows,), one matrix product per class present."""
     filled = np.subtract(block, classes.shift, dtype=np.float64)
     np.copyto(filled, 0.0, where=np.isnan(filled))
-    projected = np.empty_like(filled)
-    for k in np.unique(labels):
-        rows = labels == k
-        projected[rows] = filled[rows] @ classes.precision[k]
+    present = np.unique(labels)
+    if present.size == 1 or classes.shared:
+        projected = filled @ classes.precision[present[0]]
+    else:
+        projected = np.empty_like(filled)
+        for k in present:
+            rows = labels == k
+            projected[rows] = filled[rows] @ classes.precision[k]
     projected -= classes.projected_means[labels]
-    quadratic = np.einsum("rd,rd->r", filled - classes.means[labels], projected)
+    # z' Lambda z with z = filled - mean: the product read twice, no (rows, d) difference.
+    quadratic = np.einsum("rd,rd->r", filled, projected)
+    quadratic -= np.einsum("rd,rd->r", classes.means[labels], projected)
     return projected, quadratic
 
 
