@@ -7,6 +7,11 @@ expected sufficient statistics are exact. The M-step is the family's ordinary po
 estimate from those statistics. For ``estimate="mle"`` and ``"map"`` this is EM, and the
 objective (observed-data log-likelihood, plus the log prior for ``"map"``) never decreases;
 ``"mean"`` takes the posterior mean in the M-step instead, a fixed-point iteration.
+
+With many entries missing EM converges slowly, so for ``"mle"`` and ``"map"`` every two
+EM steps are followed by a SQUAREM extrapolation (`squarem`), kept only when the objective
+does not fall (`bayesgen.inference.em.run_extrapolated`): the same fixed point, in fewer
+iterations, along another path.
 """
 
 from __future__ import annotations
@@ -137,7 +142,7 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
         fixed, so that every iteration climbs the same objective.
     kind : str
         The point estimate, for the objective's prior term.
-    tol, max_iter : the EM driver's (`bayesgen.inference.em.run`)
+    tol, max_iter : the EM driver's (`bayesgen.inference.em.run_extrapolated`)
 
     Returns
     -------
