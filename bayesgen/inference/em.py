@@ -166,7 +166,8 @@ def run_extrapolated(
     initial : Any
         The payload the first step starts from.
     step : callable
-        ``step(payload) -> (payload, objective)``, as in `run`; a float objective.
+        ``step(payload) -> (payload, objective)``, as in `run` (an array objective is
+        compared by its sum).
     tol : float
     max_iter : int
         Most accepted steps (what ``history`` holds).
@@ -190,7 +191,7 @@ def run_extrapolated(
         nonlocal source, payload, converged, jumped
         history.append(objective)
         source, payload = start, result
-        moved = len(history) > 1 and not has_converged(history[-2], objective, tol)
+        moved = len(history) > 1 and not has_converged(_total(history[-2]), _total(objective), tol)
         if plain:
             converged = len(history) > 1 and not moved and not jumped
         else:
@@ -200,16 +201,16 @@ def run_extrapolated(
     while True:
         theta0 = payload
         theta1, objective = step(theta0)
-        if accept(theta0, theta1, float(objective), plain=True):
+        if accept(theta0, theta1, objective, plain=True):
             break
         theta2, objective = step(theta1)
-        if accept(theta1, theta2, float(objective), plain=True):
+        if accept(theta1, theta2, objective, plain=True):
             break
         proposed = extrapolate(theta0, theta1, theta2)
         if proposed is not None:
             result, objective = (trial_step or step)(proposed)
-            objective = float(objective)
-            if np.isfinite(objective) and objective >= history[-1]:
+            total = _total(objective)
+            if np.isfinite(total) and total >= _total(history[-1]):
                 if accept(proposed, result, objective, plain=False):
                     break
                 continue

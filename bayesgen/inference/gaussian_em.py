@@ -170,24 +170,13 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
             frozen,
         ), value
 
-    def trial_step(payload):
-        # An extrapolated point may have no positive definite estimate, or warn of its
-        # own numbers: it is then dropped, never reported.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            try:
-                return step(payload)
-            except (ValueError, np.linalg.LinAlgError, FloatingPointError):
-                return None, -np.inf
-
-    extrapolate = squarem.Extrapolation(family.covariance_type) if kind in ACCELERATED else _never
     fit = em.run_extrapolated(
         (stats, None),
         step,
         tol=tol,
         max_iter=max_iter,
-        extrapolate=extrapolate,
-        trial_step=trial_step,
+        extrapolate=extrapolation(kind, family.covariance_type),
+        trial_step=trial(step),
     )
     state = fit.state
     converged, history = state.converged, state.history
@@ -211,6 +200,27 @@ extrapolate them; ``"mean"`` and ``"unbiased"`` are fixed-point iterations, run 
 
 def _never(theta0, theta1, theta2):
     return None
+
+
+def extrapolation(kind: str, covariance_type: str):
+    """`em.run_extrapolated`'s ``extrapolate`` for payloads ``(GaussianStats, ...)``: SQUAREM
+    for the `ACCELERATED` point estimates, none otherwise (plain EM)."""
+    return squarem.Extrapolation(covariance_type) if kind in ACCELERATED else _never
+
+
+def trial(step):
+    """``step`` for an extrapolated payload: ``(None, -inf)`` where it has no positive
+    definite estimate, its warnings silenced (a dropped point is never reported)."""
+
+    def guarded(payload):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return step(payload)
+            except (ValueError, np.linalg.LinAlgError, FloatingPointError):
+                return None, -np.inf
+
+    return guarded
 
 
 def family_m_step(family, kind: str):

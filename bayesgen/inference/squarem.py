@@ -1,7 +1,8 @@
 r"""SQUAREM steps for EM over missing entries: the point two EM steps point to, further on.
 
 EM is a fixed-point iteration $\theta \mapsto F(\theta)$, here on the expected statistics
-(class means and scatter; the counts do not move). With many entries missing it converges
+(class counts, means and scatter; over missing entries alone the counts do not move).
+With many entries missing it converges
 slowly, along a nearly fixed direction. SQUAREM (Varadhan and Roland 2008, scheme S3)
 takes two EM steps, $r = F(\theta_0) - \theta_0$ and
 $v = F(F(\theta_0)) - 2F(\theta_0) + \theta_0$, and proposes
@@ -67,20 +68,24 @@ class Extrapolation:
         return None
 
     def _coordinates(self, stats) -> np.ndarray:
-        """Means and scatter per row of the class (the scale of a covariance), flat: the
-        space in which the step length is measured."""
+        """Counts as shares of all rows, means, and scatter per row of the class (the scale
+        of a covariance), flat: the space in which the step length is measured. The
+        counts move only in a mixture's EM (over components); over missing entries alone
+        they are fixed."""
         counts = np.asarray(stats.counts, dtype=np.float64)
+        shares = counts / max(float(np.sum(counts)), 1.0)
         scatter = np.asarray(stats.scatter, dtype=np.float64)
         if self.covariance_type == "tied":
             per_row = scatter / max(float(np.sum(counts)), 1.0)
         else:
             shape = (-1,) + (1,) * (scatter.ndim - 1)
             per_row = scatter / np.maximum(counts, 1.0).reshape(shape)
-        return np.concatenate([np.ravel(stats.means), np.ravel(per_row)])
+        return np.concatenate([shares, np.ravel(stats.means), np.ravel(per_row)])
 
     def _feasible(self, stats) -> bool:
         scatter = np.asarray(stats.scatter, dtype=np.float64)
-        if not (np.all(np.isfinite(scatter)) and np.all(np.isfinite(stats.means))):
+        finite = np.isfinite(scatter).all() and np.isfinite(stats.means).all()
+        if not (finite and np.all(np.asarray(stats.counts) >= 0.0)):
             return False
         if self.covariance_type in ("diag", "spherical"):
             return bool(np.all(scatter >= 0.0))
@@ -92,7 +97,7 @@ class Extrapolation:
 
 
 def _combine(stats, length: float) -> GaussianStats:
-    """$\\theta_0 + 2a r + a^2 v$ on the means and the scatter; the counts of the last."""
+    """$\\theta_0 + 2a r + a^2 v$ on the counts, the means and the scatter."""
     s0, s1, s2 = stats
 
     def point(a0, a1, a2):
@@ -102,7 +107,7 @@ def _combine(stats, length: float) -> GaussianStats:
         )
 
     return GaussianStats(
-        np.asarray(s2.counts),
+        point(s0.counts, s1.counts, s2.counts),
         point(s0.means, s1.means, s2.means),
         point(s0.scatter, s1.scatter, s2.scatter),
     )
