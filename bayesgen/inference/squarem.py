@@ -2,9 +2,8 @@ r"""SQUAREM steps for EM over missing entries: the point two EM steps point to, 
 
 EM is a fixed-point iteration $\theta \mapsto F(\theta)$, here on the expected statistics
 (class counts, means and scatter; over missing entries alone the counts do not move).
-With many entries missing it converges
-slowly, along a nearly fixed direction. SQUAREM (Varadhan and Roland 2008, scheme S3)
-takes two EM steps, $r = F(\theta_0) - \theta_0$ and
+With many entries missing it converges slowly, along a nearly fixed direction. SQUAREM
+(Varadhan and Roland 2008, scheme S3) takes two EM steps, $r = F(\theta_0) - \theta_0$ and
 $v = F(F(\theta_0)) - 2F(\theta_0) + \theta_0$, and proposes
 
 $$
@@ -14,7 +13,7 @@ $$
 which for $a = 1$ is $F(F(\theta_0))$, and for a linear $F$ with one slow direction
 lands on the fixed point. $a$ is capped by a bound that grows fourfold each time it binds,
 from 1, and is halved towards 1 while the proposal has a scatter that is not positive
-semidefinite (no covariance could come from it). The driver
+semidefinite or a negative count (no estimate could come from it). The driver
 (`bayesgen.inference.em.run_extrapolated`) takes an EM step from $\theta'$ and keeps it
 only if its objective does not fall, so the fixed point and the objective's monotone
 rise are EM's own.
