@@ -93,7 +93,9 @@ _ATTRIBUTES_DOC = (
         Class counts, class means and centred scatter: everything the fit depends on.
     n_iter_ : int
         EM iterations run; 1 when ``X`` had no missing values (the closed-form fit is a
-        single pass).
+        single pass). For ``estimate="mle"`` and ``"map"``, EM over missing entries takes a
+        SQUAREM extrapolation after every two EM steps and counts (and records) only those
+        it keeps: the same fixed point in fewer iterations (`bayesgen.inference.squarem`).
     converged_ : bool
     log_likelihood_history_ : ndarray of shape (n_iter_,)
         The EM objective per iteration: the observed-data log-likelihood of the training

@@ -7,6 +7,11 @@ expected sufficient statistics are exact. The M-step is the family's ordinary po
 estimate from those statistics. For ``estimate="mle"`` and ``"map"`` this is EM, and the
 objective (observed-data log-likelihood, plus the log prior for ``"map"``) never decreases;
 ``"mean"`` takes the posterior mean in the M-step instead, a fixed-point iteration.
+
+With many entries missing EM converges slowly, so for ``"mle"`` and ``"map"`` every two
+EM steps are followed by a SQUAREM extrapolation (`squarem`), kept only when the objective
+does not fall (`bayesgen.inference.em.run_extrapolated`): the same fixed point, in fewer
+iterations, along another path.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from sklearn.exceptions import ConvergenceWarning
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import GaussianFamily, missing
 from bayesgen.families.gaussian.completed_stats import completed_stats
-from bayesgen.inference import em
+from bayesgen.inference import em, squarem
 
 
 class GaussianBatch(NamedTuple):
@@ -137,7 +142,7 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
         fixed, so that every iteration climbs the same objective.
     kind : str
         The point estimate, for the objective's prior term.
-    tol, max_iter : the EM driver's (`bayesgen.inference.em.run`)
+    tol, max_iter : the EM driver's (`bayesgen.inference.em.run_extrapolated`)
 
     Returns
     -------
@@ -149,30 +154,36 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
     stats = gaussian.suff_stats(
         start.astype(dtype), responsibilities.astype(dtype), family.covariance_type
     )
-    # The objective of a step's parameters and the next E-step share their factorisations:
-    # one pass gives both, and the next step starts from its statistics.
-    expected = {}
 
     def step(payload):
+        # The objective of a step's parameters and the next E-step share their
+        # factorisations: one pass gives both.
         stats, frozen = payload
-        if frozen is not None:  # the E-step under the parameters of the previous step
-            stats = expected["stats"]
         params, frozen = m_step(stats, frozen)
         next_stats, value = family.expected_stats(
             params, X, responsibilities, with_log_likelihood=True
         )
-        expected["stats"] = gaussian.GaussianStats(
-            *(np.asarray(leaf, dtype) for leaf in next_stats)
-        )
         if kind not in ("mle", "unbiased"):
             value += _niw_log_prior(frozen[1], params, family.covariance_type)
-        return (stats, frozen), value
+        return (
+            gaussian.GaussianStats(*(np.asarray(leaf, dtype) for leaf in next_stats)),
+            frozen,
+        ), value
 
-    state = em.run((stats, None), step, tol=tol, max_iter=max_iter)
-    stats, frozen = state.payload
+    fit = em.run_extrapolated(
+        (stats, None),
+        step,
+        tol=tol,
+        max_iter=max_iter,
+        extrapolate=extrapolation(kind, family.covariance_type),
+        trial_step=trial(step),
+    )
+    state = fit.state
     converged, history = state.converged, state.history
+    # Converged: the statistics whose parameters have the last objective. Otherwise the
+    # E-step past them, the next M-step's input.
+    stats, frozen = fit.source if converged else state.payload
     if not converged:
-        stats = expected["stats"]  # the E-step past the last objective: next M-step input
         warnings.warn(
             f"EM over the missing entries did not converge in max_iter={max_iter} "
             f"iterations (tol={tol}); raise max_iter or tol.",
@@ -180,6 +191,36 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
             stacklevel=5,
         )
     return MissingFit(stats, frozen, len(history), converged, np.asarray(history))
+
+
+ACCELERATED = ("mle", "map")
+"""The point estimates whose iterations EM's objective orders, so that `squarem` may
+extrapolate them; ``"mean"`` and ``"unbiased"`` are fixed-point iterations, run plain."""
+
+
+def _never(theta0, theta1, theta2):
+    return None
+
+
+def extrapolation(kind: str, covariance_type: str):
+    """`em.run_extrapolated`'s ``extrapolate`` for payloads ``(GaussianStats, ...)``: SQUAREM
+    for the `ACCELERATED` point estimates, none otherwise (plain EM)."""
+    return squarem.Extrapolation(covariance_type) if kind in ACCELERATED else _never
+
+
+def trial(step):
+    """``step`` for an extrapolated payload: ``(None, -inf)`` where it has no positive
+    definite estimate, its warnings silenced (a dropped point is never reported)."""
+
+    def guarded(payload):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return step(payload)
+            except (ValueError, np.linalg.LinAlgError, FloatingPointError):
+                return None, -np.inf
+
+    return guarded
 
 
 def family_m_step(family, kind: str):

@@ -239,5 +239,15 @@ def _missing_em(X, responsibilities, initial, settings: EMSettings, start):
         expected, per_class = _expected(params, X, responsibilities, covariance_type)
         return (expected, following), np.asarray(_objective(params, per_class, settings))
 
-    state = em.run((stats, None), step, tol=settings.tol, max_iter=settings.max_iter)
+    # SQUAREM steps as in GaussianDA's EM over missing entries, on the sub-classes'
+    # statistics (their counts move here too); a step's input ignores its second half.
+    fit = em.run_extrapolated(
+        (stats, None),
+        step,
+        tol=settings.tol,
+        max_iter=settings.max_iter,
+        extrapolate=gaussian_em.extrapolation(settings.kind, stats_type(covariance_type)),
+        trial_step=gaussian_em.trial(step),
+    )
+    state = fit.state
     return state.payload[1], np.asarray(state.history), state.converged

@@ -267,3 +267,28 @@ def test_family_fills_the_mixture_of_conditional_means(covariance_type):
                 for k in range(K)
             )
             np.testing.assert_allclose(filled[row, pattern], expected, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied"])
+def test_completed_stats_equal_by_either_factorisation(covariance_type, monkeypatch):
+    """Short chunks of (row, class) pairs are factored by LAPACK, long ones by
+    `small_blocks`: the same statistics and log-likelihood either way."""
+    from bayesgen.families.gaussian import missing_blocks
+
+    rng = np.random.default_rng(5)
+    K, d, n = 3, 7, 400
+    means, full = rng.normal(size=(K, d)), _covariances(rng, K, d)
+    covariances = full if covariance_type == "full" else np.broadcast_to(full[0], (K, d, d))
+    X = _gappy(rng, n, d)
+    responsibilities = rng.dirichlet(np.ones(K), size=n)
+    responsibilities[rng.uniform(size=(n, K)) < 0.5] = 0.0
+    found = {}
+    for pairs in (0, n * K):
+        monkeypatch.setattr(missing_blocks, "LAPACK_PAIRS", pairs)
+        found[pairs] = completed_stats(
+            means, covariances, X, responsibilities, covariance_type, with_log_likelihood=True
+        )
+    (stack, stack_value), (lapack, lapack_value) = found[0], found[n * K]
+    for first, second in zip(stack, lapack, strict=True):
+        np.testing.assert_allclose(first, second, rtol=1e-11, atol=1e-11)
+    np.testing.assert_allclose(stack_value, lapack_value, rtol=1e-12)

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from bayesgen.families.gaussian import missing, missing_blocks, small_blocks
+from bayesgen.families.gaussian import missing, missing_blocks
 from bayesgen.families.gaussian.stats import GaussianStats, suff_stats
 
 
@@ -45,57 +45,72 @@ def completed_stats(
     -------
     GaussianStats, or ``(GaussianStats, float)`` with ``with_log_likelihood``
     """
-    n_classes, n_features = means.shape
-    diagonal = covariance_type in ("diag", "spherical")
-    complete = _completed_diagonal if diagonal else _completed
-    pieces = [
-        complete(means[k], covariances[k], X, responsibilities[:, k], with_log_likelihood)
-        for k in range(n_classes)
-    ]
-    counts = np.concatenate([piece[0].counts for piece in pieces])
-    class_means = np.concatenate([piece[0].means for piece in pieces])
-    corrections = np.stack([piece[1] for piece in pieces])
-    scatter = np.concatenate([piece[0].scatter for piece in pieces]) + corrections
-    if covariance_type == "tied":
-        scatter = np.sum(scatter, axis=0)
-    stats = GaussianStats(counts, class_means, scatter)
+    if covariance_type in ("diag", "spherical"):
+        pieces = [
+            _completed_diagonal(
+                means[k], covariances[k], X, responsibilities[:, k], with_log_likelihood
+            )
+            for k in range(means.shape[0])
+        ]
+        counts = np.concatenate([piece[0].counts for piece in pieces])
+        class_means = np.concatenate([piece[0].means for piece in pieces])
+        corrections = np.stack([piece[1] for piece in pieces])
+        scatter = np.concatenate([piece[0].scatter for piece in pieces]) + corrections
+        stats = GaussianStats(counts, class_means, scatter)
+        log_likelihood = float(sum(piece[2] for piece in pieces))
+    else:
+        stats, log_likelihood = _completed(
+            means, covariances, X, responsibilities, covariance_type, with_log_likelihood
+        )
     if with_log_likelihood:
-        return stats, float(sum(piece[2] for piece in pieces))
+        return stats, log_likelihood
     return stats
 
 
-def _completed(mean, covariance, X, weights, with_log_likelihood):
-    """``(stats, scatter correction (d, d), log-likelihood)`` of one class, full matrix."""
-    n_features = X.shape[1]
-    rows = np.flatnonzero(weights)
-    completed, weights = X[rows], weights[rows]
-    one = missing_blocks.class_precisions(mean[None], covariance[None])
-    correction = np.zeros(n_features * n_features)
+def _completed(means, covariances, X, responsibilities, covariance_type, with_log_likelihood):
+    """``(stats, log-likelihood)`` for full matrices, every (row, class) pair with a
+    nonzero responsibility at once: pairs with the same number of missing entries share
+    one stack of factorisations whatever their class."""
+    n_classes, n_features = means.shape
+    rows, labels = np.nonzero(responsibilities)
+    weights = responsibilities[rows, labels]
+    completed = X[rows]
+    classes = missing_blocks.class_precisions(means, covariances)
+    correction = np.zeros(n_classes * n_features * n_features)
     log_likelihood = 0.0
-    for block_rows, block, chunks in missing.row_blocks(completed, 1, complete=with_log_likelihood):
-        projected, quadratic = missing_blocks.block_products(one, block)
+    for block_rows, block, chunks in missing.row_blocks(
+        completed, n_classes, complete=with_log_likelihood
+    ):
+        block_labels = labels[block_rows]
+        projected, quadratic = missing_blocks.pair_products(classes, block, block_labels)
         for chunk, index in chunks:
-            lower, whitened = missing_blocks.chunk_blocks(one, projected[chunk], index)
-            m, at = index.shape[1], block_rows[chunk]
+            at, own = block_rows[chunk], block_labels[chunk]
+            solution = missing_blocks.pair_solutions(classes, projected[chunk], index, own)
+            m = index.shape[1]
             if with_log_likelihood and m < n_features:  # nothing observed: log 1
-                squared = quadratic[0, chunk] - np.sum(np.square(whitened), axis=0)
-                half_log_det = 0.5 * one.log_det[0] + small_blocks.half_log_det(lower)
+                squared = quadratic[chunk] - solution.reduction
+                half_log_det = 0.5 * classes.log_det[own] + solution.half_log_det
                 log_density = -0.5 * squared - half_log_det
                 log_density -= 0.5 * (n_features - m) * math.log(2.0 * math.pi)
                 log_likelihood += float(weights[at] @ log_density)
             if m == 0:
                 continue
-            mean_m = missing_blocks.conditional_means(one, lower, whitened, index)[0]
-            completed[at[:, None], index] = mean_m
-            inverse = small_blocks.inverse(lower) * weights[at]
-            columns = index.T
-            cells = columns[:, None, :] * n_features + columns[None, :, :]
+            completed[at[:, None], index] = np.take(classes.shift, index) - solution.deviation
+            columns = own[:, None] * n_features + index
+            cells = columns[:, :, None] * n_features + index[:, None, :]
             correction += np.bincount(
-                cells.ravel(), weights=inverse.ravel(), minlength=n_features * n_features
+                cells.ravel(),
+                weights=(solution.inverse * weights[at, None, None]).ravel(),
+                minlength=correction.size,
             )
+    one_hot = np.zeros((rows.size, n_classes))
+    one_hot[np.arange(rows.size), labels] = weights
     # NumPy blocks: the same statistics as the JAX kernel, compiled for no row count.
-    stats = suff_stats(completed, weights[:, None], "full")
-    return stats, correction.reshape(n_features, n_features), log_likelihood
+    counts, class_means, scatter = suff_stats(completed, one_hot, "full")
+    scatter = scatter + correction.reshape(n_classes, n_features, n_features)
+    if covariance_type == "tied":
+        scatter = np.sum(scatter, axis=0)
+    return GaussianStats(counts, class_means, scatter), log_likelihood
 
 
 def _completed_diagonal(mean, covariance, X, weights, with_log_likelihood):

@@ -54,6 +54,8 @@ class ClassPrecisions(NamedTuple):
         $\\Lambda_k (\\mu_k - s)$.
     log_det : ndarray of shape (n_classes,)
         $\\log\\det\\Sigma_k$.
+    shared : bool
+        Whether every class has the same covariance (one product serves them all).
     """
 
     shift: np.ndarray
@@ -61,6 +63,7 @@ class ClassPrecisions(NamedTuple):
     precision: np.ndarray
     projected_means: np.ndarray
     log_det: np.ndarray
+    shared: bool = False
 
 
 def class_precisions(means, covariances) -> ClassPrecisions:
@@ -70,7 +73,9 @@ def class_precisions(means, covariances) -> ClassPrecisions:
     shift = means.mean(axis=0)
     centred = means - shift
     projected = np.einsum("kde,ke->kd", precision, centred)
-    return ClassPrecisions(shift, centred, precision, projected, log_det)
+    covariances = np.asarray(covariances)
+    shared = bool(np.array_equal(covariances, np.broadcast_to(covariances[0], covariances.shape)))
+    return ClassPrecisions(shift, centred, precision, projected, log_det, shared)
 
 
 def block_products(classes: ClassPrecisions, block: np.ndarray):
@@ -130,3 +135,99 @@ def conditional_means(classes: ClassPrecisions, lower, whitened, index) -> np.nd
     m, (rows, n_classes) = index.shape[1], (index.shape[0], classes.means.shape[0])
     deviation = small_blocks.backward_substitution(lower, whitened)
     return np.take(classes.shift, index) - deviation.reshape(m, n_classes, rows).transpose(1, 2, 0)
+
+
+def pair_products(classes: ClassPrecisions, block: np.ndarray, labels: np.ndarray):
+    """`block_products` for rows paired each with one class ``labels`` (rows,): shapes
+    (rows, n_features) and (rows,), one matrix product per class present."""
+    filled = np.subtract(block, classes.shift, dtype=np.float64)
+    np.copyto(filled, 0.0, where=np.isnan(filled))
+    present = np.unique(labels)
+    if present.size == 1 or classes.shared:
+        projected = filled @ classes.precision[present[0]]
+    else:
+        projected = np.empty_like(filled)
+        for k in present:
+            rows = labels == k
+            projected[rows] = filled[rows] @ classes.precision[k]
+    projected -= classes.projected_means[labels]
+    # z' Lambda z with z = filled - mean: the product read twice, no (rows, d) difference.
+    quadratic = np.einsum("rd,rd->r", filled, projected)
+    quadratic -= np.einsum("rd,rd->r", classes.means[labels], projected)
+    return projected, quadratic
+
+
+def pair_blocks(classes: ClassPrecisions, projected, index, labels):
+    """`chunk_blocks` for rows paired each with one class ``labels`` (rows,), from their
+    rows ``projected`` (rows, n_features) of `pair_products`: ``(L, L^-1 b)``, shapes
+    (m, m, rows) and (m, rows)."""
+    n_features, m = projected.shape[1], index.shape[1]
+    missing = index.T
+    work = np.empty((m + 1, m, index.shape[0]))
+    offsets = labels * (n_features * n_features)
+    for i in range(m):
+        cells = (offsets + missing[i] * n_features) + missing[: i + 1]
+        np.take(classes.precision, cells, out=work[i, : i + 1], mode="clip")  # in range
+    work[m] = np.take_along_axis(projected, index, axis=1).T
+    small_blocks.factor(work, m)
+    return work[:m], work[m]
+
+
+class PairSolution(NamedTuple):
+    """What the E-step needs from the missing blocks of a chunk of (row, class) pairs.
+
+    Attributes
+    ----------
+    half_log_det : ndarray of shape (rows,)
+        $\\tfrac12 \\log\\det A$.
+    reduction : ndarray of shape (rows,)
+        $b^\\top A^{-1} b$, what the observed block's squared distance loses.
+    deviation : ndarray of shape (rows, m)
+        $A^{-1} b$: the conditional mean is $s_m$ minus it.
+    inverse : ndarray of shape (rows, m, m)
+        $A^{-1}$, the conditional covariance.
+    """
+
+    half_log_det: np.ndarray
+    reduction: np.ndarray
+    deviation: np.ndarray
+    inverse: np.ndarray
+
+
+#: Chunks of at most this many pairs are factored by LAPACK, one call per block and step,
+#: stack first; longer ones by `small_blocks` (one NumPy call per entry, over the stack).
+LAPACK_PAIRS = 512
+
+
+def pair_solutions(classes: ClassPrecisions, projected, index, labels) -> PairSolution:
+    """`PairSolution` of a chunk of pairs, from their rows ``projected`` (rows,
+    n_features) of `pair_products`, missing columns ``index`` (rows, m) and classes
+    ``labels`` (rows,).
+
+    A short chunk costs NumPy's per-call overhead, which `small_blocks` pays $O(m^2)$ times
+    per chunk and LAPACK's batched calls a few times; a long one the work per block,
+    which `small_blocks` does in contiguous sweeps.
+    """
+    rows, m = index.shape
+    if rows > LAPACK_PAIRS:
+        lower, whitened = pair_blocks(classes, projected, index, labels)
+        deviation = small_blocks.backward_substitution(lower, whitened)
+        return PairSolution(
+            small_blocks.half_log_det(lower),
+            np.sum(np.square(whitened), axis=0),
+            deviation.T,
+            np.moveaxis(small_blocks.inverse(lower), -1, 0),
+        )
+    blocks = classes.precision[labels[:, None, None], index[:, :, None], index[:, None, :]]
+    b = np.take_along_axis(projected, index, axis=1)
+    if m == 0:
+        return PairSolution(np.zeros(rows), np.zeros(rows), b, blocks)
+    lower = np.linalg.cholesky(blocks)
+    inverse_lower = np.linalg.inv(lower)
+    whitened = np.einsum("rij,rj->ri", inverse_lower, b)
+    return PairSolution(
+        np.sum(np.log(np.diagonal(lower, axis1=1, axis2=2)), axis=1),
+        np.einsum("ri,ri->r", whitened, whitened),
+        np.einsum("rji,rj->ri", inverse_lower, whitened),
+        np.swapaxes(inverse_lower, 1, 2) @ inverse_lower,
+    )
