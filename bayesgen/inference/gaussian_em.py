@@ -148,6 +148,9 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
     -------
     MissingFit
     """
+    # One memory layout: the batched E-step's products round differently on a Fortran-order
+    # array (a DataFrame's values) by an ulp, and the same rows must give the same fit.
+    X = np.ascontiguousarray(X)
     responsibilities = np.asarray(responsibilities, dtype=np.float64)
     column_means = np.nanmean(X, axis=0)
     start = np.where(np.isnan(X), np.where(np.isnan(column_means), 0.0, column_means), X)

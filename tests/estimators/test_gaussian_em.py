@@ -144,3 +144,16 @@ def test_extrapolated_em_objective_never_decreases_with_many_holes():
     history = model.log_likelihood_history_
     assert model.converged_ and model.n_iter_ == len(history) > 1
     assert np.all(np.diff(history) >= -1e-9 * np.abs(history[:-1]))
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied"])
+def test_the_memory_layout_of_the_rows_does_not_change_the_fit(covariance_type):
+    """A DataFrame's values are in Fortran order; the same rows give the same bits."""
+    X, y = load_wine(return_X_y=True)
+    X = X.copy()
+    X[np.random.default_rng(0).random(X.shape) < 0.2] = np.nan
+    by_rows = GaussianDA(covariance_type=covariance_type).fit(np.ascontiguousarray(X), y)
+    by_columns = GaussianDA(covariance_type=covariance_type).fit(np.asfortranarray(X), y)
+    assert by_rows.n_iter_ == by_columns.n_iter_ > 1
+    np.testing.assert_array_equal(by_rows.covariances_, by_columns.covariances_)
+    np.testing.assert_array_equal(by_rows.means_, by_columns.means_)
