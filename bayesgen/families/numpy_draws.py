@@ -21,6 +21,12 @@ def _dtype(*parameters) -> np.dtype:
     return np.result_type(*[np.asarray(p).dtype for p in parameters], np.float32)
 
 
+def _float64_and_size(num_samples: int, *parameters):
+    """The parameters in float64, and the draws' shape: ``num_samples`` by their broadcast."""
+    arrays = [np.asarray(p, np.float64) for p in parameters]
+    return arrays, (num_samples, *np.broadcast_shapes(*(a.shape for a in arrays)))
+
+
 def gamma(rng: np.random.Generator, shape, rate, num_samples: int) -> np.ndarray:
     """``(num_samples, *shape.shape)`` draws of $\\mathrm{Gamma}(a, b)$ (shape, rate).
 
@@ -37,8 +43,7 @@ def gamma(rng: np.random.Generator, shape, rate, num_samples: int) -> np.ndarray
     -------
     ndarray
     """
-    a, b = np.asarray(shape, np.float64), np.asarray(rate, np.float64)
-    size = (num_samples, *np.broadcast_shapes(a.shape, b.shape))
+    (a, b), size = _float64_and_size(num_samples, shape, rate)
     return (rng.standard_gamma(a, size=size) / b).astype(_dtype(shape, rate))
 
 
@@ -56,8 +61,7 @@ def beta(rng: np.random.Generator, concentration1, concentration0, num_samples: 
     -------
     ndarray
     """
-    a, b = np.asarray(concentration1, np.float64), np.asarray(concentration0, np.float64)
-    size = (num_samples, *np.broadcast_shapes(a.shape, b.shape))
+    (a, b), size = _float64_and_size(num_samples, concentration1, concentration0)
     return rng.beta(a, b, size=size).astype(_dtype(concentration1, concentration0))
 
 

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 import scipy.special
+from gappy_cases import covariances as _covariances
+from gappy_cases import gappy as _gappy
 from scipy import stats
 
 from bayesgen import LDA
@@ -20,19 +22,6 @@ from bayesgen.families.gaussian import (
     small_blocks,
 )
 from bayesgen.families.gaussian.completed_stats import completed_stats
-
-
-def _covariances(rng, K, d):
-    A = rng.normal(size=(K, d, d))
-    return A @ np.swapaxes(A, 1, 2) + 0.5 * np.eye(d)
-
-
-def _gappy(rng, n, d, fraction=0.3, offset=0.0):
-    X = offset + rng.normal(size=(n, d)) * 2.0
-    X[rng.uniform(size=(n, d)) < fraction] = np.nan
-    X[0] = np.nan  # nothing observed
-    X[1] = offset  # everything observed
-    return X
 
 
 def _scipy_log_density(means, covariances, X):

@@ -33,14 +33,21 @@ def conditionals(means, covariances, X):
     """
     n_classes = means.shape[0]
     classes = missing_blocks.class_precisions(means, covariances)
+    for rows, index, lower, whitened in _factored_chunks(classes, X, n_classes):
+        mean = missing_blocks.conditional_means(classes, lower, whitened, index)
+        m = index.shape[1]
+        covariance = small_blocks.inverse(lower).reshape(m, m, n_classes, rows.size)
+        yield rows, index, mean, covariance.transpose(2, 3, 0, 1)
+
+
+def _factored_chunks(classes, X, n_classes: int):
+    """``(rows, index, lower, whitened)`` per chunk of ``X``'s rows with missing entries:
+    each class's missing-block factor and whitened offset (`missing_blocks.chunk_blocks`)."""
     for rows, block, chunks in row_blocks(X, n_classes):
         projected, _ = missing_blocks.block_products(classes, block)
         for chunk, index in chunks:
             lower, whitened = missing_blocks.chunk_blocks(classes, projected[chunk], index)
-            mean = missing_blocks.conditional_means(classes, lower, whitened, index)
-            m = index.shape[1]
-            covariance = small_blocks.inverse(lower).reshape(m, m, n_classes, chunk.size)
-            yield rows[chunk], index, mean, covariance.transpose(2, 3, 0, 1)
+            yield rows[chunk], index, lower, whitened
 
 
 def chosen_conditionals(means, covariances, X, classes):
@@ -52,13 +59,10 @@ def chosen_conditionals(means, covariances, X, classes):
     for k in np.unique(classes):
         one = missing_blocks.class_precisions(means[k : k + 1], covariances[k : k + 1])
         chosen = np.flatnonzero(classes == k)
-        for rows, block, chunks in row_blocks(X[chosen], 1):
-            projected, _ = missing_blocks.block_products(one, block)
-            for chunk, index in chunks:
-                lower, whitened = missing_blocks.chunk_blocks(one, projected[chunk], index)
-                mean = missing_blocks.conditional_means(one, lower, whitened, index)[0]
-                covariance = small_blocks.inverse(lower).transpose(2, 0, 1)
-                yield chosen[rows[chunk]], index, mean, covariance
+        for rows, index, lower, whitened in _factored_chunks(one, X[chosen], 1):
+            mean = missing_blocks.conditional_means(one, lower, whitened, index)[0]
+            covariance = small_blocks.inverse(lower).transpose(2, 0, 1)
+            yield chosen[rows], index, mean, covariance
 
 
 def conditional_means(means, covariances, X, class_weights):
@@ -87,9 +91,6 @@ def conditional_means(means, covariances, X, class_weights):
                 yield rows[chunk], index, mean
         return
     classes = missing_blocks.class_precisions(means, covariances)
-    for rows, block, chunks in row_blocks(X, n_classes):
-        projected, _ = missing_blocks.block_products(classes, block)
-        for chunk, index in chunks:
-            lower, whitened = missing_blocks.chunk_blocks(classes, projected[chunk], index)
-            by_class = missing_blocks.conditional_means(classes, lower, whitened, index)
-            yield rows[chunk], index, np.einsum("rk,krm->rm", class_weights[rows[chunk]], by_class)
+    for rows, index, lower, whitened in _factored_chunks(classes, X, n_classes):
+        by_class = missing_blocks.conditional_means(classes, lower, whitened, index)
+        yield rows, index, np.einsum("rk,krm->rm", class_weights[rows], by_class)
