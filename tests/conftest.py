@@ -51,6 +51,9 @@ def pytest_configure(config):
     """
     if getattr(config, "workerinput", None) is None and config.getoption("numprocesses", 0):
         return  # the controller of the workers runs no test
+    # The options of `bayesgen.enable_compilation_cache`, set on JAX directly: importing
+    # bayesgen here, before pytest applies its warning filters (one names a bayesgen
+    # class), once made a worker fail at start-up.
     import jax
 
     folder = os.path.join(
