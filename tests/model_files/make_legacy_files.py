@@ -8,7 +8,7 @@ Each case of ``test_model_file_round_trip.CASES`` is fitted on its first batch a
 ``tests/model_files/legacy/<case>.bgm``; what it predicted then (probabilities, joint
 log-probabilities, log p(x), labels and ``sample(7, random_state=0)``) is kept in
 ``<case>.npz`` beside it. ``test_legacy_model_files.py`` loads the files with today's code
-and compares, bit for bit.
+and compares: labels exactly, floats to rounding (its docstring says why).
 """
 
 import sys
