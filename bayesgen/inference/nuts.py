@@ -59,21 +59,42 @@ def run(estimator, X, labels, *, key, num_samples, num_warmup, num_chains, progr
 
     # Parallel chains need one device each; on a single CPU, vectorised chains are fastest.
     chain_method = "parallel" if jax.local_device_count() >= num_chains else "vectorized"
-    if start is None:
-        kernel = NUTS(model)
+
+    def sample(key):
+        if start is None:
+            kernel = NUTS(model)
+        else:
+            # As JAX arrays: a NumPy value indexed by a traced label would fail under jit.
+            values = {name: jax.numpy.asarray(value) for name, value in start.items()}
+            kernel = NUTS(model, init_strategy=init_to_value(values=values))
+        mcmc = MCMC(
+            kernel,
+            num_warmup=num_warmup,
+            num_samples=num_samples,
+            num_chains=num_chains,
+            chain_method=chain_method,
+            progress_bar=progress,
+        )
+        mcmc.run(key, extra_fields=EXTRA_FIELDS)
+        return mcmc.get_samples(group_by_chain=True), mcmc.get_extra_fields(group_by_chain=True)
+
+    if progress or chain_method != "vectorized":
+        # The bar advances from a Python loop over compiled steps; pmap runs eagerly.
+        samples, extra = sample(key)
     else:
-        kernel = NUTS(model, init_strategy=init_to_value(values=start))
-    mcmc = MCMC(
-        kernel,
-        num_warmup=num_warmup,
-        num_samples=num_samples,
-        num_chains=num_chains,
-        chain_method=chain_method,
-        progress_bar=progress,
-    )
-    mcmc.run(key, extra_fields=EXTRA_FIELDS)
-    draws = {name: np.asarray(v) for name, v in mcmc.get_samples(group_by_chain=True).items()}
-    extra = {name: np.asarray(v) for name, v in mcmc.get_extra_fields(group_by_chain=True).items()}
+        # One compiled program for set-up, warm-up and sampling. Run step by step, NumPyro
+        # sets up the chains eagerly, op by op: measured on QDA (d = 2, 2 chains), 287
+        # compilations and 14.6 s against 56 and 8.7 s, and 860 MB of memory growth
+        # against 630 MB.
+        samples, extra = jax.jit(sample)(key)
+    draws = {name: np.asarray(v) for name, v in samples.items()}
+    extra = {name: np.asarray(v) for name, v in extra.items()}
+    if not np.all(np.isfinite(extra["potential_energy"])):
+        # What NumPyro raises when it runs eagerly; inside jit its check cannot run.
+        raise RuntimeError(
+            "NUTS could not find a valid starting point (the log density is not finite "
+            "there) and its draws are not usable; check the rows and the prior."
+        )
     sample_stats = {
         "diverging": extra["diverging"].astype(bool),
         "lp": -extra["potential_energy"],

@@ -9,6 +9,7 @@ suite (seconds per model), and run in CI.
 
 import re
 
+import jax
 import numpy as np
 import pandas as pd
 import pytest
@@ -125,3 +126,52 @@ def test_divergences_are_reported_and_warned_about():
     reported = int(re.search(r"NUTS had (\d+)", str(record[0].message)).group(1))
     assert reported == int(idata.sample_stats["diverging"].sum()) > 0
     assert set(idata.sample_stats.data_vars) >= {"diverging", "lp", "acceptance_rate"}
+
+
+def test_one_compiled_program_samples_as_numpyro_step_by_step(capsys):
+    """Without a progress bar NUTS runs as one jitted program; with it, NumPyro's loop of
+    compiled steps (which draws the bar). Same key, same chains: the draws agree to
+    rounding and every step count is equal."""
+    model = bg.GaussianNB().fit(GAUSSIAN, LABELS)
+    runs = {
+        shown: model.posterior(
+            30,
+            method="nuts",
+            num_chains=2,
+            num_warmup=30,
+            X=GAUSSIAN,
+            y=LABELS,
+            random_state=0,
+            progress=shown,
+        )
+        for shown in (False, True)
+    }
+    assert "sample: 100%" in capsys.readouterr().err
+    np.testing.assert_array_equal(
+        runs[True].sample_stats["n_steps"], runs[False].sample_stats["n_steps"]
+    )
+    for name in runs[False].posterior.data_vars:
+        np.testing.assert_allclose(
+            runs[True].posterior[name], runs[False].posterior[name], rtol=1e-10, atol=1e-12
+        )
+
+
+def test_a_start_without_finite_density_is_an_error():
+    """Inside one compiled program NumPyro cannot check its starting point; the finite log
+    density of every kept draw is checked instead."""
+    from bayesgen.inference import nuts
+
+    model = bg.GaussianNB().fit(GAUSSIAN, LABELS)
+    start = {"means": np.full((2, 2), np.nan)}
+    with pytest.raises(RuntimeError, match="valid starting point"):
+        nuts.run(
+            model,
+            GAUSSIAN,
+            jax.numpy.asarray(LABELS),
+            key=jax.random.key(0),
+            num_samples=5,
+            num_warmup=5,
+            num_chains=2,
+            progress=False,
+            start=start,
+        )
