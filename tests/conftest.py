@@ -88,28 +88,43 @@ def _release_compiled_kernels():
 
 
 #: Resident memory above which a test process drops its compiled kernels after a test.
-RSS_BUDGET_BYTES = 1200 * 2**20
+RSS_BUDGET_BYTES = 1000 * 2**20
+
+#: Resident memory above which a test process drops its compiled kernels before a test
+#: marked slow. Those run NUTS or simulation-based calibration: one NUTS compilation raises
+#: a process by 600-900 MB at its peak, so it should start from a released process.
+SLOW_TEST_START_BYTES = 600 * 2**20
 
 
 @pytest.fixture(autouse=True)
-def _bounded_memory():
-    """Drop JAX's compiled kernels after any test that leaves the process above the budget.
+def _bounded_memory(request):
+    """Drop JAX's compiled kernels around tests, so that a test process stays near a budget.
 
     Measured with a per-test RSS log over the suite (2 workers): NUTS tests add 100-450 MB
     of compiled programs each, kept until their module ends, and the workers peaked at 2.6
-    and 2.2 GB. Releasing them as soon as the process passes `RSS_BUDGET_BYTES` bounds a
-    worker near the budget plus one test's own peak, at the cost of recompiling what a later
-    test of the same module shares.
+    and 2.2 GB. Releasing them after any test that leaves the process above
+    `RSS_BUDGET_BYTES`, and before a slow test above `SLOW_TEST_START_BYTES`, bounds a
+    worker near the budget plus one test's own peak. A release is cheap: each process keeps
+    its compiled kernels on disk (`pytest_configure`), so a later test reads them back.
     """
+    if request.node.get_closest_marker("slow") and _resident_bytes() > SLOW_TEST_START_BYTES:
+        _release_compiled_kernels_now()
     yield
     resident = _resident_bytes()
     # Hysteresis: memory a release cannot give back (data a module holds) must not make
     # every later test release, and recompile, again.
     if "jax" in sys.modules and resident > max(RSS_BUDGET_BYTES, _after_release[0] + 2**28):
-        sys.modules["jax"].clear_caches()
-        gc.collect()
-        _return_freed_memory()
-        _after_release[0] = _resident_bytes()
+        _release_compiled_kernels_now()
+
+
+def _release_compiled_kernels_now():
+    """Drop JAX's compiled kernels and give the freed memory back."""
+    if "jax" not in sys.modules:
+        return
+    sys.modules["jax"].clear_caches()
+    gc.collect()
+    _return_freed_memory()
+    _after_release[0] = _resident_bytes()
 
 
 _after_release = [0]

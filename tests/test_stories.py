@@ -94,6 +94,7 @@ def test_story_with_fixed_class_prior_has_no_class_prior_site():
     assert set(trace) >= {"means", "covariances", "y", "X"}
 
 
+@pytest.mark.slow
 def test_nuts_on_the_story_agrees_with_the_exact_posterior():
     """NUTS on the story and the exact conjugate posterior agree on the class means."""
     rng = np.random.default_rng(0)

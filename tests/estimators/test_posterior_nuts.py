@@ -114,6 +114,7 @@ def test_nuts_integrates_missing_gaussian_features_out():
     np.testing.assert_allclose(draws.sum(axis=2), 1.0, rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_divergences_are_reported_and_warned_about():
     """An extremely heavy-tailed prior (inverse-gamma shape 0.025), six rows and one warm-up
     step: NUTS diverges, and says so."""
@@ -128,10 +129,14 @@ def test_divergences_are_reported_and_warned_about():
     assert set(idata.sample_stats.data_vars) >= {"diverging", "lp", "acceptance_rate"}
 
 
-def test_one_compiled_program_samples_as_numpyro_step_by_step(capsys):
+@pytest.mark.slow
+def test_one_compiled_program_samples_as_numpyro_step_by_step(capsys, monkeypatch):
     """Without a progress bar NUTS runs as one jitted program; with it, NumPyro's loop of
     compiled steps (which draws the bar). Same key, same chains: the draws agree to
     rounding and every step count is equal."""
+    # NumPyro hides its bar under CI and pytest-xdist (numpyro.infer.MCMC).
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     model = bg.GaussianNB().fit(GAUSSIAN, LABELS)
     runs = {
         shown: model.posterior(
@@ -156,6 +161,7 @@ def test_one_compiled_program_samples_as_numpyro_step_by_step(capsys):
         )
 
 
+@pytest.mark.slow
 def test_a_start_without_finite_density_is_an_error():
     """Inside one compiled program NumPyro cannot check its starting point; the finite log
     density of every kept draw is checked instead."""
