@@ -137,14 +137,14 @@ def test_one_compiled_program_samples_as_numpyro_step_by_step(capsys, monkeypatc
     # NumPyro hides its bar under CI and pytest-xdist (numpyro.infer.MCMC).
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
-    model = bg.GaussianNB().fit(GAUSSIAN, LABELS)
+    model = bg.PoissonNB().fit(COUNTS, LABELS)
     runs = {
         shown: model.posterior(
             30,
             method="nuts",
             num_chains=2,
             num_warmup=30,
-            X=GAUSSIAN,
+            X=COUNTS,
             y=LABELS,
             random_state=0,
             progress=shown,
