@@ -6,6 +6,12 @@ import os
 import shutil
 import sys
 import tempfile
+from contextlib import contextmanager
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: memory-heavy tests are not kept apart
+    fcntl = None
 
 # A measured CPU deadlock of XLA's concurrency-optimised scheduler (see docs/architecture.md).
 os.environ.setdefault("XLA_FLAGS", "--xla_cpu_enable_concurrency_optimized_scheduler=false")
@@ -90,10 +96,11 @@ def _release_compiled_kernels():
 #: Resident memory above which a test process drops its compiled kernels after a test.
 RSS_BUDGET_BYTES = 1000 * 2**20
 
-#: Resident memory above which a test process drops its compiled kernels before a test
-#: marked slow. Those run NUTS or simulation-based calibration: one NUTS compilation raises
-#: a process by 600-900 MB at its peak, so it should start from a released process.
-SLOW_TEST_START_BYTES = 600 * 2**20
+#: Resident memory above which a test process drops its compiled kernels before a
+#: memory-heavy test (marked nuts, or using the `exclusive_memory` fixture): one NUTS
+#: compilation raises a process by 0.4-0.9 GB at its peak, so it should start from a
+#: released process.
+HEAVY_TEST_START_BYTES = 600 * 2**20
 
 
 @pytest.fixture(autouse=True)
@@ -103,18 +110,68 @@ def _bounded_memory(request):
     Measured with a per-test RSS log over the suite (2 workers): NUTS tests add 100-450 MB
     of compiled programs each, kept until their module ends, and the workers peaked at 2.6
     and 2.2 GB. Releasing them after any test that leaves the process above
-    `RSS_BUDGET_BYTES`, and before a slow test above `SLOW_TEST_START_BYTES`, bounds a
+    `RSS_BUDGET_BYTES`, and before a NUTS test above `HEAVY_TEST_START_BYTES`, bounds a
     worker near the budget plus one test's own peak. A release is cheap: each process keeps
-    its compiled kernels on disk (`pytest_configure`), so a later test reads them back.
+    its compiled kernels on disk (`pytest_configure`), so a later test reads them back. A
+    NUTS test also waits for the other worker's memory-heavy test (`_one_heavy_at_a_time`).
     """
-    if request.node.get_closest_marker("slow") and _resident_bytes() > SLOW_TEST_START_BYTES:
-        _release_compiled_kernels_now()
-    yield
+    if request.node.get_closest_marker("nuts") is None:
+        yield
+    else:
+        with _one_heavy_at_a_time():
+            if _resident_bytes() > HEAVY_TEST_START_BYTES:
+                _release_compiled_kernels_now()
+            yield
     resident = _resident_bytes()
     # Hysteresis: memory a release cannot give back (data a module holds) must not make
     # every later test release, and recompile, again.
     if "jax" in sys.modules and resident > max(RSS_BUDGET_BYTES, _after_release[0] + 2**28):
         _release_compiled_kernels_now()
+
+
+@pytest.fixture(scope="module")
+def exclusive_memory():
+    """Hold the memory-heavy slot for a whole module (one that starts worker processes).
+
+    Measured over the suite (tree RSS sampled each second, 2 workers): every moment above
+    2.9 GB was tests/test_dask.py's two worker processes (about 550 MB each) with its own
+    test process, next to a NUTS test or another large one on the other worker. Such a
+    module releases this process's kernels first and keeps the other worker's NUTS tests
+    waiting until it is done.
+    """
+    with _one_heavy_at_a_time():
+        if _resident_bytes() > HEAVY_TEST_START_BYTES:
+            _release_compiled_kernels_now()
+        yield
+
+
+_heavy_slot = {"depth": 0, "handle": None}
+
+
+@contextmanager
+def _one_heavy_at_a_time():
+    """One memory-heavy test (or module) at a time across the test processes.
+
+    An exclusive `fcntl.flock` on a file in the folder the controlling process made for
+    the session (`KERNEL_CACHE_VARIABLE`); re-entrant within a process.
+    """
+    if fcntl is None:
+        yield
+        return
+    if _heavy_slot["depth"] == 0:
+        handle = open(  # noqa: SIM115 - held across the yield, closed below
+            os.path.join(os.environ[KERNEL_CACHE_VARIABLE], "memory-heavy.lock"), "a"
+        )
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        _heavy_slot["handle"] = handle
+    _heavy_slot["depth"] += 1
+    try:
+        yield
+    finally:
+        _heavy_slot["depth"] -= 1
+        if _heavy_slot["depth"] == 0:
+            fcntl.flock(_heavy_slot["handle"], fcntl.LOCK_UN)
+            _heavy_slot["handle"].close()
 
 
 def _release_compiled_kernels_now():

@@ -26,7 +26,7 @@ RTOL = 1e-10
 
 
 @pytest.fixture(scope="module")
-def client():
+def client(exclusive_memory):
     """Two worker processes, one thread each; closed when the module's tests are done."""
     with warnings.catch_warnings():
         # The cluster's start-up may warn about its own environment (ports, memory limits).

@@ -95,6 +95,7 @@ def test_story_with_fixed_class_prior_has_no_class_prior_site():
 
 
 @pytest.mark.slow
+@pytest.mark.nuts
 def test_nuts_on_the_story_agrees_with_the_exact_posterior():
     """NUTS on the story and the exact conjugate posterior agree on the class means."""
     rng = np.random.default_rng(0)

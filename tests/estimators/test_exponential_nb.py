@@ -130,6 +130,7 @@ def test_exact_posterior_is_inference_data_with_the_rates_site():
 
 
 @pytest.mark.slow
+@pytest.mark.nuts
 def test_nuts_on_the_story_agrees_with_the_exact_posterior():
     X_small, y_small = X[:30], Y[:30]
     model = ExponentialNB().fit(X_small, y_small)

@@ -119,6 +119,7 @@ def test_a_fit_on_complete_rows_forgets_the_rows():
 
 
 @pytest.mark.slow
+@pytest.mark.nuts
 def test_augmentation_agrees_with_nuts_on_the_story():
     """Means within 0.2 posterior sd, sds within 30 %, on QDA with d = 2."""
     X, y, _ = _gappy(5, n_per_class=25)

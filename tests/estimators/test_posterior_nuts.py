@@ -18,6 +18,7 @@ import bayesgen as bg
 from bayesgen.inference.inference_data import arviz
 
 az = arviz()
+pytestmark = pytest.mark.nuts
 RNG = np.random.default_rng(3)
 N_ROWS = 30
 LABELS = RNG.integers(0, 2, N_ROWS)

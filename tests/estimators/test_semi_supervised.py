@@ -281,6 +281,7 @@ def test_story_sums_the_label_of_unlabelled_rows_out(name):
 
 
 @pytest.mark.slow
+@pytest.mark.nuts
 def test_nuts_learns_from_unlabelled_rows():
     """After an EM fit the exact path refuses; NUTS on the story (label summed out) gives a
     posterior near the EM estimate and much narrower than from the labelled rows alone."""
