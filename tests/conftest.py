@@ -122,10 +122,10 @@ def _bounded_memory(request):
             if _resident_bytes() > HEAVY_TEST_START_BYTES:
                 _release_compiled_kernels_now()
             yield
-    resident = _resident_bytes()
     # Hysteresis: memory a release cannot give back (data a module holds) must not make
     # every later test release, and recompile, again.
-    if "jax" in sys.modules and resident > max(RSS_BUDGET_BYTES, _after_release[0] + 2**28):
+    limit = max(RSS_BUDGET_BYTES, _after_release[0] + 2**28)
+    if "jax" in sys.modules and _resident_bytes() > limit:
         _release_compiled_kernels_now()
 
 
@@ -148,6 +148,10 @@ def exclusive_memory():
 _heavy_slot = {"depth": 0, "handle": None}
 
 
+def _heavy_slot_path() -> str:
+    return os.path.join(os.environ[KERNEL_CACHE_VARIABLE], "memory-heavy.lock")
+
+
 @contextmanager
 def _one_heavy_at_a_time():
     """One memory-heavy test (or module) at a time across the test processes.
@@ -159,9 +163,7 @@ def _one_heavy_at_a_time():
         yield
         return
     if _heavy_slot["depth"] == 0:
-        handle = open(  # noqa: SIM115 - held across the yield, closed below
-            os.path.join(os.environ[KERNEL_CACHE_VARIABLE], "memory-heavy.lock"), "a"
-        )
+        handle = open(_heavy_slot_path(), "a")  # noqa: SIM115 - held across the yield
         fcntl.flock(handle, fcntl.LOCK_EX)
         _heavy_slot["handle"] = handle
     _heavy_slot["depth"] += 1
