@@ -86,11 +86,7 @@ def _release_compiled_kernels():
     on its own; releasing them between modules keeps the process small.
     """
     yield
-    import jax
-
-    jax.clear_caches()
-    gc.collect()
-    _return_freed_memory()
+    _release_compiled_kernels_now()
 
 
 #: Resident memory above which a test process drops its compiled kernels after a test.
@@ -119,8 +115,6 @@ def _bounded_memory(request):
         yield
     else:
         with _one_heavy_at_a_time():
-            if _resident_bytes() > HEAVY_TEST_START_BYTES:
-                _release_compiled_kernels_now()
             yield
     # Hysteresis: memory a release cannot give back (data a module holds) must not make
     # every later test release, and recompile, again. A module holding the memory-heavy
@@ -143,8 +137,6 @@ def exclusive_memory():
     waiting until it is done.
     """
     with _one_heavy_at_a_time():
-        if _resident_bytes() > HEAVY_TEST_START_BYTES:
-            _release_compiled_kernels_now()
         yield
 
 
@@ -157,26 +149,27 @@ def _heavy_slot_path() -> str:
 
 @contextmanager
 def _one_heavy_at_a_time():
-    """One memory-heavy test (or module) at a time across the test processes.
+    """One memory-heavy test (or module) at a time across the test processes, each
+    starting with this process below `HEAVY_TEST_START_BYTES` where a release can do it.
 
     An exclusive `fcntl.flock` on a file in the folder the controlling process made for
     the session (`KERNEL_CACHE_VARIABLE`); re-entrant within a process.
     """
-    if fcntl is None:
-        yield
-        return
-    if _heavy_slot["depth"] == 0:
+    if fcntl is not None and _heavy_slot["depth"] == 0:
         handle = open(_heavy_slot_path(), "a")  # noqa: SIM115 - held across the yield
         fcntl.flock(handle, fcntl.LOCK_EX)
         _heavy_slot["handle"] = handle
+    if _resident_bytes() > HEAVY_TEST_START_BYTES:
+        _release_compiled_kernels_now()
     _heavy_slot["depth"] += 1
     try:
         yield
     finally:
         _heavy_slot["depth"] -= 1
-        if _heavy_slot["depth"] == 0:
+        if _heavy_slot["handle"] is not None and _heavy_slot["depth"] == 0:
             fcntl.flock(_heavy_slot["handle"], fcntl.LOCK_UN)
             _heavy_slot["handle"].close()
+            _heavy_slot["handle"] = None
 
 
 def _release_compiled_kernels_now():
