@@ -18,6 +18,7 @@ import bayesgen
 LAYERS = {
     "families": 1,
     "stories": 2,
+    "joint": 2,
     "inference": 3,
     "estimators": 4,
     "model_files": 5,

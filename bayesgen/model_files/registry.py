@@ -17,7 +17,12 @@ import pkgutil
 from bayesgen import registry
 
 # The packages whose NamedTuples are fitted state: statistics, priors, parameters, records.
-_STATE_PACKAGES = ("bayesgen.families", "bayesgen.inference", "bayesgen.estimators")
+_STATE_PACKAGES = (
+    "bayesgen.families",
+    "bayesgen.joint",
+    "bayesgen.inference",
+    "bayesgen.estimators",
+)
 
 
 def _is_named_tuple(value) -> bool:

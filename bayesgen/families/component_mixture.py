@@ -1,0 +1,320 @@
+r"""A mixture of components of any family per class: `MixtureFamily`.
+
+Class $k$ has the density
+
+$$
+p(x \mid k) = \sum_{m=1}^{M} w_{km}\, p_{\text{leaf}}(x \mid \theta_{km}),
+\qquad w_k \sim \mathrm{Dirichlet}(\beta),
+$$
+
+whose $K M$ components are "sub-classes" of the leaf family: with the memberships
+
+$$
+\gamma_{ikm} = \frac{w_{km}\, p(x_i \mid \theta_{km})}
+{\sum_{m'} w_{km'}\, p(x_i \mid \theta_{km'})},
+$$
+
+the sub-classes' responsibilities $R_{ik}\gamma_{ikm}$ feed the leaf's own statistics, so
+the M-step is the leaf's point estimate and the weights are the Dirichlet point estimate of
+$N_{km} = \sum_i R_{ik}\gamma_{ikm}$. Any leaf works: Poisson or Bernoulli leaves give a
+latent-class model of counts or flags, a categorical or composite leaf a latent-class model
+of a table, a diagonal Gaussian leaf a Gaussian mixture. Missing entries are integrated
+out exactly when the leaf skips them in its statistics (every naive-Bayes leaf); a leaf
+whose features are dependent (a full covariance) needs an EM over the missing entries
+inside the mixture's EM, which this family refuses with a clear error.
+
+The statistics depend on the memberships, which depend on the parameters: the family is
+fitted by EM (`bayesgen.inference.mixture_family_em`), and ``has_exact_posterior`` is
+False. Component $m$ of class $k$ is sub-class $k M + m$ of the leaf's parameters.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import numpy as np
+from scipy.special import logsumexp
+
+from bayesgen.families import class_prior, dirichlet
+from bayesgen.families.estimates import check_concentration, pseudo_counts, pseudo_log_density
+from bayesgen.families.protocol import FeatureFamily, NoClosedForm
+
+if TYPE_CHECKING:
+    from jax import Array
+
+
+class MixtureFamilyStats(NamedTuple):
+    """Statistics of the components given the memberships.
+
+    Attributes
+    ----------
+    component_counts : Array of shape (n_classes, n_components)
+        $N_{km} = \\sum_i R_{ik}\\gamma_{ikm}$.
+    leaves : pytree
+        The leaf's statistics over the ``n_classes * n_components`` sub-classes.
+    """
+
+    component_counts: Array
+    leaves: Any
+
+
+class MixtureFamilyPrior(NamedTuple):
+    """The Dirichlet prior on each class's weights and the leaf's prior.
+
+    Attributes
+    ----------
+    weight_concentration : Array of shape (n_components,)
+        $\\beta$.
+    leaves : pytree
+        The leaf's resolved prior.
+    """
+
+    weight_concentration: Array
+    leaves: Any
+
+
+class MixtureFamilyParams(NamedTuple):
+    """Component weights and the components' leaf parameters.
+
+    Attributes
+    ----------
+    weights : Array of shape (n_classes, n_components)
+        $w_{km}$, each row summing to one.
+    leaves : pytree
+        The leaf's parameters over the ``n_classes * n_components`` sub-classes.
+    """
+
+    weights: Array
+    leaves: Any
+
+
+def _check_leaf(leaf) -> FeatureFamily:
+    if not isinstance(leaf, FeatureFamily):
+        raise ValueError(
+            f"leaf must be a feature family (such as PoissonFamily()); got {type(leaf).__name__}."
+        )
+    if isinstance(leaf, MixtureFamily):
+        raise ValueError("leaf must not itself be a MixtureFamily: mix its leaves instead.")
+    return leaf
+
+
+def _check_components(n_components) -> int:
+    if isinstance(n_components, bool) or not isinstance(n_components, int | np.integer):
+        raise ValueError(f"n_components must be an integer >= 1; got {n_components!r}.")
+    if n_components < 1:
+        raise ValueError(f"n_components must be an integer >= 1; got {n_components}.")
+    return int(n_components)
+
+
+class MixtureFamily(FeatureFamily):
+    """Class densities that are mixtures of ``n_components`` components of the ``leaf`` family.
+
+    Parameters
+    ----------
+    leaf : FeatureFamily
+        The family of each component (its hyperparameters are the components' prior).
+    n_components : int, default=2
+        Components per class, $M$.
+    weight_concentration : float, default=1.0
+        $\\beta$ of the Dirichlet prior on each class's weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesgen import joint
+    >>> from bayesgen.families.component_mixture import MixtureFamily
+    >>> from bayesgen.families.poisson import PoissonFamily
+    >>> from bayesgen.inference import mixture_family_em
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.poisson(np.where(rng.random((200, 1)) < 0.5, 1.0, 9.0), (200, 3)).astype(float)
+    >>> R = np.ones((200, 1))
+    >>> family = MixtureFamily(PoissonFamily(), n_components=2)
+    >>> fitted = mixture_family_em.fit(family, X, R, np.array(["all"]), random_state=0)
+    >>> np.sort(fitted.joint.params.leaves.mean(axis=1)).round(0)
+    array([1., 9.])
+    """
+
+    name = "mixture"
+    has_exact_posterior = False
+    #: The statistics need the memberships, which need the parameters: fitted by EM.
+    statistics_need_parameters = True
+
+    def __init__(self, leaf=None, n_components=2, weight_concentration=1.0):
+        self.leaf = leaf
+        self.n_components = n_components
+        self.weight_concentration = weight_concentration
+
+    def check(self) -> MixtureFamily:
+        """This family, once its hyperparameters are checked.
+
+        Raises
+        ------
+        ValueError
+            For a leaf that is not a feature family (or is a mixture), ``n_components`` < 1
+            or a non-positive ``weight_concentration``.
+        """
+        _check_leaf(self.leaf)
+        _check_components(self.n_components)
+        check_concentration(self.weight_concentration, "weight_concentration", 1)
+        return self
+
+    @property
+    def missing_needs_em(self) -> bool:
+        """The leaf's: a mixture of dependent features cannot skip missing entries."""
+        return self.leaf.missing_needs_em
+
+    # ----------------------------------------------------------- statistics
+    def suff_stats(self, X, responsibilities, dtype=None, *, memberships=None):
+        """Statistics of rows ``X`` with class weights ``responsibilities`` (n, K) and
+        component ``memberships`` $\\gamma$ (n, K, M).
+
+        Raises
+        ------
+        ValueError
+            Without ``memberships``: they come from the parameters, so the family is fitted
+            by EM (`bayesgen.inference.mixture_family_em.fit`).
+        """
+        if memberships is None:
+            raise ValueError(
+                "the mixture family's statistics need the component memberships, which come "
+                "from its parameters: fit it by EM (bayesgen.inference.mixture_family_em.fit)."
+            )
+        R = np.asarray(responsibilities)
+        dtype = R.dtype if dtype is None else dtype
+        sub = (R[:, :, None] * np.asarray(memberships, dtype=dtype)).astype(dtype, copy=False)
+        n, K, M = sub.shape
+        leaves = self.leaf.suff_stats(X, sub.reshape(n, K * M), dtype)
+        return MixtureFamilyStats(sub.sum(axis=0), leaves)
+
+    def merge(self, a, b):
+        """Statistics of the union of two disjoint batches (under the same memberships rule)."""
+        return MixtureFamilyStats(
+            a.component_counts + b.component_counts, self.leaf.merge(a.leaves, b.leaves)
+        )
+
+    # ------------------------------------------------------ prior, estimate
+    def prior(self, stats) -> MixtureFamilyPrior:
+        """$\\mathrm{Dirichlet}(\\beta)$ on the weights; the leaf's prior of the sub-classes."""
+        counts = np.asarray(stats.component_counts)
+        concentration = np.full(counts.shape[1], self.weight_concentration, counts.dtype)
+        return MixtureFamilyPrior(concentration, self.leaf.prior(stats.leaves))
+
+    def point_estimate(self, prior, stats, kind: str) -> MixtureFamilyParams:
+        """Weights: the Dirichlet ``kind`` estimate of $N_{km}$; components: the leaf's."""
+        self.leaf.check_estimate(kind)
+        weights = dirichlet.point_estimate(
+            np.asarray(prior.weight_concentration),
+            np.asarray(stats.component_counts),
+            "mle" if kind == "unbiased" else kind,
+        )
+        leaves = self.leaf.point_estimate(prior.leaves, stats.leaves, kind)
+        return MixtureFamilyParams(np.asarray(weights), leaves)
+
+    def check_estimate(self, kind: str) -> None:
+        """The leaf's kinds."""
+        self.leaf.check_estimate(kind)
+
+    def log_prior(self, prior, params, kind: str = "map") -> float:
+        """The weights' Dirichlet term (the mode of which the ``kind`` estimate is) plus the
+        leaf's."""
+        weight_kind = "mle" if kind == "unbiased" else kind
+        pseudo = pseudo_counts(prior.weight_concentration, weight_kind)
+        weights = np.asarray(params.weights, dtype=np.float64)
+        weight_term = pseudo_log_density(np.broadcast_to(pseudo, weights.shape), weights)
+        return float(weight_term) + float(self.leaf.log_prior(prior.leaves, params.leaves, kind))
+
+    # ------------------------------------------------------------ densities
+    def _component_log_likelihood(self, params, X, row_terms: bool) -> np.ndarray:
+        """(n_samples, n_classes, n_components) array of
+        $\\log w_{km} + \\log p(x_i \\mid \\theta_{km})$."""
+        weights = np.asarray(params.weights)
+        K, M = weights.shape
+        leaf = np.asarray(self.leaf.log_likelihood(params.leaves, X, row_terms=row_terms))
+        with np.errstate(divide="ignore"):
+            log_weights = np.log(weights)
+        # A component of weight 0 adds nothing, whatever its own density says (-inf or NaN).
+        terms = np.where(weights > 0, leaf.reshape(leaf.shape[0], K, M) + log_weights, -np.inf)
+        return terms.astype(leaf.dtype, copy=False)
+
+    def log_likelihood(self, params, X, *, row_terms: bool = True):
+        """``(n_samples, n_classes)`` $\\log \\sum_m w_{km} p(x_i \\mid \\theta_{km})$; NaN
+        entries are integrated out by the leaf."""
+        return logsumexp(self._component_log_likelihood(params, X, row_terms), axis=2)
+
+    def memberships(self, params, X) -> tuple[np.ndarray, np.ndarray]:
+        """``(gamma, log_likelihood)``: $\\gamma_{ikm}$ (n, K, M) and $\\log p(x_i \\mid k)$ (n, K).
+
+        A row impossible under every component of a class gets uniform memberships there.
+        """
+        terms = self._component_log_likelihood(params, X, row_terms=True)
+        log_likelihood = logsumexp(terms, axis=2)
+        finite = np.isfinite(log_likelihood)[:, :, None]
+        with np.errstate(invalid="ignore"):
+            gamma = np.exp(terms - np.where(finite, log_likelihood[:, :, None], 0.0))
+        uniform = np.full_like(gamma, 1.0 / gamma.shape[2])
+        return np.where(finite, gamma, uniform), log_likelihood
+
+    # ---------------------------------------------------------------- draws
+    def draw_features(self, params, classes, rng, **options) -> dict:
+        """A component per row from its class's weights, then the leaf's features given it."""
+        weights = np.asarray(params.weights, dtype=np.float64)
+        M = weights.shape[1]
+        component = class_prior.draw_classes(weights[np.asarray(classes)], rng)
+        return self.leaf.draw_features(
+            params.leaves, np.asarray(classes) * M + component, rng, **options
+        )
+
+    def mean(self, params):
+        """$E[x_j \\mid k] = \\sum_m w_{km} E[x_j \\mid \\theta_{km}]$, (n_classes, n_features)."""
+        weights = np.asarray(params.weights)
+        K, M = weights.shape
+        means = np.asarray(self.leaf.mean(params.leaves))
+        return np.einsum("km,kmj->kj", weights, means.reshape(K, M, -1))
+
+    def conditional(self, params, X, class_weights, method: str, rng):
+        """Missing entries given the observed ones, under the class-and-component mixture:
+        the sub-class weights are $p(k \\mid x_o)\\,\\gamma_{ikm}(x_o)$."""
+        gamma, _ = self.memberships(params, X)
+        sub = np.asarray(class_weights)[:, :, None] * gamma
+        n, K, M = sub.shape
+        return self.leaf.conditional(params.leaves, X, sub.reshape(n, K * M), method, rng)
+
+    def sample_params(self, key, posterior, num_samples: int):
+        """No exact posterior: the memberships are latent."""
+        raise NoClosedForm(
+            "the mixture family has no exact posterior draws (its memberships are latent)"
+        )
+
+    # ------------------------------------------------- columns of a table
+    def check_columns(self, X, *, owner: str = "X", columns=None):
+        """The leaf's column check."""
+        return self.leaf.check_columns(X, owner=owner, columns=columns)
+
+    def learn(self, X, stats=None):
+        """The leaf widened to ``X``'s new values, and ``stats`` re-laid for it."""
+        leaf, leaves = self.leaf.learn(X, None if stats is None else stats.leaves)
+        relaid = None if stats is None else stats._replace(leaves=leaves)
+        if leaf is self.leaf:
+            return self, relaid
+        return MixtureFamily(leaf, self.n_components, self.weight_concentration), relaid
+
+    def learned(self) -> dict:
+        """The leaf's."""
+        return self.leaf.learned()
+
+    def with_learned(self, **learned) -> MixtureFamily:
+        """This mixture over the leaf with ``learned`` put back."""
+        leaf = self.leaf.with_learned(**learned)
+        return MixtureFamily(leaf, self.n_components, self.weight_concentration)
+
+    def encode(self, X):
+        """The leaf's encoding."""
+        return self.leaf.encode(X)
+
+    def decode(self, values):
+        """The leaf's decoding."""
+        return self.leaf.decode(values)
+
+    def features_from_draws(self, draws: dict):
+        """The leaf's."""
+        return self.leaf.features_from_draws(draws)

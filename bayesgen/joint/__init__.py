@@ -1,0 +1,35 @@
+"""The fitted joint as a value, and the pure functions that make, update and score it.
+
+The layer between the feature families (pure math per family) and inference: a
+`FittedJoint` holds everything a fit learned, and every function takes the family
+(hyperparameters only) beside the value, never an estimator.
+"""
+
+from bayesgen.joint.fitting import (
+    batch_stats,
+    family_of,
+    fit,
+    from_stats,
+    merge,
+    responsibilities,
+    update,
+)
+from bayesgen.joint.scoring import log_class_probabilities, log_joint, with_params
+from bayesgen.joint.value import ClassPriorRule, FitSettings, FittedJoint, class_probabilities
+
+__all__ = [
+    "ClassPriorRule",
+    "FitSettings",
+    "FittedJoint",
+    "batch_stats",
+    "class_probabilities",
+    "family_of",
+    "fit",
+    "from_stats",
+    "log_class_probabilities",
+    "log_joint",
+    "merge",
+    "responsibilities",
+    "update",
+    "with_params",
+]

@@ -1,0 +1,175 @@
+r"""Fitting the joint value from rows and their class weights, and updating it.
+
+Every fit goes through one $n \times K$ matrix $R$ of per-row class weights (one-hot
+times the sample weight for a labelled row, $p(k \mid x_i)$ for an unlabelled one in an
+E-step). The statistics are sums over rows, so
+
+``update(family, fit(family, X1, R1, ...), X2, R2, ...) == fit(family, [X1; X2], [R1; R2], ...)``
+
+up to rounding, and `merge` combines fits made anywhere (Dask workers, chunks).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayesgen._precision import compute_dtype, precision
+from bayesgen.families import class_prior
+from bayesgen.families.namespace import tree_leaves, tree_map
+from bayesgen.joint.value import (
+    FitSettings,
+    FittedJoint,
+    check_settings,
+    class_probabilities,
+)
+
+#: Posterior-mean feature parameters, maximum-likelihood class probabilities.
+DEFAULT_SETTINGS = FitSettings()
+
+
+def responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: int) -> np.ndarray:
+    """One-hot rows times sample weights, shape (n_samples, n_classes), in ``weights``' dtype.
+
+    NumPy, so a fit compiles nothing per row count.
+    """
+    matrix = np.zeros((class_index.shape[0], n_classes), dtype=weights.dtype)
+    matrix[np.arange(class_index.shape[0]), class_index] = weights
+    return matrix
+
+
+def family_of(family, joint: FittedJoint):
+    """``family`` with what ``joint`` learned about the columns put back (its categories)."""
+    return family.with_learned(**joint.learned) if joint.learned else family
+
+
+def _as_numpy(tree, dtype=None):
+    if dtype is None:
+        return tree_map(np.asarray, tree)
+    return tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), tree)
+
+
+def _stats_dtype(joint: FittedJoint) -> np.dtype:
+    return np.asarray(joint.class_stats.counts).dtype
+
+
+def from_stats(
+    family,
+    classes,
+    class_stats: class_prior.ClassCounts,
+    feature_stats,
+    settings: FitSettings = DEFAULT_SETTINGS,
+    *,
+    learned: dict | None = None,
+) -> FittedJoint:
+    """The joint whose statistics are these: prior resolved, parameters estimated.
+
+    Parameters
+    ----------
+    family : FeatureFamily
+        Hyperparameters only; ``learned`` is what it learned about the columns.
+    classes : array-like of shape (n_classes,)
+    class_stats : ClassCounts
+    feature_stats : pytree
+        The family's statistics, NumPy or JAX arrays (stored as NumPy).
+    settings : FitSettings
+    learned : dict, optional
+
+    Returns
+    -------
+    FittedJoint
+    """
+    check_settings(settings)
+    class_stats = _as_numpy(class_stats)
+    feature_stats = _as_numpy(feature_stats)
+    with precision(np.asarray(class_stats.counts).dtype):
+        prior, params = family.estimate(feature_stats, settings.estimate)
+    return FittedJoint(
+        classes=np.asarray(classes),
+        class_stats=class_stats,
+        class_probabilities=class_probabilities(settings.class_prior, class_stats),
+        feature_stats=feature_stats,
+        feature_prior=_as_numpy(prior),
+        params=_as_numpy(params),
+        learned=dict(learned or {}),
+    )
+
+
+def batch_stats(family, X, R: np.ndarray) -> tuple:
+    """``(class counts, feature statistics)`` of one batch, in ``R``'s precision.
+
+    ``family`` must already know the batch's columns (`family_of`, ``family.learn``);
+    ``X`` is a ``family.check_columns`` result, encoded here.
+    """
+    dtype = compute_dtype(R.dtype)
+    R = R.astype(dtype, copy=False)
+    with precision(dtype):
+        return class_prior.suff_stats(R), family.suff_stats(family.encode(X), R, dtype)
+
+
+def fit(family, X, R: np.ndarray, classes, settings: FitSettings = DEFAULT_SETTINGS) -> FittedJoint:
+    """The joint fitted to rows ``X`` with class weights ``R``, in closed form.
+
+    Parameters
+    ----------
+    family : FeatureFamily
+        Fresh: whatever it learns about the columns is learned here.
+    X : array-like of shape (n_samples, n_features)
+        The rows as the family reads them (``family.check_columns``); NaN is missing.
+    R : ndarray of shape (n_samples, n_classes)
+        Responsibilities; their dtype is the computation's precision.
+    classes : array-like of shape (n_classes,)
+    settings : FitSettings
+
+    Returns
+    -------
+    FittedJoint
+    """
+    family, _ = family.learn(X)
+    class_stats, feature_stats = batch_stats(family, X, R)
+    return from_stats(
+        family, classes, class_stats, feature_stats, settings, learned=family.learned()
+    )
+
+
+def merge(family, a: FittedJoint, b: FittedJoint, settings: FitSettings = DEFAULT_SETTINGS):
+    """The joint of the union of the rows behind two fits over the same classes and columns.
+
+    Raises
+    ------
+    ValueError
+        If the classes differ.
+    """
+    if not np.array_equal(a.classes, b.classes):
+        raise ValueError(
+            f"cannot merge fits over different classes: {a.classes.tolist()} and "
+            f"{b.classes.tolist()}."
+        )
+    return _merged(family_of(family, a), a, b.class_stats, b.feature_stats, settings)
+
+
+def _merged(family, joint: FittedJoint, class_stats, feature_stats, settings) -> FittedJoint:
+    dtype = compute_dtype(_stats_dtype(joint), tree_leaves(class_stats)[0].dtype)
+    with precision(dtype):
+        counts = class_prior.merge(
+            _as_numpy(joint.class_stats, dtype), _as_numpy(class_stats, dtype)
+        )
+        stats = family.merge(_as_numpy(joint.feature_stats, dtype), _as_numpy(feature_stats, dtype))
+    return from_stats(family, joint.classes, counts, stats, settings, learned=family.learned())
+
+
+def update(
+    family, joint: FittedJoint, X, R: np.ndarray, settings: FitSettings = DEFAULT_SETTINGS
+) -> FittedJoint:
+    """``joint`` with the rows ``X`` (class weights ``R``) added: ``partial_fit`` as a value.
+
+    New categories in ``X`` widen the family and re-lay the stored statistics for them.
+
+    Returns
+    -------
+    FittedJoint
+    """
+    family, previous = family_of(family, joint).learn(X, joint.feature_stats)
+    class_stats, feature_stats = batch_stats(family, X, R)
+    return _merged(
+        family, joint._replace(feature_stats=previous), class_stats, feature_stats, settings
+    )

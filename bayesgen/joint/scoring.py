@@ -1,0 +1,67 @@
+r"""What a fitted joint says about rows: $\log p(x, k)$, and the joint under other parameters."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bayesgen._precision import compute_dtype, precision
+from bayesgen.families.namespace import tree_map
+from bayesgen.joint.fitting import family_of
+from bayesgen.joint.value import FittedJoint
+
+
+def log_class_probabilities(joint: FittedJoint, dtype=None) -> np.ndarray:
+    """$\\log \\pi_k$, ``-inf`` for a class of probability 0."""
+    with np.errstate(divide="ignore"):
+        log_pi = np.log(joint.class_probabilities)
+    return log_pi if dtype is None else log_pi.astype(dtype)
+
+
+def log_joint(family, joint: FittedJoint, X, *, row_terms: bool = True) -> np.ndarray:
+    """``(n_samples, n_classes)`` array of $\\log \\pi_k + \\log p(x_i \\mid k, \\theta)$.
+
+    Parameters
+    ----------
+    family : FeatureFamily
+    joint : FittedJoint
+    X : array-like of shape (n_samples, n_features)
+        Rows as the family reads them (``family.check_columns``); NaN entries are missing
+        and integrated out.
+    row_terms : bool, default=True
+        False may leave out terms that depend on the row only (they cancel from
+        $p(k \\mid x)$).
+
+    Returns
+    -------
+    ndarray
+        In the precision of the parameters.
+    """
+    family = family_of(family, joint)
+    dtype = compute_dtype(np.asarray(joint.class_stats.counts).dtype)
+    params = tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), joint.params)
+    with precision(dtype):
+        log_likelihood = np.asarray(
+            family.log_likelihood(params, family.encode(X), row_terms=row_terms)
+        )
+    return log_likelihood + log_class_probabilities(joint, log_likelihood.dtype)
+
+
+def with_params(joint: FittedJoint, params, class_probabilities=None) -> FittedJoint:
+    """``joint`` under other parameters (a posterior draw), its statistics unchanged.
+
+    Parameters
+    ----------
+    joint : FittedJoint
+    params : pytree
+        The family's parameters, shaped as ``joint.params``.
+    class_probabilities : array-like of shape (n_classes,), optional
+        Other class probabilities (a draw of $\\pi$); by default the fitted ones.
+
+    Returns
+    -------
+    FittedJoint
+    """
+    replaced = joint._replace(params=params)
+    if class_probabilities is not None:
+        replaced = replaced._replace(class_probabilities=np.asarray(class_probabilities))
+    return replaced
