@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
+from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, log_parameters
+from bayesgen.estimators.joint_view import fitted_attribute
 from bayesgen.families import categorical
-from bayesgen.families.categorical import CategoricalFamily, CategoricalStats
-from bayesgen.families.namespace import jax_numpy
+from bayesgen.families.categorical import CategoricalFamily
 from bayesgen.validation import _check_finite, _column_name, check_positive
 
 
@@ -124,149 +124,36 @@ class CategoricalNB(CountNB):
             categorical.check_hashable(X, "CategoricalNB", lambda j: _column_name(self, j))
         return X
 
-    # ------------------------------------------------------------------ encoding
+    # ------------------------------------------------------------------ the value
+    categories_ = fitted_attribute(
+        lambda self, value: value.learned["categories"],
+        doc="The categories of each feature seen in training.",
+    )
+    category_count_ = fitted_attribute(
+        lambda self, value: [
+            block[:, : len(known)]
+            for block, known in zip(
+                self._feature_family().blocks(np.asarray(value.feature_stats.category_counts)),
+                value.learned["categories"],
+                strict=True,
+            )
+        ],
+        doc="Weighted per-class count of each category.",
+    )
+    feature_log_prob_ = fitted_attribute(
+        lambda self, value: self._feature_family().blocks(log_parameters(self, value)),
+        doc="log theta per feature; the last column is the category of unseen values.",
+    )
+
     @property
     def n_categories_(self) -> np.ndarray:
         """$C_j$ per feature: the categories of ``categories_`` (the unseen one not counted)."""
         return np.array([len(known) for known in self.categories_], dtype=np.int64)
 
-    def _extra(self) -> int:
-        """1 with the category of unseen values at the end of every block, else 0."""
-        return 1 if self.unseen_category else 0
-
-    def _feature_family(self) -> CategoricalFamily:
-        sizes = [len(c) + self._extra() for c in self.categories_]
-        return CategoricalFamily(alpha=self.alpha, sizes=sizes, unseen=self.unseen_category)
-
-    def _layout(self):
-        return self._feature_family().layout()
-
-    def _codes(self, X) -> np.ndarray:
-        """Category codes ``0..C_j``; ``C_j`` for values not seen in training, -1 if missing."""
-        codes = categorical.encode(self.categories_, X)
-        if not self.unseen_category:
-            unseen = np.argwhere(codes == self.n_categories_)
-            if unseen.size:
-                row, column = unseen[0]
-                raise ValueError(
-                    f"CategoricalNB(unseen_category=False): X has the value {X[row, column]!r} "
-                    f"at row {row}, {_column_name(self, column)}, which training did not see; "
-                    "use unseen_category=True to give such values a probability."
-                )
-        return codes
-
-    _family_X = _codes
-
-    def _extend_categories(self, X, reset):
-        if reset:
-            learned = [categorical.learn_categories(column) for column in X.T]
-            self.categories_ = self._with_min_categories(learned)
-            return
-        before = self.categories_
-        self.categories_ = self._with_min_categories(
-            [
-                categorical.merge_categories(known, column)
-                for known, column in zip(before, X.T, strict=True)
-            ]
+    def _base_family(self) -> CategoricalFamily:
+        return CategoricalFamily(
+            alpha=self.alpha,
+            unseen=self.unseen_category,
+            min_categories=self.min_categories,
+            column_names=getattr(self, "feature_names_in_", None),
         )
-        if any(len(a) != len(b) for a, b in zip(before, self.categories_, strict=True)):
-            counts = categorical.relay_category_counts(
-                self._stats.category_counts, before, self.categories_, self.unseen_category
-            )
-            self._stats = CategoricalStats(self._stats.counts, counts)
-
-    def _with_min_categories(self, categories: list) -> list:
-        """``categories`` as the codes ``0..C_j - 1`` of scikit-learn, with ``min_categories``."""
-        return categorical.with_min_categories(
-            categories, self.min_categories, lambda j: _column_name(self, j)
-        )
-
-    # ------------------------------------------------------------------ hooks
-    def _feature_stats(self, X, responsibilities, dtype):
-        # Only rows with positive weight define categories: a zero weight removes the row.
-        weighted = np.asarray(responsibilities).sum(axis=1) > 0
-        # A model without statistics is a fresh fit: it learns its categories anew.
-        self._extend_categories(X[weighted], reset=not hasattr(self, "_stats"))
-        return super()._feature_stats(X, responsibilities, dtype)
-
-    def _add_rows(self, X, responsibilities, *, reset):
-        if reset:
-            vars(self).pop("_stats", None)
-        super()._add_rows(X, responsibilities, reset=reset)
-
-    def _store_parameters(self, stats, theta):
-        family = self._feature_family()
-        counts = np.asarray(stats.category_counts)
-        self.category_count_ = [
-            block[:, : len(known)]
-            for block, known in zip(family.blocks(counts), self.categories_, strict=True)
-        ]
-        with np.errstate(divide="ignore"):  # a maximum-likelihood zero has log -inf
-            self.feature_log_prob_ = family.blocks(np.log(np.asarray(theta)))
-
-    def _parameters(self):
-        return np.exp(np.concatenate(self.feature_log_prob_, axis=1))
-
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        # The stored logarithms as they are: log(exp(.)) would round them.
-        log_theta = np.concatenate(self.feature_log_prob_, axis=1).astype(dtype)
-        family = self._feature_family()
-        return family.log_likelihood(np.exp(log_theta), self._codes(X), log_params=log_theta)
-
-    def _sampling_sites(self):
-        # Drawing the "unseen" category would give no value to return, so synthetic rows
-        # are drawn given a seen category: its probability is spread over the others.
-        if not self.unseen_category:
-            return {
-                f"category_probs_{j}": np.exp(log_theta)
-                for j, log_theta in enumerate(self.feature_log_prob_)
-            }
-        sites = {}
-        for j, log_theta in enumerate(self.feature_log_prob_):
-            seen = np.exp(log_theta[:, :-1])
-            seen = seen / seen.sum(axis=1, keepdims=True)
-            sites[f"category_probs_{j}"] = np.concatenate([seen, np.zeros_like(seen[:, :1])], 1)
-        return sites
-
-    def _impute_rows(self, X, class_weights, method, rng):
-        """Most probable seen category under the class mixture, or a draw given a class."""
-        codes = self._codes(X)
-        filled_codes = super()._impute_rows(codes, class_weights, method, rng)
-        filled = X.astype(object)
-        for j, known in enumerate(self.categories_):
-            rows = np.flatnonzero(codes[:, j] < 0)
-            filled[rows, j] = known[filled_codes[rows, j]]
-        return filled
-
-    def _features_from_draws(self, draws):
-        columns = [known[draws[f"X_{j}"]] for j, known in enumerate(self.categories_)]
-        return np.stack(columns, axis=1)
-
-    def _story_features(self, X):
-        """Category codes ``0..C_j`` (``C_j``: a value not seen in training)."""
-        return jax_numpy().asarray(self._codes(X))
-
-    # ------------------------------------------------------------------ posterior
-    def _blocks(self, columns: np.ndarray) -> dict:
-        """Split (..., n_columns) per feature into the sites ``category_probs_j``."""
-        blocks = self._feature_family().blocks(columns)
-        return {f"category_probs_{j}": block for j, block in enumerate(blocks)}
-
-    def _parameter_posterior_draws(self, key, num_samples):
-        draws = self._feature_family().sample_params(key, self._posterior(), num_samples)
-        return self._blocks(np.asarray(draws))
-
-    def _set_parameters(self, sites):
-        with np.errstate(divide="ignore"):  # a drawn probability may underflow to 0
-            self.feature_log_prob_ = [
-                np.log(np.asarray(sites[f"category_probs_{j}"]))
-                for j in range(len(self.categories_))
-            ]
-
-    def _parameter_dims(self, features):
-        dims, coords = {}, {}
-        for j, known in enumerate(self.categories_):
-            dims[f"category_probs_{j}"] = ("class", f"category_{j}")
-            unseen = ["<unseen>"] if self.unseen_category else []
-            coords[f"category_{j}"] = [str(value) for value in known] + unseen
-        return dims, coords

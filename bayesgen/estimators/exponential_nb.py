@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
+from bayesgen.estimators.joint_view import fitted_attribute
 from bayesgen.families.exponential import ExponentialFamily, check_values
 from bayesgen.validation import check_features, check_positive
 
@@ -72,7 +73,6 @@ class ExponentialNB(CountNB):
 """
     )
     model_name = "exponential-nb"
-    _site = "rates"
 
     def __init__(
         self,
@@ -122,19 +122,9 @@ class ExponentialNB(CountNB):
             )
         return check_values(check_features(self, X, reset=reset, allow_nan=True))
 
-    def _feature_family(self) -> ExponentialFamily:
+    feature_count_ = fitted_attribute(lambda self, value: value.feature_stats.feature_sums)
+    observed_count_ = fitted_attribute(lambda self, value: value.feature_stats.observed_counts)
+    rates_ = fitted_attribute(lambda self, value: value.params)
+
+    def _base_family(self) -> ExponentialFamily:
         return ExponentialFamily(alpha=self.alpha, beta=self.beta)
-
-    def _store_parameters(self, stats, rates):
-        self.feature_count_ = np.asarray(stats.feature_sums)
-        self.observed_count_ = np.asarray(stats.observed_counts)
-        self.rates_ = np.asarray(rates)
-
-    def _parameters(self):
-        return self.rates_
-
-    def _set_parameters(self, sites):
-        self.rates_ = np.asarray(sites["rates"])
-
-    def _features_from_draws(self, draws):
-        return np.asarray(draws["X"])

@@ -5,19 +5,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
+from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, log_parameters
+from bayesgen.estimators.joint_view import fitted_attribute
 from bayesgen.families.bernoulli import BernoulliFamily
 from bayesgen.families.multinomial import MultinomialFamily
 from bayesgen.families.namespace import jax_numpy
 from bayesgen.families.poisson import PoissonFamily
 from bayesgen.inference import sampling
 from bayesgen.validation import check_features, check_positive
-
-
-def _log(probabilities) -> np.ndarray:
-    with np.errstate(divide="ignore"):  # a drawn probability may underflow to 0
-        return np.log(np.asarray(probabilities))
-
 
 _ATTRIBUTES_DOC = """
     Attributes
@@ -129,18 +124,11 @@ class BernoulliNB(CountNB):
         values[:, observed] = np.arange(2**observed.size)[:, None] >> np.arange(observed.size) & 1
         return values
 
-    def _feature_family(self) -> BernoulliFamily:
+    feature_count_ = fitted_attribute(lambda self, value: value.feature_stats.feature_counts)
+    feature_log_prob_ = fitted_attribute(log_parameters)
+
+    def _base_family(self) -> BernoulliFamily:
         return BernoulliFamily(alpha=self.alpha)
-
-    def _store_parameters(self, stats, theta):
-        self.feature_count_ = np.asarray(stats.feature_counts)
-        self.feature_log_prob_ = _log(theta)
-
-    def _parameters(self):
-        return np.exp(self.feature_log_prob_)
-
-    def _set_parameters(self, sites):
-        self.feature_log_prob_ = _log(sites["feature_probs"])
 
 
 class MultinomialNB(CountNB):
@@ -206,18 +194,11 @@ class MultinomialNB(CountNB):
         tags.input_tags.allow_nan = False  # at fit; prediction integrates NaN out
         return tags
 
-    def _feature_family(self) -> MultinomialFamily:
+    feature_count_ = fitted_attribute(lambda self, value: value.feature_stats.feature_counts)
+    feature_log_prob_ = fitted_attribute(log_parameters)
+
+    def _base_family(self) -> MultinomialFamily:
         return MultinomialFamily(alpha=self.alpha)
-
-    def _store_parameters(self, stats, theta):
-        self.feature_count_ = np.asarray(stats.feature_counts)
-        self.feature_log_prob_ = _log(theta)
-
-    def _parameters(self):
-        return np.exp(self.feature_log_prob_)
-
-    def _set_parameters(self, sites):
-        self.feature_log_prob_ = _log(sites["feature_probs"])
 
     def sample(self, n_samples=1, *, y=None, random_state=None, lengths=None):
         """Synthetic count rows: the story run forward with the fitted parameters.
@@ -346,17 +327,8 @@ class PoissonNB(CountNB):
         super()._check_hyperparameters()
         check_positive(self.beta, "beta")
 
-    _site = "rates"
+    feature_count_ = fitted_attribute(lambda self, value: value.feature_stats.feature_sums)
+    rates_ = fitted_attribute(lambda self, value: value.params)
 
-    def _feature_family(self) -> PoissonFamily:
+    def _base_family(self) -> PoissonFamily:
         return PoissonFamily(alpha=self.alpha, beta=self.beta)
-
-    def _store_parameters(self, stats, rates):
-        self.feature_count_ = np.asarray(stats.feature_sums)
-        self.rates_ = np.asarray(rates)
-
-    def _parameters(self):
-        return self.rates_
-
-    def _set_parameters(self, sites):
-        self.rates_ = np.asarray(sites["rates"])

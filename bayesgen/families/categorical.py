@@ -278,16 +278,27 @@ class CategoricalFamily(FeatureFamily):
         follows from them.
     min_categories : int or array-like, optional
         Read by `learn` (`with_min_categories`).
+    column_names : sequence of str, optional
+        The features' names, for error messages.
     """
 
     name = "categorical"
     estimator = "CategoricalNB"
 
-    def __init__(self, alpha=1.0, sizes=(), unseen=True, categories=None, min_categories=None):
+    def __init__(
+        self,
+        alpha=1.0,
+        sizes=(),
+        unseen=True,
+        categories=None,
+        min_categories=None,
+        column_names=None,
+    ):
         self.alpha = alpha
         self.unseen = unseen
         self.categories = categories
         self.min_categories = min_categories
+        self.column_names = column_names
         if categories is not None:
             sizes = [len(known) + (1 if unseen else 0) for known in categories]
         self.sizes = sizes
@@ -320,13 +331,13 @@ class CategoricalFamily(FeatureFamily):
         if stats is None or self.categories is None:
             learned = [learn_categories(column) for column in X.T]
             return self.with_learned(
-                categories=with_min_categories(learned, self.min_categories)
+                categories=with_min_categories(learned, self.min_categories, self._column)
             ), None
         merged = [
             merge_categories(known, column)
             for known, column in zip(self.categories, X.T, strict=True)
         ]
-        merged = with_min_categories(merged, self.min_categories)
+        merged = with_min_categories(merged, self.min_categories, self._column)
         if all(len(a) == len(b) for a, b in zip(self.categories, merged, strict=True)):
             return self, stats
         counts = relay_category_counts(stats.category_counts, self.categories, merged, self.unseen)
@@ -343,7 +354,14 @@ class CategoricalFamily(FeatureFamily):
             unseen=self.unseen,
             categories=categories,
             min_categories=self.min_categories,
+            column_names=self.column_names,
         )
+
+    def _column(self, j: int) -> str:
+        """``column j ('name')``, or ``column j`` without names (error messages)."""
+        if self.column_names is not None and j < len(self.column_names):
+            return f"column {j} ({self.column_names[j]!r})"
+        return f"column {j}"
 
     def encode(self, X) -> np.ndarray:
         """Category codes (`encode`); an unseen value without ``unseen`` is a ``ValueError``."""
@@ -353,9 +371,9 @@ class CategoricalFamily(FeatureFamily):
             if unseen.size:
                 row, column = unseen[0]
                 raise ValueError(
-                    f"X has the value {X[row, column]!r} at row {row}, column {column}, which "
-                    "training did not see; use unseen_category=True to give such values a "
-                    "probability."
+                    f"X has the value {X[row, column]!r} at row {row}, {self._column(column)}, "
+                    "which training did not see; use unseen_category=True to give such values "
+                    "a probability."
                 )
         return codes
 

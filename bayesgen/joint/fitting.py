@@ -37,6 +37,17 @@ def responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: in
     return matrix
 
 
+def _weighted_rows(X, R: np.ndarray):
+    """The rows of ``X`` with positive total weight: a row of weight 0 is no row at all, so
+    it teaches the family nothing (no category of its own)."""
+    weighted = np.asarray(R).sum(axis=1) > 0
+    if weighted.all():
+        return X
+    if isinstance(X, dict):
+        return {name: _weighted_rows(group, R) for name, group in X.items()}
+    return X[weighted]
+
+
 def family_of(family, joint: FittedJoint):
     """``family`` with what ``joint`` learned about the columns put back (its categories)."""
     return family.with_learned(**joint.learned) if joint.learned else family
@@ -79,6 +90,8 @@ def from_stats(
     FittedJoint
     """
     check_settings(settings)
+    learned = dict(learned or {})
+    family = family.with_learned(**learned) if learned else family
     class_stats = _as_numpy(class_stats)
     feature_stats = _as_numpy(feature_stats)
     with precision(np.asarray(class_stats.counts).dtype):
@@ -90,7 +103,7 @@ def from_stats(
         feature_stats=feature_stats,
         feature_prior=_as_numpy(prior),
         params=_as_numpy(params),
-        learned=dict(learned or {}),
+        learned=learned,
     )
 
 
@@ -124,7 +137,7 @@ def fit(family, X, R: np.ndarray, classes, settings: FitSettings = DEFAULT_SETTI
     -------
     FittedJoint
     """
-    family, _ = family.learn(X)
+    family, _ = family.learn(_weighted_rows(X, R))
     class_stats, feature_stats = batch_stats(family, X, R)
     return from_stats(
         family, classes, class_stats, feature_stats, settings, learned=family.learned()
@@ -168,7 +181,7 @@ def update(
     -------
     FittedJoint
     """
-    family, previous = family_of(family, joint).learn(X, joint.feature_stats)
+    family, previous = family_of(family, joint).learn(_weighted_rows(X, R), joint.feature_stats)
     class_stats, feature_stats = batch_stats(family, X, R)
     return _merged(
         family, joint._replace(feature_stats=previous), class_stats, feature_stats, settings

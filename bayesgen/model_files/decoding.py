@@ -180,15 +180,26 @@ class Decoder:
         estimator = cls(**arguments)
         state = {k: self.decode(v, f"{where}.{k}", depth) for k, v in state.items()}
         # A file written by an earlier layout names state this one keeps differently.
-        upgrade = getattr(cls, "_upgrade_saved_state", None)
+        upgrade = getattr(estimator, "_upgrade_saved_state", None)
         if upgrade is not None:
-            state = upgrade(state)
+            try:
+                state = upgrade(state)
+            except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+                self.fail(
+                    where,
+                    f"the fitted {name} of an earlier layout cannot be read "
+                    f"({type(error).__name__}: {error})",
+                )
         if is_fitted_state(state):
             broken = invariants.problems(state)
             if broken:
                 self.fail(where, f"the fitted {name} is inconsistent: {'; '.join(broken)}")
         # Straight into __dict__: no property setter or __setattr__ sees the values.
         vars(estimator).update(state)
+        if "joint_" in state:
+            broken = invariants.view_problems(estimator, state)
+            if broken:
+                self.fail(where, f"the fitted {name} is inconsistent: {'; '.join(broken)}")
         return estimator
 
     def _dtype(self, text: str, kinds: str, where: str) -> np.dtype:

@@ -14,6 +14,10 @@ These checks run on each rebuilt estimator (nested ones included) before it is r
 - the per-class, per-feature arrays (``means_``, ``feature_count_``, ``feature_log_prob_``,
   ``rates_``) have ``K`` rows and ``n_features_in_`` columns (their last axis), and hold no
   NaN; so does ``training_X_`` (its width).
+
+An estimator that is a view of its fitted joint (``joint_``) is checked through its view
+(`view_problems`): the same names, read off the value, after the value's own checks (its
+type, its classes, its class counts and probabilities).
 """
 
 from __future__ import annotations
@@ -58,6 +62,32 @@ def problems(state: dict) -> list[str]:
         if isinstance(value, np.ndarray):
             found += _per_feature(name, value, n_classes, width, name in PER_CLASS_AND_FEATURE)
     return found
+
+
+def view_problems(estimator, state: dict) -> list[str]:
+    """`problems` of an estimator whose fitted state is the value ``joint_``, read through
+    the names it shows (``class_prior_``, ``feature_log_prob_``, ...).
+
+    ``estimator`` already holds ``state``; reading a name off a damaged value is itself a
+    problem, reported with the error it raised.
+    """
+    from bayesgen.joint import FittedJoint
+
+    value = state["joint_"]
+    if not isinstance(value, FittedJoint):
+        return [f"joint_ must be a FittedJoint, not {_describe(value)}"]
+    classes = state.get("classes_")
+    if not isinstance(classes, np.ndarray) or not np.array_equal(value.classes, classes):
+        return ["joint_.classes must equal classes_"]
+    view = dict(state)
+    for name in ("class_count_", "class_prior_", *PER_CLASS_AND_FEATURE):
+        if not hasattr(type(estimator), name):  # not a name this estimator shows
+            continue
+        try:
+            view[name] = getattr(estimator, name)
+        except Exception as error:  # noqa: BLE001 - any failure is a damaged value
+            return [f"{name} cannot be read off joint_ ({type(error).__name__}: {error})"]
+    return problems(view)
 
 
 def _feature_count(state: dict, n_features) -> list[str]:

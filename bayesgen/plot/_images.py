@@ -33,10 +33,9 @@ def class_means(model) -> np.ndarray:
     if hasattr(model, "training_X_"):
         weights = np.asarray(model.training_weights_)
         return (weights.T @ model.training_X_) / weights.sum(axis=0)[:, None]
-    family = getattr(model, "_feature_family", None)
-    if family is not None and hasattr(model, "_parameters"):
+    if hasattr(model, "joint_"):  # a view of its fitted joint: the family's mean
         try:
-            return np.asarray(family().mean(model._parameters()))
+            return np.asarray(model.family_.mean(model.joint_.params))
         except NoClosedForm:
             pass
     raise ValueError(

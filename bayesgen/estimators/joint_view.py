@@ -1,0 +1,242 @@
+"""``JointView``: an estimator whose whole fitted state is one value, ``joint_``.
+
+A subclass supplies three things:
+
+- ``_base_family()``: its hyperparameters as a `bayesgen.families.protocol.FeatureFamily`
+  (nothing learned yet);
+- ``_class_prior_settings()``: how the class probabilities follow from the class counts;
+- its scikit-learn attribute names, as `fitted_attribute` properties read off the value.
+
+Fitting, updating, scoring, drawing, imputing, the posterior and its draws are the
+family's functions of ``joint_`` (`bayesgen.joint`); nothing else is stored, so a copy
+with other parameters is the value with other parameters (`bayesgen.joint.with_params`).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+
+from bayesgen import joint, registry
+from bayesgen._precision import compute_dtype
+from bayesgen.estimators.base import GenerativeClassifier
+
+
+class fitted_attribute:  # noqa: N801 - used like ``property``
+    """A fitted attribute computed from ``joint_``: ``reader(estimator, joint)``.
+
+    Read before ``fit`` it raises ``AttributeError`` (so ``hasattr`` is False, as
+    scikit-learn expects); it can be set only when a ``writer(estimator, value)`` is given.
+    """
+
+    def __init__(self, reader, writer=None, doc: str | None = None):
+        self.reader, self.writer = reader, writer
+        self.__doc__ = doc
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__.get("joint_")
+        if value is None:
+            raise AttributeError(f"This {type(instance).__name__} is not fitted: no {self.name}.")
+        return self.reader(instance, value)
+
+    def __set__(self, instance, value):
+        if self.writer is None:
+            raise AttributeError(
+                f"{self.name} is read off the fitted value joint_ and cannot be set; use "
+                "bayesgen.joint.with_params for other parameters."
+            )
+        self.writer(instance, value)
+
+
+def _set_class_prior(estimator, probabilities) -> None:
+    estimator.joint_ = estimator.joint_._replace(class_probabilities=np.asarray(probabilities))
+
+
+class JointView(GenerativeClassifier):
+    """Base of the estimators that are views of a fitted joint (see the module docstring).
+
+    Attributes
+    ----------
+    joint_ : FittedJoint
+        Everything the fit learned: classes, statistics, prior, parameters, class
+        probabilities and what the family learned about the columns.
+    family_ : FeatureFamily
+        The model of the features given the class; with ``joint_``, the whole model
+        (``bayesgen.joint.log_joint(model.family_, model.joint_, X)``).
+    """
+
+    class_count_ = fitted_attribute(
+        lambda self, value: np.asarray(value.class_stats.counts),
+        doc="Weighted number of training rows per class.",
+    )
+    class_prior_ = fitted_attribute(
+        lambda self, value: value.class_probabilities,
+        _set_class_prior,
+        doc="The class probabilities.",
+    )
+
+    family_ = fitted_attribute(
+        lambda self, value: joint.family_of(self._base_family(), value),
+        doc="The feature family, with what the fit learned about the columns.",
+    )
+
+    # ------------------------------------------------------------- the value
+    def _fit_settings(self) -> joint.FitSettings:
+        fixed, concentration, kind = self._class_prior_settings()
+        name = getattr(self, "_class_prior_argument", "priors")
+        return joint.FitSettings(
+            self.estimate, joint.ClassPriorRule(fixed, concentration, kind, name)
+        )
+
+    def _feature_family(self):
+        """The family with what the fit learned about the columns."""
+        family = self._base_family()
+        value = self.__dict__.get("joint_")
+        return family if value is None else joint.family_of(family, value)
+
+    def _add_rows(self, X, responsibilities: np.ndarray, *, reset):
+        value = None if reset else self.__dict__.get("joint_")
+        dtype = compute_dtype(X.dtype)
+        if value is not None:
+            dtype = compute_dtype(dtype, np.asarray(value.class_stats.counts).dtype)
+        R = np.asarray(responsibilities).astype(dtype, copy=False)
+        if value is None:
+            self.joint_ = joint.fit(self._base_family(), X, R, self.classes_, self._fit_settings())
+        else:
+            self.joint_ = joint.update(self._base_family(), value, X, R, self._fit_settings())
+
+    def _feature_stats(self, X, responsibilities, dtype):
+        family = self._feature_family()
+        return family.suff_stats(family.encode(X), responsibilities, dtype)
+
+    def _merge_feature_stats(self, previous, new):
+        return self._feature_family().merge(previous, new)
+
+    def _install_stats(self, class_stats, feature_stats, **options):
+        learned = options.pop("learned", None)
+        if learned is None and "joint_" in self.__dict__:
+            learned = self.joint_.learned
+        self.joint_ = joint.from_stats(
+            self._base_family(),
+            self.classes_,
+            class_stats,
+            feature_stats,
+            self._fit_settings(),
+            learned=learned,
+        )
+
+    @classmethod
+    def from_statistics(cls, params: dict, classes, class_stats, feature_stats, **options):
+        """As `GenerativeClassifier.from_statistics`; what the family learned about the
+        columns (``categories_``) comes in ``attributes`` under its fitted name."""
+        attributes = dict(options.pop("attributes", {}))
+        names = cls(**params)._base_family().learned()
+        learned = {name: attributes.pop(f"{name}_") for name in names if f"{name}_" in attributes}
+        return super().from_statistics(
+            params,
+            classes,
+            class_stats,
+            feature_stats,
+            attributes=attributes,
+            learned=learned or None,
+            **options,
+        )
+
+    def _upgrade_saved_state(self, state: dict) -> dict:
+        """A file of the earlier layout (statistics and parameters as separate attributes)
+        as the value: statistics, class probabilities and learned columns as saved, the
+        parameters re-estimated from the statistics, as the fit that wrote them did."""
+        state = super()._upgrade_saved_state(state)
+        if "joint_" in state or "_stats" not in state:
+            return state
+        names = self._base_family().learned()
+        value = joint.from_stats(
+            self._base_family(),
+            state["classes_"],
+            state["_class_stats"],
+            state["_stats"],
+            joint.FitSettings(self.estimate),  # the saved class probabilities replace its rule
+            learned={name: state[f"{name}_"] for name in names if f"{name}_" in state},
+        )
+        value = value._replace(class_probabilities=np.asarray(state["class_prior_"]))
+        kept = {
+            key: item
+            for key, item in state.items()
+            if key not in ("_class_stats", "_stats") and not hasattr(type(self), key)
+        }
+        return {**kept, "joint_": value}
+
+    # ------------------------------------------------------------ densities
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
+        family = self._feature_family()
+        params = np.asarray(self.joint_.params, dtype=dtype)
+        return family.log_likelihood(params, family.encode(X), row_terms=row_terms)
+
+    def _impute_rows(self, X, class_weights, method, rng):
+        """The family's fill of the missing entries (encoded), observed entries kept."""
+        family = self._feature_family()
+        filled = family.decode(
+            family.conditional(self.joint_.params, family.encode(X), class_weights, method, rng)
+        )
+        if filled.dtype == X.dtype:
+            return filled
+        missing = pd.isna(X)
+        kept = X.astype(object)
+        kept[missing] = filled[missing]
+        return kept
+
+    # --------------------------------------------------------------- draws
+    def _sampling_family(self):
+        return self._feature_family()
+
+    def _sampling_sites(self):
+        return self._feature_family().sampling_sites(self.joint_.params)
+
+    def _features_from_draws(self, draws):
+        return self._feature_family().features_from_draws(draws)
+
+    def _story_part(self, **options):
+        family = self._feature_family()
+        prior = family.prior_for(self.n_features_in_)
+        return registry.story_part(family.name)(family, prior, self.classes_.shape[0], **options)
+
+    def _story_features(self, X):
+        encoded = self._feature_family().encode(X)
+        return super()._story_features(encoded)
+
+    # ------------------------------------------------------------ posterior
+    def _posterior(self):
+        """The family's conjugate posterior given the fitted statistics."""
+        return self._feature_family().posterior(
+            self.joint_.feature_prior, self.joint_.feature_stats
+        )
+
+    def _with_parameters(self, sites):
+        drawn = copy.copy(self)
+        drawn.joint_ = joint.with_params(
+            self.joint_, self._feature_family().params_from_sites(sites)
+        )
+        return drawn
+
+    def _feature_log_prior(self) -> float:
+        family = self._feature_family()
+        return family.log_prior(self.joint_.feature_prior, self.joint_.params, kind=self.estimate)
+
+    def _parameter_posterior_draws(self, key, num_samples):
+        family = self._feature_family()
+        return family.sites(family.sample_params(key, self._posterior(), num_samples))
+
+    def _predictive_log_likelihood(self, X, dtype):
+        family = self._feature_family()
+        log_likelihood = family.predictive_log_likelihood(self._posterior(), family.encode(X))
+        return np.asarray(log_likelihood).astype(dtype)
+
+    def _parameter_dims(self, features):
+        return self._feature_family().parameter_dims(features)
