@@ -13,7 +13,7 @@ only prints its help starts at once.
 import importlib
 import pkgutil
 
-__version__ = "0.1.0"
+from bayesgen._version import __version__ as __version__
 
 # Public names defined by one module each, imported on first use.
 _HELPERS = {
@@ -28,7 +28,7 @@ _HELPERS = {
 def _estimators() -> dict:
     from bayesgen import registry
 
-    # Looking the estimators up imports (and so registers) every one of them.
+    importlib.import_module("bayesgen.estimators")  # defines (and so registers) every one
     return registry.estimators()
 
 

@@ -1,26 +1,24 @@
-"""One registry of feature families and estimator classes, filled by registration.
+"""One registry of feature families, story parts and estimator classes, filled by registration.
 
-Nothing here imports the rest of the package: a family registers itself when its class is
-defined (`bayesgen.families.protocol.FeatureFamily` with a ``name``), an estimator
-when its class is defined (a public subclass of the base estimator, with an optional
-``model_name`` for the command line). Everything that needs to know "all families" or "all
-estimators" — ``MixedNB``'s column families, the command line's ``--model`` names, the
-model-file whitelist, the Dask driver, the plots — asks here, so adding a family or an
-estimator edits no list anywhere else.
+A family registers itself when its class is defined (`bayesgen.families.protocol.FeatureFamily`
+with a ``name``), a story part when its module is imported (`register_story_part`), an
+estimator when its class is defined (a public subclass of the base estimator, with an
+optional ``model_name`` for the command line). Everything that needs to know "all families"
+or "all estimators" — ``MixedNB``'s column families, the command line's ``--model`` names,
+the model-file whitelist, the Dask driver — asks here, so adding a family or an estimator
+edits no list anywhere else.
+
+Nothing here imports the rest of the package (this module sits below every layer): each
+package imports all of its own modules when it is imported (``bayesgen.families``,
+``bayesgen.stories``, ``bayesgen.estimators``), so a caller imports the package whose
+members it asks about, which is always a layer at or below its own.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 _FAMILIES: dict[str, type] = {}
 _ESTIMATORS: dict[str, type] = {}
 _STORY_PARTS: dict[str, object] = {}
-# Imported on the first look-up, so that every registration has run by then. The stories
-# (NumPyro) only on the first story-part look-up: finding an estimator imports no NumPyro.
-_POPULATING_PACKAGES = ("bayesgen.families", "bayesgen.estimators")
-_STORY_PACKAGES = ("bayesgen.stories",)
 
 
 def register_family(name: str, cls: type) -> None:
@@ -56,10 +54,9 @@ def story_part(name: str):
     Raises
     ------
     ValueError
-        If the family has no registered story part.
+        If the family has no registered story part (import ``bayesgen.stories`` first:
+        `bayesgen.stories.part` does).
     """
-    _populate()
-    _populate_stories()
     if name not in _STORY_PARTS:
         raise ValueError(f"the {name!r} family has no registered story part.")
     return _STORY_PARTS[name]
@@ -77,31 +74,14 @@ def _register(table: dict, name: str, cls: type, what: str) -> None:
     table[name] = cls  # a module reloaded re-registers its own class
 
 
-_populated: set[tuple[str, ...]] = set()
-
-
-def _populate(packages: tuple[str, ...] = _POPULATING_PACKAGES) -> None:
-    if packages in _populated:
-        return
-    _populated.add(packages)
-    for package_name in packages:
-        package = importlib.import_module(package_name)
-        for module in pkgutil.walk_packages(package.__path__, package_name + "."):
-            importlib.import_module(module.name)
-
-
-def _populate_stories() -> None:
-    _populate(_STORY_PACKAGES)
-
-
 def families() -> dict[str, type]:
     """Every registered feature family, by name (``"gaussian"``, ``"poisson"``, ...).
 
     Returns
     -------
     dict of str to type
+        Those defined so far: importing ``bayesgen.families`` defines every built-in one.
     """
-    _populate()
     return dict(_FAMILIES)
 
 
@@ -125,8 +105,8 @@ def estimators() -> dict[str, type]:
     Returns
     -------
     dict of str to type
+        Those defined so far: importing ``bayesgen.estimators`` defines every built-in one.
     """
-    _populate()
     return dict(_ESTIMATORS)
 
 

@@ -1,11 +1,13 @@
 """The package's layers: no import cycle, and every import points down.
 
-The layers, lowest first (``docs/architecture.md``): the shared utilities, ``families``,
-``stories``, ``inference``, ``estimators``, then the uses of estimators (``model_files``,
-``cli``, ``plot``, ``dask``, ``metrics``). A module may import its own layer or one below.
-Imports inside functions are the way a lower layer reaches an optional heavy dependency
-(``arviz``) or a higher layer on demand (``save`` writing a model file); only module-level
-imports are the layering.
+The layers, lowest first (``docs/architecture.md``): the shared utilities (the registry
+among them), ``families``, ``stories`` and ``joint``, ``inference``, ``estimators``, then the
+uses of estimators (``model_files``, ``cli``, ``plot``, ``dask``, ``metrics``). A module may
+import its own layer or one below, at module level, inside a function, or by name
+(``importlib.import_module``, ``__import__``): a registry that imports what it registers is
+an import upward too. Imports inside functions are the way to reach an optional heavy
+dependency (``arviz``) lazily; the one import upward on demand is ``save`` writing a model
+file (`ON_DEMAND_UPWARD`).
 """
 
 import ast
@@ -58,9 +60,88 @@ def _module_level_imports(name: str, path: Path, known: set[str]) -> set[str]:
     return {module for module in imported if module in known and module != name}
 
 
-def _graph() -> dict[str, set[str]]:
+def _import_calls(tree) -> list[ast.Call]:
+    calls = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            function = node.func
+            called = function.attr if isinstance(function, ast.Attribute) else None
+            called = called or (function.id if isinstance(function, ast.Name) else None)
+            if called in ("import_module", "__import__") and node.args:
+                calls.append(node)
+    return calls
+
+
+def _constant_strings(tree) -> set[str]:
+    """The strings in the module-level constants (tuples, lists, dicts of names)."""
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            for leaf in ast.walk(node.value):
+                if isinstance(leaf, ast.Constant) and isinstance(leaf.value, str):
+                    found.add(leaf.value)
+    return found
+
+
+def _dynamic_imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The bayesgen modules ``name`` imports by name: literal targets, the package of an
+    f-string's literal prefix, and, for a target computed at run time, every module named in
+    its module-level constants (where such names are kept, as a registry's packages)."""
+    tree = ast.parse(path.read_text())
+    targets = set()
+    for call in _import_calls(tree):
+        argument = call.args[0]
+        if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+            targets.add(argument.value)
+        elif isinstance(argument, ast.JoinedStr) and isinstance(argument.values[0], ast.Constant):
+            targets.add(argument.values[0].value.rstrip("."))
+        else:
+            targets |= _constant_strings(tree)
+    return {target for target in targets if target in known and target != name}
+
+
+def _function_level_imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The bayesgen modules ``name`` imports inside functions (static import statements)."""
+    tree = ast.parse(path.read_text())
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    imported = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for statement in ast.walk(function):
+            if isinstance(statement, ast.Import):
+                imported.update(alias.name for alias in statement.names)
+            elif isinstance(statement, ast.ImportFrom):
+                base = statement.module or ""
+                if statement.level:
+                    parent = package.rsplit(".", statement.level - 1)[0]
+                    base = f"{parent}.{base}" if base else parent
+                submodules = {f"{base}.{alias.name}" for alias in statement.names}
+                imported.update(submodules & known or {base})
+    return {module for module in imported if module in known and module != name}
+
+
+#: ``save`` is the estimators' door to the file format one layer up, imported when called.
+ON_DEMAND_UPWARD = {"bayesgen.estimators.saving -> bayesgen.model_files.writing"}
+
+
+def _graph(*, dynamic: bool = True) -> dict[str, set[str]]:
     modules = _modules()
-    return {name: _module_level_imports(name, path, set(modules)) for name, path in modules.items()}
+    known = set(modules)
+    return {
+        name: _module_level_imports(name, path, known)
+        | (_dynamic_imports(name, path, known) if dynamic else set())
+        for name, path in modules.items()
+    }
+
+
+def _upward(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if _layer(target) > _layer(module) and not target.startswith(module + ".")
+    )
 
 
 def _layer(module: str) -> int:
@@ -92,13 +173,32 @@ def test_no_import_cycle():
 
 
 def test_imports_point_down():
-    upward = sorted(
-        f"{module} -> {target}"
-        for module, targets in _graph().items()
-        for target in targets
-        if _layer(target) > _layer(module)
+    assert _upward(_graph(dynamic=False)) == []
+
+
+def test_imports_by_name_point_down():
+    modules = _modules()
+    known = set(modules)
+    graph = {name: _dynamic_imports(name, path, known) for name, path in modules.items()}
+    assert _upward(graph) == []
+
+
+def test_imports_inside_functions_point_down_but_for_save():
+    modules = _modules()
+    known = set(modules)
+    graph = {name: _function_level_imports(name, path, known) for name, path in modules.items()}
+    assert set(_upward(graph)) == ON_DEMAND_UPWARD
+
+
+def test_the_dynamic_import_finder_sees_a_registry_that_imports_upward(tmp_path):
+    module = tmp_path / "registry.py"
+    module.write_text(
+        "import importlib\n_PACKAGES = ('bayesgen.estimators',)\n"
+        "def populate():\n    for name in _PACKAGES:\n        importlib.import_module(name)\n"
     )
-    assert upward == []
+    found = _dynamic_imports("bayesgen.registry", module, set(_modules()))
+    assert found == {"bayesgen.estimators"}
+    assert _upward({"bayesgen.registry": found}) == ["bayesgen.registry -> bayesgen.estimators"]
 
 
 def test_families_import_neither_scikit_learn_nor_estimators():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import bayesgen.estimators  # noqa: F401 - defines (and so registers) every estimator
 from bayesgen import registry
 from bayesgen.cli.errors import UserError
 

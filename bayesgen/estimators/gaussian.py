@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from bayesgen import progress, registry
+from bayesgen import progress
 from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.device_arrays import is_device_array
@@ -509,7 +509,9 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _story_part(self):
         # Sites "means" and "covariances", named like the fitted attributes.
         prior = jax.tree.map(jnp.asarray, self.prior_)
-        part = registry.story_part(GaussianFamily.name)
+        from bayesgen import stories
+
+        part = stories.part(GaussianFamily.name)
         return part(self._feature_family(), prior, self.classes_.shape[0])
 
     def _jitted_em(self, X, fixed, unlabeled, unlabeled_weights, initial):

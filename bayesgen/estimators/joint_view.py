@@ -19,7 +19,7 @@ import copy
 import numpy as np
 import pandas as pd
 
-from bayesgen import joint, registry
+from bayesgen import joint
 from bayesgen._precision import compute_dtype
 from bayesgen.estimators.base import GenerativeClassifier
 
@@ -205,7 +205,9 @@ class JointView(GenerativeClassifier):
     def _story_part(self, **options):
         family = self._feature_family()
         prior = family.prior_for(self.n_features_in_)
-        return registry.story_part(family.name)(family, prior, self.classes_.shape[0], **options)
+        from bayesgen import stories
+
+        return stories.part(family.name)(family, prior, self.classes_.shape[0], **options)
 
     def _story_features(self, X):
         encoded = self._feature_family().encode(X)

@@ -10,7 +10,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from bayesgen import registry
 from bayesgen._lazy import lazy_module
 from bayesgen._precision import precision
 from bayesgen.estimators.base import _to_numpy
@@ -325,7 +324,7 @@ class LatentClassNB(MixedNB):
         parts = {}
         for family, (group_family, columns) in composite.groups.items():
             prior = group_family.story_prior(priors[family], len(columns))
-            part = registry.story_part(family)
+            part = stories.part(family)
             parts[family] = part(group_family, jax.tree.map(jnp.asarray, prior), n_pairs)
         return latent_class_part(
             stories.combined_part(parts),

@@ -9,7 +9,6 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from bayesgen import registry
 from bayesgen._lazy import lazy_module
 from bayesgen.estimators.base import _like, _to_numpy
 from bayesgen.estimators.column_groups import (
@@ -423,7 +422,7 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         parts = {}
         for family, (group_family, columns) in composite.groups.items():
             prior = group_family.story_prior(priors[family], len(columns))
-            part = registry.story_part(family)
+            part = stories.part(family)
             parts[family] = part(group_family, jax.tree.map(jnp.asarray, prior), n_classes)
         return stories.combined_part(parts)
 

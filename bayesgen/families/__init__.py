@@ -7,3 +7,11 @@ count families (Bernoulli, multinomial, Poisson, categorical) take ``R^T X`` com
 the estimators (which keeps SciPy sparse input sparse) and give their log-likelihood as a
 ``linear_form``. No estimator code, no scikit-learn, no global state lives here.
 """
+
+import importlib as _importlib
+import pkgutil as _pkgutil
+
+# Every family module, so that each family has registered itself (`bayesgen.registry`) once
+# any family is touched; none of them imports JAX at module level.
+for _module in _pkgutil.walk_packages(__path__, __name__ + "."):
+    _importlib.import_module(_module.name)

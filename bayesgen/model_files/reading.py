@@ -19,6 +19,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from bayesgen._version import __version__
 from bayesgen.model_files import registry
 from bayesgen.model_files.decoding import Decoder
 from bayesgen.model_files.encoding import ARRAY_KINDS, TAG
@@ -93,8 +94,6 @@ def load(file, *, max_bytes=DEFAULT_MAX_BYTES):
     >>> bool(np.array_equal(loaded.predict_proba(X), model.predict_proba(X)))
     True
     """
-    import bayesgen
-
     source = describe_file(file)
     with _archive(file, source, max_bytes) as archive:
         header = _header(archive, source)
@@ -116,10 +115,10 @@ def load(file, *, max_bytes=DEFAULT_MAX_BYTES):
             f"the header says class {header['class']!r}, the estimator is a "
             f"{type(estimator).__name__}",
         )
-    if header["bayesgen_version"] != bayesgen.__version__:
+    if header["bayesgen_version"] != __version__:
         warnings.warn(
             f"Model file {source} was written by bayesgen {header['bayesgen_version']}; this "
-            f"is bayesgen {bayesgen.__version__}. Check its predictions before relying on it.",
+            f"is bayesgen {__version__}. Check its predictions before relying on it.",
             UserWarning,
             stacklevel=2,
         )

@@ -50,6 +50,7 @@ def estimator_classes() -> dict[str, type]:
         The estimators registered in `bayesgen.registry` (each public class that
         declares a ``model_name``).
     """
+    importlib.import_module("bayesgen.estimators")  # defines (and so registers) every one
     return registry.estimators()
 
 

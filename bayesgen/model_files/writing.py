@@ -10,6 +10,7 @@ import zipfile
 
 import numpy as np
 
+from bayesgen._version import __version__
 from bayesgen.model_files import registry
 from bayesgen.model_files.encoding import Encoder, is_fitted_state
 from bayesgen.model_files.errors import ModelFileError
@@ -62,8 +63,6 @@ def save_model(estimator, file, *, metadata=None) -> None:
     ValueError
         If ``metadata`` is not a JSON-serialisable dict with string keys.
     """
-    import bayesgen
-
     source = describe_file(file)
     if not registry.is_registered_estimator(estimator):
         raise ModelFileError(
@@ -77,7 +76,7 @@ def save_model(estimator, file, *, metadata=None) -> None:
     header = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
-        "bayesgen_version": bayesgen.__version__,
+        "bayesgen_version": __version__,
         "saved_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "class": type(estimator).__name__,
         "fitted": is_fitted_state(tree["state"]),

@@ -9,6 +9,10 @@ The tests check that its log density equals the closed-form joint log-likelihood
 prior computed by the families.
 """
 
+import importlib as _importlib
+import pkgutil as _pkgutil
+
+from bayesgen import registry as _registry
 from bayesgen.stories.common import StoryPart, classifier_story, combined_part
 from bayesgen.stories.discrete import (
     bernoulli_part,
@@ -26,6 +30,7 @@ from bayesgen.stories.mixture import mixture_part, mixture_story
 
 __all__ = [
     "StoryPart",
+    "part",
     "bernoulli_part",
     "bernoulli_story",
     "categorical_part",
@@ -43,3 +48,18 @@ __all__ = [
     "poisson_part",
     "poisson_story",
 ]
+
+# Every story module, so that each family's story part has registered itself.
+for _module in _pkgutil.iter_modules(__path__, __name__ + "."):
+    _importlib.import_module(_module.name)
+
+
+def part(name: str):
+    """The story part registered for the family ``name``: ``part(family, prior, n_classes)``.
+
+    Raises
+    ------
+    ValueError
+        If no story module registers one.
+    """
+    return _registry.story_part(name)
