@@ -15,13 +15,17 @@ with other parameters is the value with other parameters (`bayesgen.joint.with_p
 from __future__ import annotations
 
 import copy
+import warnings
 
 import numpy as np
 import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
 
 from bayesgen import joint
 from bayesgen._precision import compute_dtype
 from bayesgen.estimators.base import GenerativeClassifier
+from bayesgen.families.namespace import tree_map
+from bayesgen.inference import mixture_family_em
 
 
 class fitted_attribute:  # noqa: N801 - used like ``property``
@@ -107,10 +111,44 @@ class JointView(GenerativeClassifier):
         if value is not None:
             dtype = compute_dtype(dtype, np.asarray(value.class_stats.counts).dtype)
         R = np.asarray(responsibilities).astype(dtype, copy=False)
-        if value is None:
-            self.joint_ = joint.fit(self._base_family(), X, R, self.classes_, self._fit_settings())
+        family = self._base_family()
+        if getattr(family, "statistics_need_parameters", False):
+            self._fit_by_em(family, X, R, value)
+        elif value is None:
+            self.joint_ = joint.fit(family, X, R, self.classes_, self._fit_settings())
         else:
-            self.joint_ = joint.update(self._base_family(), value, X, R, self._fit_settings())
+            self.joint_ = joint.update(family, value, X, R, self._fit_settings())
+
+    def _fit_by_em(self, family, X, R: np.ndarray, value) -> None:
+        """A family whose statistics need its parameters (component memberships) is fitted
+        by EM on all the rows at once (`bayesgen.inference.mixture_family_em`)."""
+        if value is not None:
+            raise ValueError(
+                f"{type(self).__name__} with a {family.name} family cannot add rows with "
+                "partial_fit: the memberships of earlier rows change with the parameters, so "
+                "EM needs every row at once; call fit on all the rows."
+            )
+        fitted = mixture_family_em.fit(
+            family,
+            X,
+            R,
+            self.classes_,
+            self._fit_settings(),
+            max_iter=self.max_iter,
+            tol=self.tol,
+            n_init=self.n_init,
+            random_state=self.random_state,
+        )
+        self.joint_ = fitted.joint
+        self.n_iter_, self.converged_ = fitted.n_iter, fitted.converged
+        self.log_likelihood_history_ = fitted.history
+        if not fitted.converged:
+            warnings.warn(
+                f"EM of the class mixtures did not converge in max_iter={self.max_iter} "
+                f"iterations (tol={self.tol}); raise max_iter or tol.",
+                ConvergenceWarning,
+                stacklevel=5,
+            )
 
     def _feature_stats(self, X, responsibilities, dtype):
         family = self._feature_family()
@@ -176,7 +214,7 @@ class JointView(GenerativeClassifier):
     # ------------------------------------------------------------ densities
     def _log_likelihood(self, X, dtype, *, row_terms=True):
         family = self._feature_family()
-        params = np.asarray(self.joint_.params, dtype=dtype)
+        params = tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), self.joint_.params)
         return family.log_likelihood(params, family.encode(X), row_terms=row_terms)
 
     def _impute_rows(self, X, class_weights, method, rng):
@@ -214,6 +252,17 @@ class JointView(GenerativeClassifier):
         return super()._story_features(encoded)
 
     # ------------------------------------------------------------ posterior
+    def _check_exact_posterior(self):
+        super()._check_exact_posterior()
+        family = self._feature_family()
+        if not family.has_exact_posterior:
+            raise ValueError(
+                f"This {type(self).__name__}'s {family.name} family has no closed-form "
+                "posterior (its parameters are not conjugate to its likelihood), so "
+                "posterior(), predict_proba_draws() and predict_proba(method='predictive') do "
+                "not apply; use predict_proba() (the point estimate)."
+            )
+
     def _posterior(self):
         """The family's conjugate posterior given the fitted statistics."""
         return self._feature_family().posterior(

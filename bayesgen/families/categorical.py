@@ -284,6 +284,7 @@ class CategoricalFamily(FeatureFamily):
 
     name = "categorical"
     estimator = "CategoricalNB"
+    column_values = "categories"
 
     def __init__(
         self,

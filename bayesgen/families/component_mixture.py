@@ -159,6 +159,11 @@ class MixtureFamily(FeatureFamily):
         return self
 
     @property
+    def column_values(self) -> str:
+        """The leaf's."""
+        return self.leaf.column_values
+
+    @property
     def missing_needs_em(self) -> bool:
         """The leaf's: a mixture of dependent features cannot skip missing entries."""
         return self.leaf.missing_needs_em
@@ -209,6 +214,18 @@ class MixtureFamily(FeatureFamily):
         )
         leaves = self.leaf.point_estimate(prior.leaves, stats.leaves, kind)
         return MixtureFamilyParams(np.asarray(weights), leaves)
+
+    def estimate(self, stats, kind: str, frozen=None):
+        """``(prior, parameters)``: the leaf's own estimate of the components (its ridge, its
+        checks) and the Dirichlet ``kind`` estimate of the weights."""
+        leaf_prior, leaves = self.leaf.estimate(stats.leaves, kind)
+        counts = np.asarray(stats.component_counts)
+        concentration = np.full(counts.shape[1], self.weight_concentration, counts.dtype)
+        weights = dirichlet.point_estimate(
+            concentration, counts, "mle" if kind == "unbiased" else kind
+        )
+        prior = MixtureFamilyPrior(concentration, leaf_prior)
+        return prior, MixtureFamilyParams(np.asarray(weights), leaves)
 
     def check_estimate(self, kind: str) -> None:
         """The leaf's kinds."""
@@ -284,6 +301,37 @@ class MixtureFamily(FeatureFamily):
         raise NoClosedForm(
             "the mixture family has no exact posterior draws (its memberships are latent)"
         )
+
+    # ---------------------------------------------------------- the story
+    def prior_for(self, n_features: int, dtype=None):
+        """The story's prior: $\\mathrm{Dirichlet}(\\beta)$ and the leaf's `prior_for`."""
+        concentration = np.full(self.n_components, self.weight_concentration, dtype)
+        return MixtureFamilyPrior(concentration, self.leaf.prior_for(n_features, dtype))
+
+    def story_prior(self, prior, n_features: int):
+        """The weights' prior and the leaf's story prior."""
+        return MixtureFamilyPrior(
+            prior.weight_concentration, self.leaf.story_prior(prior.leaves, n_features)
+        )
+
+    def sites(self, params) -> dict:
+        """``"component_weights"`` and the leaf's sites (over the sub-classes)."""
+        return {"component_weights": params.weights, **self.leaf.sites(params.leaves)}
+
+    def params_from_sites(self, sites: dict) -> MixtureFamilyParams:
+        """The inverse of `sites`."""
+        return MixtureFamilyParams(
+            np.asarray(sites["component_weights"]), self.leaf.params_from_sites(sites)
+        )
+
+    def sampling_sites(self, params) -> dict:
+        """The weights and the leaf's sampling sites."""
+        return {"component_weights": params.weights, **self.leaf.sampling_sites(params.leaves)}
+
+    def parameter_dims(self, features: list) -> tuple[dict, dict]:
+        """The weights by (class, component); the leaf's sites by (component class, ...)."""
+        dims, coords = self.leaf.parameter_dims(features)
+        return {"component_weights": ("class", "component"), **dims}, coords
 
     # ------------------------------------------------- columns of a table
     def check_columns(self, X, *, owner: str = "X", columns=None):

@@ -90,6 +90,10 @@ class FeatureFamily(abc.ABC):
         parameters (`of`).
     site : str
         The story site of the parameters when they are one array (the default `sites`).
+    column_values : {"non-negative", "numbers", "categories"}
+        What its columns hold (`check_columns` enforces it): non-negative numbers (counts,
+        flags, durations; the default), any real numbers, or categories of any kind. An
+        estimator over any family reads its input checks and scikit-learn tags off this.
     """
 
     name: ClassVar[str]
@@ -97,11 +101,28 @@ class FeatureFamily(abc.ABC):
     has_exact_posterior: ClassVar[bool] = True
     missing_needs_em: ClassVar[bool] = False
     estimator: ClassVar[str | None] = None
+    column_values: ClassVar[str] = "non-negative"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if "name" in vars(cls):
             registry.register_family(cls.name, cls)
+
+    def __repr__(self) -> str:
+        """``PoissonFamily(alpha=0.5)``: the arguments that differ from their defaults, as
+        scikit-learn shows an estimator."""
+        shown = []
+        for name, parameter in inspect.signature(type(self).__init__).parameters.items():
+            if name == "self" or parameter.kind is parameter.VAR_KEYWORD:
+                continue
+            value = getattr(self, name, parameter.default)
+            default = parameter.default
+            same = value is default or (
+                not isinstance(value, np.ndarray | list | tuple) and value == default
+            )
+            if not same:
+                shown.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
 
     # ----------------------------------------------------------- statistics
     @abc.abstractmethod

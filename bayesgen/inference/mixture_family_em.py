@@ -64,9 +64,9 @@ def _check_rows(family: MixtureFamily, X, R: np.ndarray) -> None:
     if family.missing_needs_em and np.issubdtype(np.asarray(X).dtype, np.floating):
         if np.isnan(X).any():
             raise ValueError(
-                f"the {family.leaf.name} leaf cannot skip missing entries (its features are "
-                "dependent); use a leaf that can (a diagonal Gaussian, any naive-Bayes leaf), "
-                "or MixtureDA for Gaussian mixtures over gappy rows."
+                f"X contains NaN, and the {family.leaf.name} leaf cannot skip missing entries "
+                "in its statistics; use a naive-Bayes leaf (Poisson, Bernoulli, categorical, "
+                "...), or MixtureDA for Gaussian mixtures over gappy rows."
             )
 
 

@@ -19,6 +19,7 @@ from bayesgen.model_files.encoding import (
     NON_FINITE,
     SCALAR_KINDS,
     TAG,
+    family_arguments,
     is_attribute_name,
     is_fitted_state,
 )
@@ -71,6 +72,7 @@ class Decoder:
             "object_array": self._object_array,
             "namedtuple": self._named_tuple,
             "estimator": self._estimator,
+            "family": self._family,
         }.get(tag)
         if decode is None:
             self.fail(where, f"unknown {TAG} {tag!r}")
@@ -162,6 +164,20 @@ class Decoder:
         if set(fields) != set(cls._fields):
             self.fail(where, f"{name} has fields {list(cls._fields)}, the file has {list(fields)}")
         return cls(**{f: self.decode(v, f"{where}.{f}", depth) for f, v in fields.items()})
+
+    def _family(self, node, where, depth):
+        name, arguments = self._fields(node, where, name=str, arguments=dict)
+        cls = registry.family_class(name)
+        if cls is None:
+            self.fail(where, f"unknown feature family {name!r} (not a registered family)")
+        unknown = set(arguments) - set(family_arguments(cls))
+        if unknown:
+            self.fail(where, f"the {name} family has no arguments {sorted(unknown)}")
+        values = {k: self.decode(v, f"{where}.{k}", depth) for k, v in arguments.items()}
+        try:
+            return cls(**values)
+        except (TypeError, ValueError) as error:
+            self.fail(where, f"the {name} family refuses its arguments ({error})")
 
     def _estimator(self, node, where, depth):
         name, params, state = self._fields(

@@ -22,6 +22,7 @@ holding the same array share one member, and share one array again when read).
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 
@@ -47,6 +48,15 @@ def is_attribute_name(name) -> bool:
 def is_fitted_state(state: dict) -> bool:
     """scikit-learn's test: some attribute ends in ``_`` (and is not private-dunder)."""
     return any(name.endswith("_") and not name.startswith("__") for name in state)
+
+
+def family_arguments(cls) -> list[str]:
+    """The names of a feature family's constructor arguments (each kept as an attribute)."""
+    return [
+        name
+        for name, parameter in inspect.signature(cls.__init__).parameters.items()
+        if name != "self" and parameter.kind is not parameter.VAR_KEYWORD
+    ]
 
 
 def estimator_parts(estimator) -> tuple[dict, dict]:
@@ -104,6 +114,8 @@ class Encoder:
             return {TAG: "dict", "items": items}
         if registry.is_registered_estimator(value):
             return self.estimator(value, where)
+        if registry.is_registered_family(value):
+            return self.family(value, where)
         self.fail(
             where,
             f"a {type(value).__module__}.{type(value).__qualname__}, which a model file cannot "
@@ -123,6 +135,16 @@ class Encoder:
             "params": {k: self.encode(v, f"{where} parameter {k}") for k, v in params.items()},
             "state": {k: self.encode(v, f"{where}.{k}") for k, v in state.items()},
         }
+
+    def family(self, family, where: str) -> dict:
+        """The ``family`` tag: the registered name and the constructor's arguments, read off
+        the family's attributes of the same names."""
+        arguments = {}
+        for name in family_arguments(type(family)):
+            if not hasattr(family, name):
+                self.fail(f"{where}.{name}", f"the {family.name} family keeps no attribute {name}")
+            arguments[name] = self.encode(getattr(family, name), f"{where}.{name}")
+        return {TAG: "family", "name": family.name, "arguments": arguments}
 
     def _items(self, values, where: str) -> list:
         return [self.encode(v, f"{where}[{i}]") for i, v in enumerate(values)]

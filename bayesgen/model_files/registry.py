@@ -82,3 +82,15 @@ def is_registered_estimator(value) -> bool:
 def is_registered_named_tuple(value) -> bool:
     """Whether ``value``'s exact type is a whitelisted NamedTuple."""
     return named_tuple_types().get(type(value).__name__) is type(value)
+
+
+def is_registered_family(value) -> bool:
+    """Whether ``value`` is a feature family whose exact type is registered under its name."""
+    name = getattr(type(value), "name", None)
+    return isinstance(name, str) and registry.families().get(name) is type(value)
+
+
+def family_class(name: str) -> type | None:
+    """The feature family registered as ``name``, or None."""
+    importlib.import_module("bayesgen.families")  # defines (and so registers) every one
+    return registry.families().get(name)

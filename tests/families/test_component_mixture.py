@@ -223,5 +223,5 @@ def test_bad_settings_and_input_are_refused_with_their_names():
         MixtureFamily(PoissonFamily(), 2).suff_stats(X, R)
     gappy = X.copy()
     gappy[0, 0] = np.nan
-    with pytest.raises(ValueError, match="gaussian leaf cannot skip missing entries"):
+    with pytest.raises(ValueError, match="NaN, and the gaussian leaf cannot skip missing entries"):
         mixture_family_em.fit(MixtureFamily(GaussianFamily("full"), 2), gappy, R, classes)

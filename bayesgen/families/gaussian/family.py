@@ -94,6 +94,8 @@ class GaussianFamily(FeatureFamily):
     )
     """The names of the constructor's arguments, as estimators spell them."""
 
+    column_values = "numbers"
+
     def __init__(
         self,
         covariance_type: str = "full",

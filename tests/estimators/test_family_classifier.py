@@ -1,0 +1,192 @@
+"""``FamilyClassifier``: any family as the class densities, with no estimator code per family.
+
+References: the estimators of the same family (equal to rounding), a mixture of one
+component (the leaf itself), the story's own log density (NumPyro against SciPy), the
+model-file round trip, and the dependence a per-class mixture keeps where naive Bayes
+cannot.
+"""
+
+import json
+import zipfile
+
+import jax
+import numpy as np
+import pytest
+from numpyro.infer.util import log_density
+from scipy import stats
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import GridSearchCV, cross_val_score
+
+import bayesgen
+from bayesgen import FamilyClassifier, PoissonNB
+from bayesgen.families.bernoulli import BernoulliFamily
+from bayesgen.families.categorical import CategoricalFamily
+from bayesgen.families.component_mixture import MixtureFamily
+from bayesgen.families.gaussian import GaussianFamily
+from bayesgen.families.poisson import PoissonFamily
+from bayesgen.model_files.errors import ModelFileError
+
+
+def _dependent_counts(seed=0, n=600):
+    """Every count is 1 or 8 half the time in both classes; class 1 flips the middle one."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    high = rng.integers(0, 2, n)
+    pattern = np.array([[0, 0, 0], [0, 1, 0]])[y]
+    return rng.poisson(np.where((high[:, None] + pattern) % 2 == 1, 8.0, 1.0)), y
+
+
+def test_a_per_class_mixture_keeps_the_dependence_naive_bayes_loses():
+    X, y = _dependent_counts()
+    X_test, y_test = _dependent_counts(seed=1)
+    model = FamilyClassifier(family=MixtureFamily(PoissonFamily(), 2), random_state=0)
+    assert model.fit(X, y).score(X_test, y_test) > 0.9
+    assert PoissonNB().fit(X, y).score(X_test, y_test) < 0.7
+
+
+def test_a_closed_form_family_is_its_own_estimator():
+    X, y = _dependent_counts()
+    ours = FamilyClassifier(family=PoissonFamily(alpha=0.5), estimate="mean").fit(X, y)
+    theirs = PoissonNB(alpha=0.5).fit(X, y)
+    np.testing.assert_allclose(
+        ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X), rtol=1e-13
+    )
+    chunked = FamilyClassifier(family=PoissonFamily(alpha=0.5), estimate="mean")
+    chunked.partial_fit(X[:300], y[:300], classes=[0, 1]).partial_fit(X[300:], y[300:])
+    np.testing.assert_allclose(chunked.predict_proba(X), theirs.predict_proba(X), rtol=1e-12)
+    # The exact posterior of a conjugate family works through the value too.
+    draws = ours.predict_proba_draws(X[:4], 50, random_state=0)
+    assert draws.shape == (50, 4, 2)
+
+
+def test_one_component_is_the_leaf():
+    X, y = _dependent_counts()
+    one = FamilyClassifier(family=MixtureFamily(BernoulliFamily(), 1), random_state=0)
+    leaf = FamilyClassifier(family=BernoulliFamily())
+    flags = (X > 3).astype(float)
+    np.testing.assert_allclose(
+        one.fit(flags, y).predict_joint_log_proba(flags),
+        leaf.fit(flags, y).predict_joint_log_proba(flags),
+        rtol=1e-12,
+    )
+
+
+def test_the_story_log_density_is_the_closed_form_joint_plus_the_log_prior():
+    X, y = _dependent_counts(n=120)
+    model = FamilyClassifier(family=MixtureFamily(PoissonFamily(alpha=2.0, beta=0.5), 2))
+    model.set_params(random_state=0).fit(X, y)
+    weights, rates = model.joint_.params
+    params = {"class_prior": model.class_prior_, "component_weights": weights, "rates": rates}
+    with jax.enable_x64(True):
+        density, _ = log_density(model.story, (X, y), {}, params)
+    joint = model.predict_joint_log_proba(X)[np.arange(len(y)), y].sum()
+    prior = stats.dirichlet.logpdf(model.class_prior_, np.ones(2))
+    prior += sum(stats.dirichlet.logpdf(w, np.ones(2)) for w in weights)
+    prior += stats.gamma.logpdf(rates, 2.0, scale=1 / 0.5).sum()
+    np.testing.assert_allclose(float(density), prior + joint, rtol=1e-10)
+
+
+def test_synthetic_rows_and_imputation_come_from_the_mixture():
+    X, y = _dependent_counts(n=2000)
+    model = FamilyClassifier(family=MixtureFamily(PoissonFamily(), 2), random_state=0).fit(X, y)
+    drawn, labels = model.sample(20000, y=1, random_state=0)
+    assert set(labels) == {1}
+    # Within class 1 the first two counts move against each other, as in the data.
+    real = np.corrcoef(X[y == 1].T)[0, 1]
+    assert real < -0.5
+    assert np.corrcoef(drawn.T)[0, 1] == pytest.approx(real, abs=0.05)
+    gappy = X[:200].astype(float)
+    gappy[:, 1] = np.nan
+    filled = model.impute(gappy, y=y[:200])
+    # The observed first count says which component, so the middle one is recovered.
+    low, high = X[:200, 0] <= 2, X[:200, 0] >= 6
+    agrees = (filled[:, 1] >= 5) == (X[:200, 1] >= 5)
+    assert agrees[low | high].mean() > 0.85
+
+
+def test_a_latent_class_model_of_categories():
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 800)
+    z = rng.integers(0, 2, 800)
+    yes = rng.random((800, 3)) < np.where(z[:, None] == y[:, None], 0.9, 0.1)
+    X = np.where(yes, "yes", "no").astype(object)
+    model = FamilyClassifier(family=MixtureFamily(CategoricalFamily(), 2), random_state=0)
+    model.fit(X, y)
+    assert [list(c) for c in model.family_.leaf.categories] == [["no", "yes"]] * 3
+    drawn, _ = model.sample(5, random_state=0)
+    assert set(np.unique(drawn)) <= {"yes", "no"}
+    gappy = X[:5].copy()
+    gappy[:, 0] = None
+    assert set(model.impute(gappy)[:, 0]) <= {"yes", "no"}
+
+
+def test_model_files_keep_the_family_and_predict_bit_for_bit(tmp_path):
+    X, y = _dependent_counts()
+    family = MixtureFamily(PoissonFamily(alpha=0.5), 3, weight_concentration=2.0)
+    model = FamilyClassifier(family=family, random_state=0).fit(X, y)
+    model.save(tmp_path / "model.bgm")
+    loaded = bayesgen.load(tmp_path / "model.bgm")
+    assert repr(loaded.family) == repr(family)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_a_file_naming_an_unknown_family_is_refused(tmp_path):
+    X, y = _dependent_counts()
+    path = tmp_path / "model.bgm"
+    FamilyClassifier(family=PoissonFamily()).fit(X, y).save(path)
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    header = json.loads(members["header.json"])
+    header["estimator"]["params"]["family"]["name"] = "os.system"
+    members["header.json"] = json.dumps(header).encode()
+    damaged = tmp_path / "damaged.bgm"
+    with zipfile.ZipFile(damaged, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    with pytest.raises(ModelFileError, match="unknown feature family 'os.system'"):
+        bayesgen.load(damaged)
+
+
+def test_it_works_in_scikit_learn_model_selection():
+    X, y = _dependent_counts(n=300)
+    search = GridSearchCV(
+        FamilyClassifier(random_state=0),
+        {"family": [PoissonFamily(), MixtureFamily(PoissonFamily(), 2)]},
+        cv=3,
+    ).fit(X, y)
+    assert isinstance(search.best_params_["family"], MixtureFamily)
+    assert cross_val_score(clone(search.best_estimator_), X, y, cv=3).mean() > 0.85
+
+
+def test_bad_input_is_refused_with_its_name():
+    X, y = _dependent_counts(n=100)
+    with pytest.raises(ValueError, match="family must be a feature family .* got str"):
+        FamilyClassifier(family="poisson").fit(X, y)
+    with pytest.raises(ValueError, match="n_components must be an integer >= 1; got 0"):
+        FamilyClassifier(family=MixtureFamily(PoissonFamily(), 0)).fit(X, y)
+    with pytest.raises(ValueError, match="Negative values .* models counts"):
+        FamilyClassifier(family=PoissonFamily()).fit(-X, y)
+    with pytest.raises(ValueError, match="X contains inf"):
+        FamilyClassifier(family=PoissonFamily()).fit(np.where(X > 5, np.inf, X), y)
+    labels = np.where(np.arange(100) < 10, -1, y)
+    with pytest.raises(ValueError, match="needs every row labelled \\(10 are marked"):
+        FamilyClassifier(family=MixtureFamily(PoissonFamily(), 2)).fit(X, labels)
+    mixture = FamilyClassifier(family=MixtureFamily(PoissonFamily(), 2), random_state=0)
+    assert not hasattr(mixture, "partial_fit")
+    mixture.fit(X, y)
+    with pytest.raises(ValueError, match="mixture family has no closed-form posterior"):
+        mixture.posterior(10)
+    with pytest.raises(ValueError, match="X contains NaN, and the gaussian leaf"):
+        gappy = X.astype(float)
+        gappy[0, 0] = np.nan
+        FamilyClassifier(family=MixtureFamily(GaussianFamily("full"), 2)).fit(gappy, y)
+
+
+def test_a_fit_that_stops_early_says_so():
+    X, y = _dependent_counts(n=300)
+    model = FamilyClassifier(family=MixtureFamily(PoissonFamily(), 2), max_iter=2, tol=0.0)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        model.set_params(random_state=0).fit(X, y)
+    assert model.n_iter_ == 2 and not model.converged_
+    assert model.log_likelihood_history_.shape == (2,)
