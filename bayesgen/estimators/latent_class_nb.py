@@ -16,7 +16,7 @@ from bayesgen.estimators.base import _to_numpy
 from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.protocol import NoClosedForm
-from bayesgen.inference import imputation
+from bayesgen.inference import em, imputation
 from bayesgen.inference.latent_class_start import INIT_PARAMS, initial_memberships
 from bayesgen.validation import check_count, check_positive
 
@@ -206,31 +206,31 @@ class LatentClassNB(MixedNB):
             )
 
     def _run_em(self, X, responsibilities, memberships, dtype) -> dict:
-        """EM from ``memberships`` (n, K, M): M-step, then E-step and objective, until ``tol``."""
-        n_rows, n_classes = responsibilities.shape
-        history, converged = [], False
-        for _ in range(self.max_iter):
+        """EM from ``memberships`` (n, K, M) on the one driver (`bayesgen.inference.em`):
+        M-step, then E-step and objective, until its convergence rule or ``max_iter``."""
+
+        def step(payload):
+            memberships = payload[0]
             weighted = responsibilities[:, :, None] * memberships
             stats, weights = self._m_step(X, weighted, dtype)
             joint = self._component_log_likelihood(X, dtype) + _log(weights)
             log_density = logsumexp(joint, axis=2)
             data = np.sum(np.where(responsibilities > 0, responsibilities * log_density, 0.0))
-            history.append(float(data) + self._component_log_prior(weights))
             with np.errstate(invalid="ignore"):
                 memberships = np.exp(joint - log_density[:, :, None])
             memberships = np.where(np.isfinite(memberships), memberships, 1 / weights.shape[1])
-            if len(history) > 1 and abs(history[-1] - history[-2]) <= self.tol * max(
-                1.0, abs(history[-1])
-            ):
-                converged = True
-                break
+            objective = float(data) + self._component_log_prior(weights)
+            return (memberships, stats, weights), objective
+
+        state = em.run((memberships, None, None), step, tol=self.tol, max_iter=self.max_iter)
+        _, stats, weights = state.payload
         return {
             "stats": stats,
             "weights": weights,
             "frozen": self._frozen,
             "learned": self._learned,
-            "history": np.asarray(history),
-            "converged": converged,
+            "history": np.asarray(state.history),
+            "converged": bool(state.converged),
         }
 
     def _m_step(self, X, weighted, dtype):
