@@ -18,7 +18,6 @@ import copy
 import warnings
 
 import numpy as np
-import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
 from bayesgen import joint
@@ -26,6 +25,7 @@ from bayesgen._precision import compute_dtype
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.families.namespace import tree_map
 from bayesgen.inference import mixture_family_em
+from bayesgen.missing import missing_entries
 
 
 class fitted_attribute:  # noqa: N801 - used like ``property``
@@ -225,7 +225,7 @@ class JointView(GenerativeClassifier):
         )
         if filled.dtype == X.dtype:
             return filled
-        missing = pd.isna(X)
+        missing = missing_entries(X)
         kept = X.astype(object)
         kept[missing] = filled[missing]
         return kept

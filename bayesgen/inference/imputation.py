@@ -7,15 +7,9 @@ import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from bayesgen.missing import missing_entries
+
 METHODS = ("mean", "sample")
-
-
-def _missing_mask(X) -> np.ndarray:
-    if X.dtype == object:
-        import pandas as pd
-
-        return pd.isna(pd.DataFrame(X)).to_numpy()
-    return np.isnan(X)
 
 
 def impute(estimator, X, *, method="mean", y=None, random_state=None):
@@ -61,6 +55,6 @@ def impute(estimator, X, *, method="mean", y=None, random_state=None):
         class_weights = np.eye(estimator.classes_.shape[0])[np.asarray(estimator._class_index(y))]
     rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
     filled = estimator._impute_rows(X, class_weights, method, rng)
-    missing = _missing_mask(X)
+    missing = missing_entries(X)
     filled[~missing] = X[~missing]  # observed entries are returned exactly as given
     return filled

@@ -42,10 +42,10 @@ $t = P(s(X_o) < s) + U\,P(s(X_o) = s)$ is exact: no Monte Carlo error at all.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from bayesgen.missing import missing_entries
 from bayesgen.validation import check_count
 
 #: Scores closer than this (relative to their size) count as ties: the same discrete row
@@ -112,20 +112,6 @@ def reference_tail(scores, reference, uniforms, tolerance: float = 0.0) -> np.nd
     return (below + uniforms * (1.0 + equal)) / (reference.size + 1.0)
 
 
-def missing_mask(X) -> np.ndarray:
-    """``(n_samples, n_features)`` boolean mask of the missing entries (NaN, None, pd.NA)."""
-    import pandas as pd
-
-    if sp.issparse(X):
-        X = X.toarray()
-    if isinstance(X, pd.DataFrame):
-        return X.isna().to_numpy()
-    X = np.asarray(X)
-    if X.dtype.kind in "fc":
-        return np.isnan(X)
-    return pd.isna(pd.DataFrame(X)).to_numpy()
-
-
 def _hidden(reference, missing: np.ndarray):
     """Copies of the reference rows, one per pattern, with that pattern's entries missing.
 
@@ -190,7 +176,7 @@ def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) ->
     check_is_fitted(estimator)
     n_draws = _check_n_draws(n_draws)
     scores = np.asarray(estimator.score_samples(X))  # validates X as score_samples does
-    missing = missing_mask(X)
+    missing = missing_entries(X)
     rng = check_random_state(random_state)
     uniforms = rng.uniform(size=scores.shape[0])
     stratified = hasattr(estimator, "_tail_stratum")

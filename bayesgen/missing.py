@@ -1,0 +1,28 @@
+"""Which entries of the features are missing: one rule for every part of the package.
+
+NaN (and, in text or category columns, None and ``pd.NA``) means *missing*, never an error:
+it is integrated out of densities and filled by imputation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def missing_entries(X) -> np.ndarray:
+    """``(n_samples, n_features)`` boolean mask of the missing entries of ``X``.
+
+    ``X`` is a NumPy array (numbers: NaN; objects: None, NaN, ``pd.NA``), a SciPy sparse
+    matrix (its stored NaN; it is densified) or a DataFrame.
+    """
+    import pandas as pd
+
+    if sp.issparse(X):
+        X = X.toarray()
+    if isinstance(X, pd.DataFrame):
+        return X.isna().to_numpy()
+    X = np.asarray(X)
+    if X.dtype.kind in "fc":
+        return np.isnan(X)
+    return pd.isna(pd.DataFrame(X)).to_numpy()
