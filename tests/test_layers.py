@@ -38,25 +38,33 @@ def _modules() -> dict[str, Path]:
     return found
 
 
+def _imported(statements, package: str, known: set[str]) -> set[str]:
+    """The modules that import statements among ``statements`` name (submodules resolved)."""
+    imported = set()
+    for statement in statements:
+        if isinstance(statement, ast.Import):
+            imported.update(alias.name for alias in statement.names)
+        elif isinstance(statement, ast.ImportFrom):
+            base = statement.module or ""
+            if statement.level:
+                parent = package.rsplit(".", statement.level - 1)[0]
+                base = f"{parent}.{base}" if base else parent
+            submodules = {f"{base}.{alias.name}" for alias in statement.names}
+            imported.update(submodules & known or {base})
+    return imported
+
+
+def _package(name: str, path: Path) -> str:
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
 def _module_level_imports(name: str, path: Path, known: set[str]) -> set[str]:
     """The bayesgen modules ``name`` imports at module level (not inside functions)."""
     tree = ast.parse(path.read_text())
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    imported = set()
+    statements = []
     for node in tree.body:
-        statements = [node]
-        if isinstance(node, ast.If | ast.Try):
-            statements = list(ast.walk(node))
-        for statement in statements:
-            if isinstance(statement, ast.Import):
-                imported.update(alias.name for alias in statement.names)
-            elif isinstance(statement, ast.ImportFrom):
-                base = statement.module or ""
-                if statement.level:
-                    parent = package.rsplit(".", statement.level - 1)[0]
-                    base = f"{parent}.{base}" if base else parent
-                submodules = {f"{base}.{alias.name}" for alias in statement.names}
-                imported.update(submodules & known or {base})
+        statements += list(ast.walk(node)) if isinstance(node, ast.If | ast.Try) else [node]
+    imported = _imported(statements, _package(name, path), known)
     return {module for module in imported if module in known and module != name}
 
 
@@ -103,21 +111,13 @@ def _dynamic_imports(name: str, path: Path, known: set[str]) -> set[str]:
 def _function_level_imports(name: str, path: Path, known: set[str]) -> set[str]:
     """The bayesgen modules ``name`` imports inside functions (static import statements)."""
     tree = ast.parse(path.read_text())
-    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    imported = set()
-    for function in ast.walk(tree):
-        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
-        for statement in ast.walk(function):
-            if isinstance(statement, ast.Import):
-                imported.update(alias.name for alias in statement.names)
-            elif isinstance(statement, ast.ImportFrom):
-                base = statement.module or ""
-                if statement.level:
-                    parent = package.rsplit(".", statement.level - 1)[0]
-                    base = f"{parent}.{base}" if base else parent
-                submodules = {f"{base}.{alias.name}" for alias in statement.names}
-                imported.update(submodules & known or {base})
+    statements = [
+        statement
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        for statement in ast.walk(function)
+    ]
+    imported = _imported(statements, _package(name, path), known)
     return {module for module in imported if module in known and module != name}
 
 
