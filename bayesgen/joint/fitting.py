@@ -37,14 +37,17 @@ def responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: in
     return matrix
 
 
-def _weighted_rows(X, R: np.ndarray):
-    """The rows of ``X`` with positive total weight: a row of weight 0 is no row at all, so
-    it teaches the family nothing (no category of its own)."""
+def _weighted_rows(family, X, R: np.ndarray):
+    """The rows of ``X`` that ``family`` learns its columns from: those of positive total
+    weight (a row of weight 0 is no row at all, so it brings no category of its own). A
+    family that learns nothing from the rows (``learned()`` empty) gets ``X`` as it is."""
+    if not family.learned():
+        return X
     weighted = np.asarray(R).sum(axis=1) > 0
     if weighted.all():
         return X
     if isinstance(X, dict):
-        return {name: _weighted_rows(group, R) for name, group in X.items()}
+        return {name: X[name][weighted] for name in X}
     return X[weighted]
 
 
@@ -137,7 +140,7 @@ def fit(family, X, R: np.ndarray, classes, settings: FitSettings = DEFAULT_SETTI
     -------
     FittedJoint
     """
-    family, _ = family.learn(_weighted_rows(X, R))
+    family, _ = family.learn(_weighted_rows(family, X, R))
     class_stats, feature_stats = batch_stats(family, X, R)
     return from_stats(
         family, classes, class_stats, feature_stats, settings, learned=family.learned()
@@ -181,7 +184,9 @@ def update(
     -------
     FittedJoint
     """
-    family, previous = family_of(family, joint).learn(_weighted_rows(X, R), joint.feature_stats)
+    family, previous = family_of(family, joint).learn(
+        _weighted_rows(family, X, R), joint.feature_stats
+    )
     class_stats, feature_stats = batch_stats(family, X, R)
     return _merged(
         family, joint._replace(feature_stats=previous), class_stats, feature_stats, settings
