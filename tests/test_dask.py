@@ -16,10 +16,14 @@ import bayesgen.dask as bgdask  # noqa: E402
 from bayesgen import (  # noqa: E402
     BernoulliNB,
     CategoricalNB,
+    ExponentialNB,
+    FamilyClassifier,
     GaussianDA,
     MultinomialNB,
     PoissonNB,
 )
+from bayesgen.families.component_mixture import MixtureFamily  # noqa: E402
+from bayesgen.families.poisson import PoissonFamily  # noqa: E402
 
 CHUNKS = (70, 130, 45, 155)  # uneven, 400 rows; one block lacks class 2 (rows sorted by y)
 RTOL = 1e-10
@@ -120,8 +124,14 @@ def test_gaussian_fit_equals_in_memory_fit(client, covariance_type, estimate):
 
 @pytest.mark.parametrize(
     ("model", "binary"),
-    [(MultinomialNB(), False), (BernoulliNB(), True), (PoissonNB(alpha=0.5), False)],
-    ids=["MultinomialNB", "BernoulliNB", "PoissonNB"],
+    [
+        (MultinomialNB(), False),
+        (BernoulliNB(), True),
+        (PoissonNB(alpha=0.5), False),
+        (ExponentialNB(beta=2.0), False),
+        (FamilyClassifier(family=PoissonFamily(alpha=0.5), estimate="mean"), False),
+    ],
+    ids=["MultinomialNB", "BernoulliNB", "PoissonNB", "ExponentialNB", "FamilyClassifier"],
 )
 def test_count_fit_equals_in_memory_fit(client, model, binary):
     """Count statistics are sums: the tree of block sums == the in-memory sums."""
@@ -242,8 +252,11 @@ def test_bad_input_is_named(client):
     missing[5, 0] = np.nan
     with pytest.raises(ValueError, match="X contains NaN .*Impute"):
         bgdask.fit(GaussianDA(), _dask(missing), _dask(y))
-    with pytest.raises(ValueError, match="supports GaussianDA .*got CategoricalNB"):
+    with pytest.raises(ValueError, match="supports .*GaussianDA .*got CategoricalNB"):
         bgdask.fit(CategoricalNB(), _dask(X), _dask(y))
+    with pytest.raises(ValueError, match="supports .*got FamilyClassifier"):
+        mixture = FamilyClassifier(family=MixtureFamily(PoissonFamily(), 2))
+        bgdask.fit(mixture, _dask(np.abs(X)), _dask(y))
     with pytest.raises(ValueError, match="ledoit-wolf"):
         bgdask.fit(GaussianDA(shrinkage="ledoit-wolf"), _dask(X), _dask(y))
     with pytest.raises(ValueError, match="needs X to be a dask DataFrame"):

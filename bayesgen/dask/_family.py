@@ -15,24 +15,44 @@ from bayesgen import registry
 from bayesgen._precision import precision
 from bayesgen.estimators import gaussian_regularised
 from bayesgen.estimators.gaussian import GaussianDA
+from bayesgen.estimators.joint_view import JointView
+
+
+def _merges_exactly(estimator) -> bool:
+    """A view of a family whose block statistics merge exactly, or a class declaring
+    ``block_statistics`` (``GaussianDA``)."""
+    if getattr(type(estimator), "block_statistics", False):
+        return True
+    if not isinstance(estimator, JointView):
+        return False
+    family = estimator._base_family()
+    return family.merges_exactly and not getattr(family, "statistics_need_parameters", False)
 
 
 def supported() -> str:
-    """The registered estimators that declare ``block_statistics`` (fit = merged block sums),
-    subclasses named beside their base: ``"GaussianDA (and LDA, ...), BernoulliNB, ..."``."""
-    classes = [cls for cls in registry.estimators().values() if getattr(cls, "block_statistics", 0)]
+    """The registered estimators whose fit is a merge of block statistics, subclasses named
+    beside their base: ``"GaussianDA (and LDA, ...), BernoulliNB, ..."``."""
+    classes = []
+    for cls in registry.estimators().values():
+        try:
+            supports = _merges_exactly(cls())
+        except (TypeError, ValueError):
+            supports = False
+        if supports:
+            classes.append(cls)
     names = []
     for cls in classes:
         if any(base in classes for base in cls.__mro__[1:]):
             continue
         children = [c.__name__ for c in classes if c is not cls and issubclass(c, cls)]
         names.append(f"{cls.__name__} (and {', '.join(children)})" if children else cls.__name__)
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+    names.append("FamilyClassifier over such a family")
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def check_supported(estimator) -> None:
     """Refuse, naming the reason, an estimator whose fit is not a merge of block statistics."""
-    if not getattr(type(estimator), "block_statistics", False):
+    if not _merges_exactly(estimator):
         raise ValueError(
             f"bayesgen.dask.fit supports {supported()}; got "
             f"{type(estimator).__name__}. Its fit needs "

@@ -29,7 +29,6 @@ _ATTRIBUTES_DOC = """
 
 class BernoulliNB(CountNB):
     model_name = "bernoulli-nb"
-    block_statistics = True
     __doc__ = (
         """Naive Bayes for binary features: the Beta–Bernoulli story.
 
@@ -133,7 +132,6 @@ class BernoulliNB(CountNB):
 
 class MultinomialNB(CountNB):
     model_name = "multinomial-nb"
-    block_statistics = True
     __doc__ = (
         """Naive Bayes for counts: the Dirichlet–multinomial story.
 
@@ -261,7 +259,6 @@ class MultinomialNB(CountNB):
 
 class PoissonNB(CountNB):
     model_name = "poisson-nb"
-    block_statistics = True
     __doc__ = (
         """Naive Bayes with Poisson counts and Gamma-distributed rates.
 

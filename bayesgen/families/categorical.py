@@ -285,6 +285,7 @@ class CategoricalFamily(FeatureFamily):
     name = "categorical"
     estimator = "CategoricalNB"
     column_values = "categories"
+    merges_exactly = False  # blocks learn different categories
 
     def __init__(
         self,

@@ -136,6 +136,7 @@ class MixtureFamily(FeatureFamily):
 
     name = "mixture"
     has_exact_posterior = False
+    merges_exactly = False  # the memberships come from parameters fitted on all rows
     #: The statistics need the memberships, which need the parameters: fitted by EM.
     statistics_need_parameters = True
 

@@ -62,6 +62,11 @@ class CompositeFamily(FeatureFamily):
         return all(family.has_exact_posterior for family, _ in self.groups.values())
 
     @property
+    def merges_exactly(self) -> bool:
+        """Whether every group's family merges exactly."""
+        return all(family.merges_exactly for family, _ in self.groups.values())
+
+    @property
     def missing_needs_em(self) -> bool:
         """Whether some group's family cannot skip missing entries."""
         return any(family.missing_needs_em for family, _ in self.groups.values())

@@ -90,6 +90,11 @@ class FeatureFamily(abc.ABC):
         parameters (`of`).
     site : str
         The story site of the parameters when they are one array (the default `sites`).
+    merges_exactly : bool
+        Whether statistics of blocks of rows computed anywhere merge into those of all the
+        rows with nothing learned from the columns, so that a view of the family is fitted
+        on Dask workers (`bayesgen.dask.fit`); False for a family that learns categories
+        or whose statistics need its parameters (a mixture).
     column_values : {"non-negative", "numbers", "categories"}
         What its columns hold (`check_columns` enforces it): non-negative numbers (counts,
         flags, durations; the default), any real numbers, or categories of any kind. An
@@ -102,6 +107,7 @@ class FeatureFamily(abc.ABC):
     missing_needs_em: ClassVar[bool] = False
     estimator: ClassVar[str | None] = None
     column_values: ClassVar[str] = "non-negative"
+    merges_exactly: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
