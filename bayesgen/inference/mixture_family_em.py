@@ -74,7 +74,8 @@ def objective(family: MixtureFamily, prior, params, X, R: np.ndarray, kind: str)
     """``(objective, memberships)``: $\\sum_{ik} R_{ik}\\log p(x_i \\mid k) + \\log p(\\theta)$
     of ``params``, and $\\gamma$ under them."""
     gamma, log_likelihood = family.memberships(params, X)
-    weighted = np.where(R > 0, R * log_likelihood, 0.0)
+    # A row of weight 0 adds nothing, even where its class gives it probability 0 (0 * -inf).
+    weighted = R * np.where(R > 0, log_likelihood, 0.0)
     return float(np.sum(weighted)) + family.log_prior(prior, params, kind), gamma
 
 

@@ -5,6 +5,8 @@ hand-written EM over the same starting memberships, EM's monotone objective, and
 recovery of known clusters.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.stats
@@ -225,3 +227,16 @@ def test_bad_settings_and_input_are_refused_with_their_names():
     gappy[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN, and the gaussian leaf cannot skip missing entries"):
         mixture_family_em.fit(MixtureFamily(GaussianFamily("full"), 2), gappy, R, classes)
+
+
+def test_a_row_impossible_under_a_class_it_does_not_belong_to_adds_nothing():
+    """Maximum-likelihood rates of 0 make other classes' rows impossible there: weight 0
+    times log 0 is no term of the objective (no NaN, no warning)."""
+    X = np.array([[0.0, 5.0], [0.0, 4.0], [3.0, 0.0], [4.0, 0.0]])
+    classes, R = _one_hot(np.array([0, 0, 1, 1]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fitted = mixture_family_em.fit(
+            MixtureFamily(PoissonFamily(), 2), X, R, classes, ML, random_state=0
+        )
+    assert np.all(np.isfinite(fitted.history))
