@@ -140,9 +140,7 @@ class FamilyClassifier(NaiveBayesClassPrior, JointView):
         return family
 
     def _check_hyperparameters(self):
-        family = self._base_family()
-        if isinstance(family, MixtureFamily):
-            family.check()
+        family = self._base_family().check()
         family.check_estimate(self.estimate)
         super()._check_hyperparameters()
 

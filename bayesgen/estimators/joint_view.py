@@ -105,6 +105,18 @@ class JointView(GenerativeClassifier):
         value = self.__dict__.get("joint_")
         return family if value is None else joint.family_of(family, value)
 
+    def _fits_by_em(self) -> bool:
+        return bool(getattr(self._base_family(), "statistics_need_parameters", False))
+
+    def _add_labelled_rows(self, X, class_index, weights, n_classes: int, *, reset: bool):
+        """As the base, except that a family fitted by EM takes all the rows at once (EM
+        cannot add chunks: the memberships of earlier rows change with the parameters)."""
+        if not self._fits_by_em():
+            super()._add_labelled_rows(X, class_index, weights, n_classes, reset=reset)
+            return
+        R = joint.responsibilities(class_index, weights, n_classes)
+        self._add_rows(X, R, reset=reset)
+
     def _add_rows(self, X, responsibilities: np.ndarray, *, reset):
         value = None if reset else self.__dict__.get("joint_")
         dtype = compute_dtype(X.dtype)
@@ -112,7 +124,7 @@ class JointView(GenerativeClassifier):
             dtype = compute_dtype(dtype, np.asarray(value.class_stats.counts).dtype)
         R = np.asarray(responsibilities).astype(dtype, copy=False)
         family = self._base_family()
-        if getattr(family, "statistics_need_parameters", False):
+        if self._fits_by_em():
             self._fit_by_em(family, X, R, value)
         elif value is None:
             self.joint_ = joint.fit(family, X, R, self.classes_, self._fit_settings())

@@ -154,7 +154,7 @@ class MixtureFamily(FeatureFamily):
             For a leaf that is not a feature family (or is a mixture), ``n_components`` < 1
             or a non-positive ``weight_concentration``.
         """
-        _check_leaf(self.leaf)
+        _check_leaf(self.leaf).check()
         _check_components(self.n_components)
         check_concentration(self.weight_concentration, "weight_concentration", 1)
         return self
@@ -219,14 +219,23 @@ class MixtureFamily(FeatureFamily):
     def estimate(self, stats, kind: str, frozen=None):
         """``(prior, parameters)``: the leaf's own estimate of the components (its ridge, its
         checks) and the Dirichlet ``kind`` estimate of the weights."""
+        counts = self._component_counts(stats)
         leaf_prior, leaves = self.leaf.estimate(stats.leaves, kind)
-        counts = np.asarray(stats.component_counts)
         concentration = np.full(counts.shape[1], self.weight_concentration, counts.dtype)
         weights = dirichlet.point_estimate(
             concentration, counts, "mle" if kind == "unbiased" else kind
         )
         prior = MixtureFamilyPrior(concentration, leaf_prior)
         return prior, MixtureFamilyParams(np.asarray(weights), leaves)
+
+    def _component_counts(self, stats) -> np.ndarray:
+        counts = np.asarray(stats.component_counts)
+        if counts.ndim != 2 or counts.shape[1] != self.n_components:
+            raise ValueError(
+                f"statistics of {counts.shape[-1]} components per class do not fit a mixture "
+                f"of n_components={self.n_components}."
+            )
+        return counts
 
     def check_estimate(self, kind: str) -> None:
         """The leaf's kinds."""

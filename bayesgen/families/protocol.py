@@ -130,6 +130,17 @@ class FeatureFamily(abc.ABC):
                 shown.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    def check(self) -> FeatureFamily:
+        """This family, once its hyperparameters are checked (a model file's family is
+        checked so); the default checks nothing.
+
+        Raises
+        ------
+        ValueError
+            Naming the hyperparameter and what it held.
+        """
+        return self
+
     # ----------------------------------------------------------- statistics
     @abc.abstractmethod
     def suff_stats(self, X, responsibilities, dtype) -> Any:

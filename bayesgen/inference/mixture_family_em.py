@@ -26,7 +26,7 @@ from bayesgen.families import class_prior
 from bayesgen.families.component_mixture import MixtureFamily
 from bayesgen.inference import em
 from bayesgen.inference.sampling import numpy_generator
-from bayesgen.joint import FitSettings, FittedJoint, from_stats
+from bayesgen.joint import FitSettings, FittedJoint, from_stats, rows_to_learn_from
 from bayesgen.validation import check_count, check_positive
 
 DEFAULT_SETTINGS = FitSettings()
@@ -134,7 +134,7 @@ def fit(
     _check_rows(family, X, R)
     dtype = compute_dtype(R.dtype)
     R = R.astype(dtype, copy=False)
-    family, _ = family.learn(X)
+    family, _ = family.learn(rows_to_learn_from(family, X, R))
     encoded = family.encode(X)
     n, K, M = R.shape[0], R.shape[1], family.n_components
     kind = settings.estimate

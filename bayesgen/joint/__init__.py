@@ -12,6 +12,7 @@ from bayesgen.joint.fitting import (
     from_stats,
     merge,
     responsibilities,
+    rows_to_learn_from,
     update,
 )
 from bayesgen.joint.scoring import log_class_probabilities, log_joint, with_params
@@ -30,6 +31,7 @@ __all__ = [
     "log_joint",
     "merge",
     "responsibilities",
+    "rows_to_learn_from",
     "update",
     "with_params",
 ]

@@ -37,7 +37,7 @@ def responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: in
     return matrix
 
 
-def _weighted_rows(family, X, R: np.ndarray):
+def rows_to_learn_from(family, X, R: np.ndarray):
     """The rows of ``X`` that ``family`` learns its columns from: those of positive total
     weight (a row of weight 0 is no row at all, so it brings no category of its own). A
     family that learns nothing from the rows (``learned()`` empty) gets ``X`` as it is."""
@@ -140,7 +140,7 @@ def fit(family, X, R: np.ndarray, classes, settings: FitSettings = DEFAULT_SETTI
     -------
     FittedJoint
     """
-    family, _ = family.learn(_weighted_rows(family, X, R))
+    family, _ = family.learn(rows_to_learn_from(family, X, R))
     class_stats, feature_stats = batch_stats(family, X, R)
     return from_stats(
         family, classes, class_stats, feature_stats, settings, learned=family.learned()
@@ -185,7 +185,7 @@ def update(
     FittedJoint
     """
     family, previous = family_of(family, joint).learn(
-        _weighted_rows(family, X, R), joint.feature_stats
+        rows_to_learn_from(family, X, R), joint.feature_stats
     )
     class_stats, feature_stats = batch_stats(family, X, R)
     return _merged(

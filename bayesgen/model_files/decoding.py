@@ -175,8 +175,8 @@ class Decoder:
             self.fail(where, f"the {name} family has no arguments {sorted(unknown)}")
         values = {k: self.decode(v, f"{where}.{k}", depth) for k, v in arguments.items()}
         try:
-            return cls(**values)
-        except (TypeError, ValueError) as error:
+            return cls(**values).check()
+        except (AttributeError, TypeError, ValueError) as error:
             self.fail(where, f"the {name} family refuses its arguments ({error})")
 
     def _estimator(self, node, where, depth):
@@ -200,7 +200,7 @@ class Decoder:
         if upgrade is not None:
             try:
                 state = upgrade(state)
-            except (ArithmeticError, LookupError, TypeError, ValueError) as error:
+            except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError) as error:
                 self.fail(
                     where,
                     f"the fitted {name} of an earlier layout cannot be read "

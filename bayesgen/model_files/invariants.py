@@ -16,8 +16,11 @@ These checks run on each rebuilt estimator (nested ones included) before it is r
   NaN; so does ``training_X_`` (its width).
 
 An estimator that is a view of its fitted joint (``joint_``) is checked through its view
-(`view_problems`): the same names, read off the value, after the value's own checks (its
-type, its classes, its class counts and probabilities).
+(`view_problems`): its type and classes, then the names above that the estimator shows,
+read off the value, then its parameters against the family: they must have the layout the
+family's own estimate from the stored statistics has, and hold no NaN (a family whose
+hyperparameters contradict the statistics, such as a mixture of 3 components holding
+statistics of 2, is refused there).
 """
 
 from __future__ import annotations
@@ -87,7 +90,30 @@ def view_problems(estimator, state: dict) -> list[str]:
             view[name] = getattr(estimator, name)
         except Exception as error:  # noqa: BLE001 - any failure is a damaged value
             return [f"{name} cannot be read off joint_ ({type(error).__name__}: {error})"]
-    return problems(view)
+    return problems(view) or _params_problems(estimator, value)
+
+
+def _params_problems(estimator, value) -> list[str]:
+    """Whether ``value.params`` have the layout the family's own estimate from
+    ``value.feature_stats`` has (every leaf's shape) and hold no NaN."""
+    from bayesgen.families.namespace import tree_leaves
+
+    try:
+        _, expected = estimator.family_.estimate(value.feature_stats, estimator.estimate)
+        expected, params = tree_leaves(expected), tree_leaves(value.params)
+    except Exception as error:  # noqa: BLE001 - any failure is a value the family cannot hold
+        return [f"joint_ does not fit the estimator's family ({type(error).__name__}: {error})"]
+    shapes = [np.shape(leaf) for leaf in params]
+    if shapes != [np.shape(leaf) for leaf in expected]:
+        return [
+            f"joint_.params have shapes {shapes}; the family's parameters for these "
+            f"statistics have {[np.shape(leaf) for leaf in expected]}"
+        ]
+    for leaf in params:
+        leaf = np.asarray(leaf)
+        if leaf.dtype.kind == "f" and np.isnan(leaf).any():
+            return ["joint_.params hold NaN"]
+    return []
 
 
 def _feature_count(state: dict, n_features) -> list[str]:

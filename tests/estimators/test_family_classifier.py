@@ -190,3 +190,97 @@ def test_a_fit_that_stops_early_says_so():
         model.set_params(random_state=0).fit(X, y)
     assert model.n_iter_ == 2 and not model.converged_
     assert model.log_likelihood_history_.shape == (2,)
+
+
+def _damaged(tmp_path, change):
+    X, y = _dependent_counts(n=60)
+    path = tmp_path / "model.bgm"
+    FamilyClassifier(family=MixtureFamily(PoissonFamily(), 2), random_state=0).fit(X, y).save(path)
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    header = json.loads(members["header.json"])
+    change(header, members)
+    members["header.json"] = json.dumps(header).encode()
+    damaged = tmp_path / "damaged.bgm"
+    with zipfile.ZipFile(damaged, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return damaged
+
+
+def _family_arguments(header):
+    return header["estimator"]["params"]["family"]["arguments"]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (lambda h, m: _family_arguments(h).update(leaf=5), "leaf must be a feature family"),
+        (lambda h, m: _family_arguments(h).update(n_components=-1), "n_components must be"),
+        (
+            lambda h, m: _family_arguments(h).update(weight_concentration=-1.0),
+            "weight_concentration must be positive",
+        ),
+        (
+            lambda h, m: _family_arguments(h).update(n_components=3),
+            "statistics of 2 components per class do not fit a mixture of n_components=3",
+        ),
+        (
+            lambda h, m: h["estimator"]["params"].update(
+                family={"$type": "family", "name": "gamma", "arguments": {}}
+            ),
+            "joint_ does not fit the estimator's family",
+        ),
+    ],
+    ids=["leaf", "components", "concentration", "components-vs-value", "other-family"],
+)
+def test_a_file_whose_family_is_damaged_or_contradicts_its_value_is_refused(
+    tmp_path, change, problem
+):
+    with pytest.raises(ModelFileError, match=problem):
+        bayesgen.load(_damaged(tmp_path, change))
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (lambda shape: np.full(shape, np.nan), "joint_.params hold NaN"),
+        (lambda shape: np.ones((shape[0], shape[1] + 1)), "joint_.params have shapes"),
+    ],
+    ids=["nan", "shape"],
+)
+def test_a_file_whose_parameters_are_damaged_is_refused(tmp_path, make, problem):
+    import io
+
+    def change(header, members):
+        rates = header["estimator"]["state"]["joint_"]["fields"]["params"]["fields"]["leaves"]
+        array = make(tuple(rates["shape"]))
+        rates["shape"] = list(array.shape)
+        buffer = io.BytesIO()
+        np.save(buffer, array)
+        members[rates["member"]] = buffer.getvalue()
+
+    with pytest.raises(ModelFileError, match=problem):
+        bayesgen.load(_damaged(tmp_path, change))
+
+
+def test_a_fit_too_large_for_one_responsibilities_matrix_is_still_one_em(monkeypatch):
+    """Labelled rows are added in chunks beyond RESPONSIBILITY_ENTRIES; a mixture's EM
+    takes all rows at once instead, and fits as it does below the limit."""
+    from bayesgen.estimators import base
+
+    X, y = _dependent_counts(n=300)
+    family = MixtureFamily(PoissonFamily(), 2)
+    whole = FamilyClassifier(family=family, random_state=0).fit(X, y)
+    monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 60)
+    chunked = FamilyClassifier(family=family, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(chunked.predict_proba(X), whole.predict_proba(X))
+
+
+def test_rows_of_weight_zero_teach_a_mixture_no_category():
+    X = np.array([["a"], ["b"], ["a"], ["b"], ["zzz"]], dtype=object)
+    y = np.array([0, 1, 0, 1, 0])
+    weights = np.array([1.0, 1.0, 1.0, 1.0, 0.0])
+    model = FamilyClassifier(family=MixtureFamily(CategoricalFamily(), 2), random_state=0)
+    model.fit(X, y, sample_weight=weights)
+    assert [list(c) for c in model.family_.leaf.categories] == [["a", "b"]]
