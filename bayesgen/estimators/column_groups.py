@@ -1,13 +1,18 @@
 """What ``MixedNB`` knows of its column groups: each group's family, settings and model.
 
-A group is the columns of one registered `FeatureFamily` that names its estimator
-(`column_families`). Its settings are that estimator's parameters (MixedNB's own ``alpha``,
-``estimate`` and ``reg_covar`` where it takes them, then ``family_params``), read by the
-family (`FeatureFamily.of`); the groups together are a `CompositeFamily`. Nothing here
-holds an estimator: `ColumnGroups.estimators_` builds one per group on demand.
+A group is the columns of one registered column family (`column_families`): a
+`FeatureFamily` that names its estimator, or a column-only one (``column_family``). Its
+settings are that estimator's parameters, or the column-only family's own constructor
+arguments and ``estimate`` (`default_settings`); MixedNB's own ``alpha``, ``estimate`` and
+``reg_covar`` replace those of the same name, then ``family_params``; the family reads them
+(`FeatureFamily.of`). The groups together are a `CompositeFamily`. Nothing here holds an
+estimator: `ColumnGroups.estimators_` builds one per group on demand.
 """
 
 from __future__ import annotations
+
+import inspect
+import types
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -24,14 +29,35 @@ jax = lazy_module("jax")
 
 
 def column_families() -> dict[str, type]:
-    """The families a column may get: every registered family that names its estimator.
+    """The families a column may get: every registered family that names its estimator or
+    declares itself a column family (``column_family``).
 
     Returns
     -------
     dict of str to type
         Family name to family class, in registration order.
     """
-    return {name: cls for name, cls in registry.families().items() if cls.estimator}
+    return {
+        name: cls for name, cls in registry.families().items() if cls.estimator or cls.column_family
+    }
+
+
+def default_settings(family_class) -> dict:
+    """A column group's settings before MixedNB's: its estimator's parameters, or for a
+    column-only family its constructor's defaults and ``estimate="mean"``."""
+    if family_class.estimator:
+        return registry.estimators()[family_class.estimator]().get_params(deep=False)
+    defaults = {
+        name: parameter.default
+        for name, parameter in inspect.signature(family_class.__init__).parameters.items()
+        if name != "self" and parameter.default is not parameter.empty
+    }
+    return {**defaults, "estimate": "mean"}
+
+
+def _settings_owner(family_class) -> str:
+    """Who takes a group's settings, for messages: its estimator, or the family."""
+    return family_class.estimator or f"the {family_class.name} family"
 
 
 class ColumnGroups:
@@ -61,13 +87,13 @@ class ColumnGroups:
                     f"family_params[{family!r}] must be a dict {{parameter: value}}; got "
                     f"{settings!r}."
                 )
-            cls = registry.estimators()[known[family].estimator]
-            accepted = cls().get_params(deep=False)
+            accepted = default_settings(known[family])
             unknown = sorted(set(settings) - set(accepted))
             if unknown:
                 raise ValueError(
-                    f"family_params[{family!r}] has {unknown}, which {cls.__name__} does not "
-                    f"take; its parameters: {sorted(accepted)}."
+                    f"family_params[{family!r}] has {unknown}, which "
+                    f"{_settings_owner(known[family])} does not take; its parameters: "
+                    f"{sorted(accepted)}."
                 )
             unused = sorted(set(settings) - _settings_used(known[family]))
             if unused:
@@ -107,8 +133,7 @@ class ColumnGroups:
         """The settings of a family's columns: its estimator's parameters, MixedNB's own
         ``alpha``, ``estimate`` and ``reg_covar`` where it takes them, then
         ``family_params[family]``."""
-        cls = registry.estimators()[registry.family(family).estimator]
-        settings = cls().get_params(deep=False)
+        settings = default_settings(registry.family(family))
         shared = {"alpha": self.alpha, "estimate": self.estimate, "reg_covar": self.reg_covar}
         settings.update((name, value) for name, value in shared.items() if name in settings)
         settings.update((self.family_params or {}).get(family, {}))
@@ -116,10 +141,16 @@ class ColumnGroups:
 
     def _family(self, family: str):
         """The `FeatureFamily` of a group, with what it learned from the training rows."""
-        cls = registry.family(family)
-        owner = registry.estimators()[cls.estimator](**self._settings(family))
         learned = getattr(self, "_learned", {}).get(family, {})
-        return cls.of(owner).with_learned(**learned)
+        return self._unfitted_family(family).with_learned(**learned)
+
+    def _unfitted_family(self, family: str):
+        """The `FeatureFamily` of a group with this model's settings, nothing learned."""
+        cls = registry.family(family)
+        settings = self._settings(family)
+        if cls.estimator:
+            return cls.of(registry.estimators()[cls.estimator](**settings))
+        return cls.of(types.SimpleNamespace(**settings))
 
     def _composite(self) -> CompositeFamily:
         """The model of the features: every group's family over its columns."""
@@ -152,7 +183,8 @@ class ColumnGroups:
     # ------------------------------------------------------------ group models
     @property
     def estimators_(self) -> dict:
-        """Each group's model on its own: the family's estimator, fitted (read-only).
+        """Each group's model on its own: the family's estimator, fitted (read-only); a
+        [`FamilyClassifier`][bayesgen.FamilyClassifier] over a column-only family.
 
         Built on each access from the group's statistics (``from_statistics``), with
         this model's ``class_prior_``; changing it changes nothing here.
@@ -161,8 +193,15 @@ class ColumnGroups:
         names = getattr(self, "feature_names_in_", None)
         built = {}
         for family, (group_family, columns) in self._composite().groups.items():
-            cls = registry.estimators()[group_family.estimator]
             settings = self._settings(family)
+            if group_family.estimator:
+                cls = registry.estimators()[group_family.estimator]
+            else:  # a column-only family: the generic view of one family
+                cls = registry.estimators()["FamilyClassifier"]
+                settings = {
+                    "family": type(group_family).of(types.SimpleNamespace(**settings)),
+                    "estimate": settings["estimate"],
+                }
             attributes = {"n_features_in_": len(columns)}
             if names is not None:
                 attributes["feature_names_in_"] = np.asarray(names)[columns]
@@ -188,7 +227,10 @@ def dtype_of(stats):
 
 
 def fits_with_missing(family_class) -> bool:
-    """Whether the family's own estimator fits rows with missing values (its tag)."""
+    """Whether the family's own estimator fits rows with missing values (its tag); a
+    column-only family skips a missing entry, or fits by EM over it."""
+    if not family_class.estimator:
+        return True
     estimator = registry.estimators()[family_class.estimator]()
     return estimator.__sklearn_tags__().input_tags.allow_nan
 

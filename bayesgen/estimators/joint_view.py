@@ -254,7 +254,7 @@ class JointView(GenerativeClassifier):
 
     def _story_part(self, **options):
         family = self._feature_family()
-        prior = family.prior_for(self.n_features_in_)
+        prior = family.story_prior(self.joint_.feature_prior, self.n_features_in_)
         from bayesgen import stories
 
         return stories.part(family.name)(family, prior, self.classes_.shape[0], **options)

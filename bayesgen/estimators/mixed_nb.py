@@ -93,10 +93,12 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     $$
 
     where each group $g$ of columns follows its own family: any registered feature
-    family that names its estimator (`column_families`), such as ``"gaussian"``
-    (independent normals per class, as [`GaussianNB`][bayesgen.GaussianNB]), ``"bernoulli"``,
-    ``"categorical"``, ``"poisson"``, ``"exponential"`` or ``"multinomial"`` (all columns
-    named so form one count vector). The joint log-likelihood is the sum over the groups. The story
+    family that names its estimator or is a column-only family (`column_families`), such
+    as ``"gaussian"`` (independent normals per class, as
+    [`GaussianNB`][bayesgen.GaussianNB]), ``"bernoulli"``, ``"categorical"``,
+    ``"poisson"``, ``"exponential"``, ``"lognormal"`` (column-only:
+    `bayesgen.families.lognormal`) or ``"multinomial"`` (all columns named so form one count
+    vector). The joint log-likelihood is the sum over the groups. The story
     ([`story`][bayesgen.MixedNB.story]) runs every family's part under the name scope
     ``"<family>/"``, all
     sharing the label site ``"y"``.
@@ -106,11 +108,12 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     features : dict, optional
         Family of each column, ``{column: family}``, with column names for a DataFrame
         and positions for an array; ``"multinomial"`` is only ever chosen here. Every
-        other column gets, among the families its dtype and values admit
-        (`bayesgen.families.column_choice.admissible_families`: bool or 0/1 →
-        bernoulli; whole numbers → poisson (if none is negative), gaussian or categorical;
-        other numbers → gaussian, or exponential if none is negative; text and categories
-        → categorical), the one of highest evidence $\\log p(x \\mid y)$ on the labelled
+        other column gets, among the families that admit its dtype and values
+        (`bayesgen.families.column_choice.admissible_families` asks each column family:
+        bool or 0/1 → bernoulli; whole numbers → poisson (if none is negative), gaussian
+        or categorical; other numbers → gaussian, exponential if none is negative,
+        lognormal if all are positive; text and categories → categorical), the one of
+        highest evidence $\\log p(x \\mid y)$ on the labelled
         training rows, the parameters integrated out under each family's prior
         (`bayesgen.families.column_evidence`; for whole numbers the Gaussian is scored
         as a model of integers, the mass of each unit interval).
@@ -139,7 +142,8 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         admissible family, ``{column: {family: log p(x | y)}}``.
     estimators_ : dict
         Each family's column group as a fitted model of its own (the family's registered
-        estimator, such as ``GaussianNB``), sharing ``class_prior_``; read-only, built on
+        estimator, such as ``GaussianNB``, or a ``FamilyClassifier`` over a column-only
+        family), sharing ``class_prior_``; read-only, built on
         access from the group's statistics. MixedNB itself holds no estimator: it is a
         `bayesgen.families.composite.CompositeFamily` of its groups and a class prior.
     n_features_in_ : int
@@ -263,16 +267,13 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
             y, frame.shape[0], sample_weight, self.unlabeled_marker
         )
         families, evidence = {}, {}
+        offered = {name: self._unfitted_family(name) for name in known}
         for column in frame.columns:
             if column in chosen:
                 families[column] = chosen[column]
                 continue
             families[column], candidates = column_choice.choose_family(
-                frame[column].iloc[rows],
-                class_index,
-                n_classes,
-                alpha=self.alpha,
-                reg_covar=self.reg_covar,
+                frame[column].iloc[rows], class_index, n_classes, offered
             )
             if candidates:
                 evidence[column] = candidates

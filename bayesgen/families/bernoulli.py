@@ -157,10 +157,21 @@ class BernoulliFamily(FeatureFamily):
 
     name = "bernoulli"
     estimator = "BernoulliNB"
+    column_preference = 0
 
     def __init__(self, alpha=1.0, binarize=None):
         self.alpha = alpha
         self.binarize = binarize
+
+    def admits_column(self, column) -> bool:
+        """Flags: a bool column, or numbers that are all 0/1."""
+        return column.kind == "flags"
+
+    def column_log_evidence(self, column, class_index, n_classes: int) -> float:
+        """The Beta–Bernoulli evidence (`column_evidence.bernoulli`)."""
+        from bayesgen.families import column_evidence  # imports SciPy: only when choosing
+
+        return column_evidence.bernoulli(column.values, class_index, n_classes, alpha=self.alpha)
 
     def check_columns(self, X, *, owner="X", columns=None):
         """0/1 (or boolean) values, NaN missing; with ``binarize``, any numbers thresholded."""

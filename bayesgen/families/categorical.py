@@ -286,6 +286,24 @@ class CategoricalFamily(FeatureFamily):
     estimator = "CategoricalNB"
     column_values = "categories"
     merges_exactly = False  # blocks learn different categories
+    column_preference = 30
+
+    def admits_column(self, column) -> bool:
+        """Categories (text, category, object), or whole numbers as unordered levels."""
+        return column.kind == "categories" or (column.kind == "numbers" and column.whole)
+
+    def column_log_evidence(self, column, class_index, n_classes: int) -> float:
+        """The Dirichlet–categorical evidence (`column_evidence.categorical`); whole numbers
+        have a level for every integer of their range."""
+        from bayesgen.families import column_evidence  # imports SciPy: only when choosing
+
+        if column.kind == "numbers":
+            return column_evidence.categorical(
+                column.values, class_index, n_classes, alpha=self.alpha, integer_range=True
+            )
+        codes = pd.factorize(pd.Series(column.values))[0].astype(float)
+        codes[codes < 0] = np.nan
+        return column_evidence.categorical(codes, class_index, n_classes, alpha=self.alpha)
 
     def __init__(
         self,

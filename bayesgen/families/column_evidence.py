@@ -161,3 +161,18 @@ def categorical(
             + float(np.sum(special.gammaln(alpha + counts) - special.gammaln(alpha)))
         )
     return float(total)
+
+
+def bernoulli(x: np.ndarray, class_index: np.ndarray, n_classes: int, *, alpha=1.0) -> float:
+    r"""Evidence of 0/1 values with a ``Beta(alpha, alpha)`` prior on each class's probability.
+
+    $\sum_k \big[\log B(\alpha + n_{k1}, \alpha + n_{k0}) - \log B(\alpha, \alpha)\big]$,
+    a Beta–binomial of the sequence.
+    """
+    total = 0.0
+    for values in _per_class(x, class_index, n_classes):
+        ones = float(np.count_nonzero(values))
+        total += special.betaln(alpha + ones, alpha + values.size - ones) - special.betaln(
+            alpha, alpha
+        )
+    return float(total)

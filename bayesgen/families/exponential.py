@@ -206,6 +206,19 @@ class ExponentialFamily(FeatureFamily):
     name = "exponential"
     estimator = "ExponentialNB"
     site = "rates"
+    column_preference = 30
+
+    def admits_column(self, column) -> bool:
+        """Numbers that are not all whole, none of them negative."""
+        return column.kind == "numbers" and not column.whole and column.minimum >= 0
+
+    def column_log_evidence(self, column, class_index, n_classes: int) -> float:
+        """The Gamma–exponential evidence (`column_evidence.exponential`)."""
+        from bayesgen.families import column_evidence  # imports SciPy: only when choosing
+
+        return column_evidence.exponential(
+            column.values, class_index, n_classes, alpha=self.alpha, beta=self.beta
+        )
 
     def check_columns(self, X, *, owner="X", columns=None):
         """Non-negative numbers, NaN missing."""

@@ -158,10 +158,23 @@ class PoissonFamily(FeatureFamily):
     name = "poisson"
     estimator = "PoissonNB"
     site = "rates"
+    column_preference = 10
 
     def __init__(self, alpha=1.0, beta=1.0):
         self.alpha = alpha
         self.beta = beta
+
+    def admits_column(self, column) -> bool:
+        """Whole numbers none of which is negative."""
+        return column.kind == "numbers" and column.whole and column.minimum >= 0
+
+    def column_log_evidence(self, column, class_index, n_classes: int) -> float:
+        """The Gamma–Poisson evidence (`column_evidence.poisson`)."""
+        from bayesgen.families import column_evidence  # imports SciPy: only when choosing
+
+        return column_evidence.poisson(
+            column.values, class_index, n_classes, alpha=self.alpha, beta=self.beta
+        )
 
     def prior_for(self, n_features: int, dtype=None, *, xp=None) -> Gamma:
         """The prior ``Gamma(alpha, beta)`` of ``n_features`` features (JAX arrays unless

@@ -99,6 +99,13 @@ class FeatureFamily(abc.ABC):
         What its columns hold (`check_columns` enforces it): non-negative numbers (counts,
         flags, durations; the default), any real numbers, or categories of any kind. An
         estimator over any family reads its input checks and scikit-learn tags off this.
+    column_family : bool
+        Whether ``MixedNB`` may give this family a group of columns although it names no
+        estimator (a column-only family); its settings are then its own constructor's
+        arguments (`FeatureFamily.of`). A family that names its estimator is always one.
+    column_preference : int
+        Rank among the families a column admits (`admits_column`) when their evidence
+        ties exactly: the lowest wins.
     """
 
     name: ClassVar[str]
@@ -108,6 +115,8 @@ class FeatureFamily(abc.ABC):
     estimator: ClassVar[str | None] = None
     column_values: ClassVar[str] = "non-negative"
     merges_exactly: ClassVar[bool] = True
+    column_family: ClassVar[bool] = False
+    column_preference: ClassVar[int] = 100
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -288,6 +297,33 @@ class FeatureFamily(abc.ABC):
     def with_learned(self, **learned) -> FeatureFamily:
         """The family with what `learn` found earlier (a `learned` result) put back."""
         return self
+
+    def admits_column(self, column) -> bool:
+        """Whether ``MixedNB`` may choose this family for a column by its evidence.
+
+        ``column`` is a `bayesgen.families.column_choice.ColumnSummary`: its ``kind``
+        (``"flags"``, ``"categories"`` or ``"numbers"``), its values and, for numbers,
+        whether every observed one is whole and the least of them. The default is False:
+        the family is used only where ``features=`` names it.
+        """
+        return False
+
+    def column_log_evidence(self, column, class_index, n_classes: int) -> float:
+        """$\\log p(x \\mid y)$ of a column this family admits, its parameters integrated
+        out under its prior (`bayesgen.families.column_evidence`).
+
+        Evidences of families that score a column on the same footing compare (a Bayes
+        factor): probabilities of the values for discrete data, densities for continuous.
+
+        Parameters
+        ----------
+        column : ColumnSummary
+            The column's labelled rows (`admits_column`); NaN is missing.
+        class_index : ndarray of shape (n_rows,)
+            Each row's class, ``0 .. n_classes - 1``.
+        n_classes : int
+        """
+        raise NoClosedForm(f"the {self.name} family has no column evidence")
 
     def encode(self, X: np.ndarray) -> np.ndarray:
         """``X`` (a `check_columns` result) as `suff_stats` and `log_likelihood` read it."""

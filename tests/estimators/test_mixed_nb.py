@@ -9,7 +9,9 @@ from scipy import stats
 
 from bayesgen import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, MultinomialNB, PoissonNB
 
-FEATURES = {"w1": "multinomial", "w2": "multinomial"}
+# Heights (about 170 +- 7) are explained about equally well by a normal and a log-normal:
+# the evidence may pick either on a given sample, so tests of other things name the family.
+FEATURES = {"w1": "multinomial", "w2": "multinomial", "height": "gaussian"}
 
 
 def _frame(n=300, seed=0):
@@ -56,7 +58,7 @@ def test_dtypes_rule_families_out_and_the_evidence_picks_among_the_rest():
     candidates = {
         "count": {"poisson", "gaussian", "categorical"},
         "signed": {"gaussian", "categorical"},
-        "positive": {"gaussian", "exponential"},
+        "positive": {"gaussian", "exponential", "lognormal"},  # lognormal: column-only
     }
     assert {c: set(e) for c, e in model.family_log_evidence_.items()} == candidates
     for column, evidence in model.family_log_evidence_.items():
@@ -194,7 +196,7 @@ def _fitted_sites(estimator):
     ("features", "message"),
     [
         ({"nope": "gaussian"}, r"features names columns \['nope'\]"),
-        ({"height": "lognormal"}, r"features\['height'\] must be one of"),
+        ({"height": "weibull"}, r"features\['height'\] must be one of"),
         (["height"], "features must be a dict"),
     ],
 )
@@ -252,7 +254,8 @@ def test_an_exponential_column_needs_no_edit_in_mixed_nb():
     frame, y = _frame(200, seed=3)
     rng = np.random.default_rng(4)
     frame = frame[["height"]].assign(wait=rng.exponential(1.0 + y))
-    model = MixedNB(features={"wait": "exponential"}, alpha=0.5).fit(frame, y)
+    features = {"wait": "exponential", "height": "gaussian"}
+    model = MixedNB(features=features, alpha=0.5).fit(frame, y)
     assert model.feature_families_ == {"height": "gaussian", "wait": "exponential"}
     expected = np.log(np.bincount(y) / len(y))
     gaussian, exponential = GaussianNB(estimate="mean"), ExponentialNB(alpha=0.5, estimate="mean")
@@ -265,16 +268,20 @@ def test_an_exponential_column_needs_no_edit_in_mixed_nb():
 
 
 def test_column_families_are_the_registered_families_with_an_estimator():
-    """The families MixedNB offers come from the registry, each naming a registered class."""
+    """The families MixedNB offers come from the registry, each naming a registered class
+    or declaring itself a column-only family; a family that is neither is not offered."""
     from bayesgen import registry
     from bayesgen.estimators.mixed_nb import column_families
 
     offered = column_families()
     assert {"gaussian", "bernoulli", "categorical", "poisson", "multinomial"} <= set(offered)
-    assert "exponential" in offered
+    assert {"exponential", "lognormal"} <= set(offered)
+    assert "gamma" not in offered and "mixture" not in offered
     for name, family in offered.items():
         assert registry.family(name) is family
-        assert family.estimator in registry.estimators()
+        assert family.estimator in registry.estimators() or (
+            family.estimator is None and family.column_family
+        )
 
 
 def test_errors_from_a_column_group_name_mixed_nb():
@@ -298,11 +305,15 @@ def test_family_params_give_each_family_its_own_settings():
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
     X = X.iloc[:, :6]
     plain = GaussianNB().fit(X, y)
-    mixed = MixedNB(family_params={"gaussian": {"estimate": plain.estimate}}).fit(X, y)
+    gaussian = {column: "gaussian" for column in X.columns}  # the evidence prefers lognormal
+    mixed = MixedNB(
+        features=gaussian, family_params={"gaussian": {"estimate": plain.estimate}}
+    ).fit(X, y)
     assert set(mixed.feature_families_.values()) == {"gaussian"}
     np.testing.assert_allclose(mixed.predict_proba(X), plain.predict_proba(X), rtol=1e-10)
     # Without it MixedNB's own estimate ("mean") applies: a different model.
-    assert not np.allclose(MixedNB().fit(X, y).predict_proba(X), plain.predict_proba(X))
+    own = MixedNB(features=gaussian).fit(X, y)
+    assert not np.allclose(own.predict_proba(X), plain.predict_proba(X))
     frame, labels = _frame(200, seed=5)
     counts = MixedNB(alpha=1.0, family_params={"poisson": {"alpha": 0.25}}).fit(frame, labels)
     assert counts.estimators_["poisson"].alpha == 0.25

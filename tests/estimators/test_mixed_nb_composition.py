@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayesgen import GaussianNB, MixedNB, PoissonNB, registry
+from bayesgen import GaussianNB, MixedNB, PoissonNB, registry, stories
 from bayesgen.families.poisson import PoissonFamily
 
 
@@ -49,7 +49,7 @@ def new_family():
     class TestRates(PoissonFamily):
         name = "test-rates"
 
-    registry.register_story_part("test-rates")(registry.story_part("poisson"))
+    registry.register_story_part("test-rates")(stories.part("poisson"))  # imports the parts
     yield TestRates
     registry._FAMILIES.pop("test-rates")
     registry._STORY_PARTS.pop("test-rates")
@@ -75,7 +75,7 @@ def test_estimators_are_built_from_the_groups_and_read_only():
     """Each group's estimator predicts the group's share of the joint; NaN-EM kept."""
     frame, y = _frame(seed=1)
     frame.loc[::7, "height"] = np.nan
-    model = MixedNB(features={"visits": "poisson"}).fit(frame, y)
+    model = MixedNB(features={"visits": "poisson", "height": "gaussian"}).fit(frame, y)
     groups = {
         family: [c for c, f in model.feature_families_.items() if f == family]
         for family in set(model.feature_families_.values())
@@ -124,8 +124,8 @@ def test_a_late_category_re_lays_the_statistics_in_partial_fit():
     """partial_fit with a city first seen in the last chunk equals fit on all rows."""
     frame, y = _frame(90, seed=2)
     frame.loc[frame.index[-4:], "city"] = "kyiv"
-    whole = MixedNB(features={"visits": "poisson"}).fit(frame, y)
-    chunked = MixedNB(features={"visits": "poisson"})
+    whole = MixedNB(features={"visits": "poisson", "height": "gaussian"}).fit(frame, y)
+    chunked = MixedNB(features={"visits": "poisson", "height": "gaussian"})
     for rows in np.array_split(np.arange(len(y)), 3):
         chunked.partial_fit(frame.iloc[rows], y[rows], classes=[0, 1])
     assert list(chunked.estimators_["categorical"].categories_[0]) == [

@@ -95,6 +95,7 @@ class GaussianFamily(FeatureFamily):
     """The names of the constructor's arguments, as estimators spell them."""
 
     column_values = "numbers"
+    column_preference = 20
 
     def __init__(
         self,
@@ -349,6 +350,19 @@ class GaussianFamily(FeatureFamily):
     def check_columns(self, X, *, owner="X", columns=None) -> np.ndarray:
         """Real numbers, NaN missing."""
         return as_numbers(X, owner, columns)
+
+    def admits_column(self, column) -> bool:
+        """Any numbers (not flags)."""
+        return column.kind == "numbers"
+
+    def column_log_evidence(self, column, class_index, n_classes: int) -> float:
+        """Independent normals per class (`column_evidence.gaussian`); whole numbers are
+        scored as integers, each value the mass of its unit interval."""
+        from bayesgen.families import column_evidence  # imports SciPy: only when choosing
+
+        return column_evidence.gaussian(
+            column.values, class_index, n_classes, discrete=column.whole, reg_covar=self.reg_covar
+        )
 
     def check_estimate(self, kind: str) -> None:
         """``"mle"``, ``"map"``, ``"mean"`` or ``"unbiased"``."""
