@@ -211,3 +211,17 @@ def test_bad_values_and_settings_are_refused_by_name():
         FamilyClassifier(family=LogNormalFamily(reg_covar=0), estimate="mle").fit(
             np.ones((6, 1)), [0, 0, 0, 1, 1, 1]
         )
+
+
+@pytest.mark.nuts
+def test_nuts_on_the_story_agrees_with_the_exact_posterior():
+    X, y = _data(n=30, seed=13)
+    model = FamilyClassifier(family=LogNormalFamily(), estimate="mean").fit(X, y)
+    exact = model.posterior(4000, random_state=0).posterior
+    nuts = model.posterior(
+        400, method="nuts", num_chains=1, num_warmup=300, X=X, y=y, random_state=1
+    ).posterior
+    for site in ("log_means", "log_variances"):
+        drawn, reference = nuts[site].values[0], exact[site].values[0]
+        sd = reference.std(axis=0)
+        assert np.all(np.abs(drawn.mean(axis=0) - reference.mean(axis=0)) < 0.25 * sd), site
