@@ -51,23 +51,46 @@ def marker_for(text: str, y: np.ndarray):
     return text
 
 
-def check_numeric(features: pd.DataFrame, model: str) -> None:
-    """A model of numeric features refuses text in its columns, naming the column and row.
+def check_numeric(features: pd.DataFrame, model: str) -> pd.DataFrame:
+    """The feature columns as a model of numbers reads them; text in them is refused, naming
+    the column and row.
 
     ``model`` is a ``--model`` name, or an estimator's class name for a model file saved from
     Python; the categorical and mixed models take any column, but for ``mixed-nb`` a column
-    of numbers with a few stray words (under 5% of its cells) is taken for a mistake too.
+    of numbers with a few stray words (under 5% of its cells) is taken for a mistake too. A
+    column whose every value is a number held as an object (an integer beyond 64 bits, a
+    Parquet decimal) is returned as floats; dates and times are refused.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``features``, or a copy with such columns converted.
     """
     numeric_model = model in NUMERIC_MODELS or model in NUMERIC_CLASSES
     if not numeric_model and model != "mixed-nb":
-        return
+        return features
+    converted = {}
     for column in features.columns:
         values = features[column]
-        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        if pd.api.types.is_bool_dtype(values):
+            continue
+        if pd.api.types.is_datetime64_any_dtype(values) or pd.api.types.is_timedelta64_dtype(
+            values
+        ):
+            raise UserError(
+                f"column {column!r} holds dates or times ({values.dtype}), which model "
+                f"'{model}' does not read; convert them to numbers (such as days since a date) "
+                "or leave the column out with --features."
+            )
+        if pd.api.types.is_numeric_dtype(values):
             continue
         present = values.notna().to_numpy()
-        numbers = pd.to_numeric(values, errors="coerce").notna().to_numpy()
+        as_numbers = pd.to_numeric(values, errors="coerce")
+        numbers = as_numbers.notna().to_numpy()
         text = present & ~numbers
+        if not text.any() and numbers.any():
+            converted[column] = as_numbers.astype(float)  # numbers held as objects
+            continue
         if not numeric_model and (numbers.sum() < 0.95 * present.sum() or not numbers.any()):
             continue  # a categorical column of mixed-nb
         row = int(np.flatnonzero(text)[0])
@@ -82,6 +105,12 @@ def check_numeric(features: pd.DataFrame, model: str) -> None:
             f"(e.g. {values.iloc[row]!r} at data row {row}); use --model mixed-nb or "
             "categorical-nb, or leave them out with --features."
         )
+    if not converted:
+        return features
+    features = features.copy()
+    for column, values in converted.items():
+        features[column] = values
+    return features
 
 
 @click.command()
@@ -148,7 +177,7 @@ def fit(  # noqa: PLR0913 -- one argument per command-line option
     if not names:
         raise UserError("there are no feature columns besides the target.")
     X = select_columns(table, names, "--features")
-    check_numeric(X, model_name)
+    X = check_numeric(X, model_name)
     y = labels_of(table[target])
     model = build_model(model_name, estimate=estimate, alpha=alpha, params=params)
     if unlabeled_marker is not None:

@@ -57,8 +57,7 @@ def features_of(table: pd.DataFrame, model, info: dict) -> pd.DataFrame:
         features = table
     else:
         features = select_columns(table, names, "the model's features")
-    check_numeric(features, metadata_of(info).get("model", type(model).__name__))
-    return features
+    return check_numeric(features, metadata_of(info).get("model", type(model).__name__))
 
 
 def model_input(model, rows: pd.DataFrame):

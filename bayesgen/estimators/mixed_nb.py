@@ -208,6 +208,12 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         if isinstance(X, pd.DataFrame):
             if min(X.shape) == 0:
                 raise ValueError(f"Found array with shape {X.shape}: X needs rows and columns.")
+            repeated = list(dict.fromkeys(X.columns[X.columns.duplicated()]))
+            if repeated:
+                raise ValueError(
+                    f"X has columns with the same name, {repeated}: MixedNB gives each column "
+                    "its own family by name; rename them."
+                )
             frame = X
         else:  # scikit-learn's checks: dense, 2-D, non-empty, not complex
             frame = pd.DataFrame(check_array(X, dtype=None, ensure_all_finite=False))
@@ -410,8 +416,16 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         filled = columns.frame.copy()
         for family, positions in self._groups.items():
             for position, column in zip(positions, imputed[family].T, strict=True):
-                observed = filled.iloc[:, position].notna().to_numpy()
-                filled.iloc[:, position] = np.where(observed, filled.iloc[:, position], column)
+                current = filled.iloc[:, position]
+                observed = current.notna().to_numpy()
+                if observed.all():
+                    continue  # nothing to fill: the column is kept as it is, dtype and all
+                values = np.where(observed, current, column)
+                try:  # the column keeps its dtype (float32, string, category, Int64, ...)
+                    values = pd.array(values, dtype=current.dtype)
+                except (TypeError, ValueError):
+                    pass  # a value the dtype cannot hold: the column widens, as pandas would
+                filled.isetitem(position, values)
         return filled if self._fitted_on_frame else filled.to_numpy()
 
     # ------------------------------------------------------------------ story

@@ -35,13 +35,17 @@ def _per_class(x: np.ndarray, class_index: np.ndarray, n_classes: int):
 def _log_interval_mass(distribution, x: np.ndarray) -> np.ndarray:
     r"""$\log P(x - 1/2 < X \le x + 1/2)$, from the tail that keeps precision."""
     lower, upper = x - 0.5, x + 0.5
-    left = distribution.logcdf(upper) + np.log1p(
-        -np.exp(distribution.logcdf(lower) - distribution.logcdf(upper))
-    )
-    right = distribution.logsf(lower) + np.log1p(
-        -np.exp(distribution.logsf(upper) - distribution.logsf(lower))
-    )
-    return np.where(x <= distribution.mean(), left, right)
+    with np.errstate(divide="ignore"):  # log1p(-1): the two tails agree to every digit
+        left = distribution.logcdf(upper) + np.log1p(
+            -np.exp(distribution.logcdf(lower) - distribution.logcdf(upper))
+        )
+        right = distribution.logsf(lower) + np.log1p(
+            -np.exp(distribution.logsf(upper) - distribution.logsf(lower))
+        )
+    mass = np.where(x <= distribution.mean(), left, right)
+    # A mass below the tails' resolution: the predictive is far wider than the unit interval
+    # there, so the density at x (times the width 1) is the mass to within rounding.
+    return np.where(np.isfinite(mass), mass, distribution.logpdf(x))
 
 
 def gaussian(
@@ -149,12 +153,12 @@ def categorical(
     + \sum_c \log\Gamma(a + n_{kc}) - \log\Gamma(a)\big]$.
     """
     levels = np.unique(x[~np.isnan(x)])
-    if integer_range:
-        levels = np.arange(levels.min(), levels.max() + 1)
-    size = levels.size + 1
+    # A level no row holds adds gammaln(a) - gammaln(a) = 0: only the number of levels counts,
+    # so an integer range is never laid out (10^23 levels cost nothing).
+    size = (levels.max() - levels.min() + 1.0 if integer_range else levels.size) + 1
     total = 0.0
     for values in _per_class(x, class_index, n_classes):
-        counts = np.bincount(np.searchsorted(levels, values), minlength=size)
+        counts = np.bincount(np.searchsorted(levels, values), minlength=levels.size)
         total += (
             special.gammaln(size * alpha)
             - special.gammaln(size * alpha + values.size)

@@ -7,10 +7,12 @@ $$
 $$
 
 The logarithm of a log-normal value is normal, so with the weighted statistics of the
-observed entries of class $k$ and feature $j$ — $N$, $S = \sum_i R_{ik} \log x_{ij}$ and
-$Q = \sum_i R_{ik} (\log x_{ij})^2$ — the posterior is Normal–Inverse-Gamma with
-$\kappa_N = \kappa_0 + N$, $m_N = (\kappa_0 m_0 + S) / \kappa_N$, $\nu_N = \nu_0 + N$ and
-$\psi_N = \psi_0 + (Q - S^2/N) + \tfrac{\kappa_0 N}{\kappa_N}(S/N - m_0)^2$, and the
+observed entries of class $k$ and feature $j$ — $N$, the mean $\bar\ell$ of
+$\ell = \log x$ and its scatter $M = \sum_i R_{ik} (\ell_{ij} - \bar\ell)^2$, kept
+centred so that float32 input keeps its digits — the posterior is Normal–Inverse-Gamma with
+$\kappa_N = \kappa_0 + N$, $m_N = (\kappa_0 m_0 + N\bar\ell) / \kappa_N$,
+$\nu_N = \nu_0 + N$ and
+$\psi_N = \psi_0 + M + \tfrac{\kappa_0 N}{\kappa_N}(\bar\ell - m_0)^2$, and the
 posterior predictive of $\log x$ is a Student-$t$ with $\nu_N$ degrees of freedom, location
 $m_N$ and squared scale $\psi_N (\kappa_N + 1) / (\kappa_N \nu_N)$; every density of $x$ is
 that of $\log x$ times the Jacobian $1/x$.
@@ -46,7 +48,7 @@ __all__ = ["LogNormalFamily", "LogNormalParams", "LogNormalStats", "NormalInvers
 
 
 class LogNormalStats(NamedTuple):
-    """Weighted sums over the observed entries of each class and feature.
+    """Weighted, centred statistics of the observed entries of each class and feature.
 
     Attributes
     ----------
@@ -54,16 +56,16 @@ class LogNormalStats(NamedTuple):
         $N_k = \\sum_i R_{ik}$.
     observed_counts : Array of shape (n_classes, n_features)
         $N_{kj} = \\sum_i R_{ik} [x_{ij}$ observed$]$.
-    log_sums : Array of shape (n_classes, n_features)
-        $S_{kj} = \\sum_i R_{ik} \\log x_{ij}$.
-    log_squares : Array of shape (n_classes, n_features)
-        $Q_{kj} = \\sum_i R_{ik} (\\log x_{ij})^2$.
+    log_means : Array of shape (n_classes, n_features)
+        $\\bar\\ell_{kj}$, the weighted mean of $\\log x_{ij}$ (0 without observed entries).
+    log_scatter : Array of shape (n_classes, n_features)
+        $M_{kj} = \\sum_i R_{ik} (\\log x_{ij} - \\bar\\ell_{kj})^2$.
     """
 
     counts: Array
     observed_counts: Array
-    log_sums: Array
-    log_squares: Array
+    log_means: Array
+    log_scatter: Array
 
 
 class NormalInverseGamma(NamedTuple):
@@ -102,8 +104,28 @@ def _split(X: np.ndarray):
     return observed.astype(X.dtype), logs
 
 
+def _as_floats(X) -> np.ndarray:
+    """``X`` as floats: float32 kept, anything else float64."""
+    X = np.asarray(X)
+    return X if X.dtype in (np.float32, np.float64) else X.astype(np.float64)
+
+
 def _float64(*arrays):
     return tuple(np.asarray(a, dtype=np.float64) for a in arrays)
+
+
+def _pooled(n_a, mean_a, scatter_a, n_b, mean_b, scatter_b):
+    """Counts, means and scatters of two disjoint sets of rows together (float64)."""
+    n = n_a + n_b
+    share = np.divide(n_b, n, out=np.zeros_like(n), where=n > 0)
+    delta = mean_b - mean_a
+    return n, mean_a + delta * share, scatter_a + scatter_b + delta**2 * n_a * share
+
+
+def _sums(stats):
+    """$N$, $\\sum \\log x$ and the scatter, float64."""
+    n, mean, scatter = _float64(stats.observed_counts, stats.log_means, stats.log_scatter)
+    return n, n * mean, scatter
 
 
 class LogNormalFamily(FeatureFamily):
@@ -168,22 +190,37 @@ class LogNormalFamily(FeatureFamily):
 
     # ----------------------------------------------------------- statistics
     def suff_stats(self, X, responsibilities, dtype=None) -> LogNormalStats:
-        """Weighted counts, sums of logarithms and of their squares (NaN skipped)."""
-        X = np.asarray(X, dtype=dtype)
-        R = np.asarray(responsibilities, dtype=X.dtype)
-        observed, logs = _split(X)
-        return LogNormalStats(R.sum(axis=0), R.T @ observed, R.T @ logs, R.T @ logs**2)
+        """Weighted counts, means of the logarithms and their scatter (NaN skipped), computed
+        in float64 and stored in ``dtype`` (default: ``X``'s float precision)."""
+        X = _as_floats(X) if dtype is None else np.asarray(X, dtype=dtype)
+        R = np.asarray(responsibilities, dtype=np.float64)
+        observed, logs = _split(X.astype(np.float64))
+        n = R.T @ observed
+        mean = np.divide(R.T @ logs, n, out=np.zeros_like(n), where=n > 0)
+        scatter = np.stack(
+            [R[:, k] @ (observed * (logs - mean[k]) ** 2) for k in range(R.shape[1])]
+        ).reshape(n.shape)
+        return LogNormalStats(
+            *(a.astype(X.dtype) for a in (R.sum(axis=0), n, mean, np.maximum(scatter, 0.0)))
+        )
 
     def merge(self, a, b) -> LogNormalStats:
-        """Statistics of the union of two disjoint batches (they are sums)."""
-        return LogNormalStats(*(x + y for x, y in zip(a, b, strict=True)))
+        """Statistics of the union of two disjoint batches (the pooled mean and scatter)."""
+        dtype = np.asarray(a.log_means).dtype
+        n, mean, scatter = _pooled(
+            *_float64(a.observed_counts, a.log_means, a.log_scatter),
+            *_float64(b.observed_counts, b.log_means, b.log_scatter),
+        )
+        counts = np.asarray(a.counts, dtype=np.float64) + np.asarray(b.counts, dtype=np.float64)
+        return LogNormalStats(*(x.astype(dtype) for x in (counts, n, mean, scatter)))
 
     def _totals(self, stats):
         """The mean and variance of $\\log x$ over all rows, per feature."""
-        n, s, q = (np.sum(a, axis=0) for a in _float64(*stats[1:]))
-        safe = np.where(n > 0, n, 1.0)
-        mean = np.where(n > 0, s / safe, 0.0)
-        return mean, np.maximum(np.where(n > 0, q / safe, 0.0) - mean**2, 0.0)
+        n, mean, scatter = (np.zeros(np.shape(stats.log_means)[-1]) for _ in range(3))
+        per_class = _float64(stats.observed_counts, stats.log_means, stats.log_scatter)
+        for row in zip(*per_class, strict=True):
+            n, mean, scatter = _pooled(n, mean, scatter, *row)
+        return mean, np.divide(scatter, n, out=np.zeros_like(n), where=n > 0)
 
     def ridge(self, stats) -> np.ndarray:
         """``reg_covar`` times each feature's variance of $\\log x$ over all rows (a
@@ -196,7 +233,7 @@ class LogNormalFamily(FeatureFamily):
     def prior(self, stats) -> NormalInverseGamma:
         """The prior, $m_0$ and $\\psi_0$ resolved from ``stats`` where not given."""
         mean, variance = self._totals(stats)
-        dtype = np.asarray(stats.log_sums).dtype
+        dtype = np.asarray(stats.log_means).dtype
         if self.scale_prior is None:
             scale = np.where(variance > 0, variance * (1.0 + self.reg_covar), 0.0)
             scale = np.where(variance > 0, scale, max(self.reg_covar, 1e-12))
@@ -214,13 +251,11 @@ class LogNormalFamily(FeatureFamily):
     def posterior(self, prior, stats) -> NormalInverseGamma:
         """The conjugate Normal–Inverse-Gamma posterior of every class and feature."""
         m0, k0, nu0, psi0 = _float64(*prior)
-        n, s, q = _float64(*stats[1:])
-        safe = np.where(n > 0, n, 1.0)
-        local = s / safe
-        scatter = np.where(n > 0, np.maximum(q - s * local, 0.0), 0.0)
+        n, s, scatter = _sums(stats)
+        local = np.asarray(stats.log_means, dtype=np.float64)
         kappa = k0 + n
         shift = np.where(n > 0, k0 * n / kappa * (local - m0) ** 2, 0.0)
-        dtype = np.asarray(stats.log_sums).dtype
+        dtype = np.asarray(stats.log_means).dtype
         return NormalInverseGamma(
             ((k0 * m0 + s) / kappa).astype(dtype),
             kappa.astype(dtype),
@@ -231,7 +266,7 @@ class LogNormalFamily(FeatureFamily):
     def point_estimate(self, prior, stats, kind: str) -> LogNormalParams:
         """$(\\mu, \\sigma^2)$ with the ridge added to $\\sigma^2$.
 
-        ``"mle"``: $S/N$ and $Q/N - (S/N)^2$ (a class and feature without observed
+        ``"mle"``: $\\bar\\ell$ and $M / N$ (a class and feature without observed
         entries takes $m_0$ and the variance over all rows); ``"map"``: the joint mode,
         $m_N$ and $\\psi_N / (\\nu_N + 3)$; ``"mean"``: $m_N$ and $\\psi_N / (\\nu_N - 2)$.
 
@@ -242,13 +277,15 @@ class LogNormalFamily(FeatureFamily):
             variance that is not positive (``reg_covar=0`` on a constant feature).
         """
         check_estimate_kind(kind)
-        dtype = np.asarray(stats.log_sums).dtype
+        dtype = np.asarray(stats.log_means).dtype
         if kind == "mle":
-            n, s, q = _float64(*stats[1:])
+            n, _, scatter = _sums(stats)
             overall_mean, overall_variance = self._totals(stats)
-            safe = np.where(n > 0, n, 1.0)
-            means = np.where(n > 0, s / safe, overall_mean)
-            variances = np.where(n > 0, np.maximum(q / safe - means**2, 0.0), overall_variance)
+            local = np.asarray(stats.log_means, dtype=np.float64)
+            means = np.where(n > 0, local, overall_mean)
+            variances = np.where(
+                n > 0, np.divide(scatter, n, out=np.zeros_like(n), where=n > 0), overall_variance
+            )
         else:
             post = self.posterior(prior, stats)
             means, nu, psi = _float64(post.mean, post.dof, post.scale)
@@ -285,7 +322,7 @@ class LogNormalFamily(FeatureFamily):
     def log_likelihood(self, params, X, *, row_terms: bool = True):
         """``(n_samples, n_classes)`` $\\sum_j \\log p(x_j \\mid k)$ over the observed
         entries; without ``row_terms`` the Jacobian $-\\sum_j \\log x_j$ is left out."""
-        X = np.asarray(X)
+        X = _as_floats(X)
         mu, variance = (np.asarray(p, dtype=X.dtype) for p in params)
         observed, logs = _split(X)
         result = np.empty((X.shape[0], mu.shape[0]), dtype=X.dtype)
@@ -299,7 +336,7 @@ class LogNormalFamily(FeatureFamily):
     def predictive_log_likelihood(self, posterior, X) -> np.ndarray:
         """The posterior predictive: a Student-$t$ density of $\\log x$ times $1/x$, over
         the observed entries (float64)."""
-        X = np.asarray(X, dtype=np.float64)
+        X = _as_floats(X).astype(np.float64)
         m, kappa, nu, psi = _float64(*posterior)
         squared_scale = psi * (kappa + 1.0) / (kappa * nu)
         observed, logs = _split(X)
@@ -316,7 +353,21 @@ class LogNormalFamily(FeatureFamily):
 
     def column_log_evidence(self, column, class_index, n_classes: int) -> float:
         """$\\log p(x \\mid y)$ in closed form: the Normal–Inverse-Gamma evidence of
-        $\\log x$ minus $\\sum \\log x$ (the Jacobian), per class."""
+        $\\log x$ minus $\\sum \\log x$ (the Jacobian), per class.
+
+        Raises
+        ------
+        ValueError
+            When ``mean_prior`` or ``scale_prior`` holds one value per feature: a column on
+            its own has no place among them (name the columns in ``features=``).
+        """
+        for name in ("mean_prior", "scale_prior"):
+            if np.ndim(getattr(self, name)) > 0:
+                raise ValueError(
+                    f"the lognormal family's {name} holds one value per feature, so it cannot "
+                    f"score column {column.name!r} alone for the choice by evidence; name the "
+                    "lognormal columns in features=, or give a single value."
+                )
         x = np.asarray(column.values, dtype=np.float64)[:, None]
         stats = self.suff_stats(x, np.eye(n_classes)[np.asarray(class_index)], np.float64)
         prior = self.prior(stats)
@@ -332,7 +383,7 @@ class LogNormalFamily(FeatureFamily):
             + 0.5 * np.log(float(prior.mean_precision) / np.asarray(post.mean_precision))
             - n / 2.0 * np.log(2.0 * np.pi)
         )
-        return float(np.sum(per_class) - np.sum(stats.log_sums))
+        return float(np.sum(per_class) - np.sum(_sums(stats)[1]))
 
     def admits_column(self, column) -> bool:
         """Positive numbers that are not all whole (a density compares with densities)."""
@@ -362,7 +413,8 @@ class LogNormalFamily(FeatureFamily):
     def draw_features(self, params, classes, rng, **options) -> dict:
         """``{"X": values}``: $\\exp(\\mu + \\sigma z)$ with each row's class's parameters."""
         mu, variance = (np.asarray(p, dtype=np.float64)[classes] for p in params)
-        return {"X": np.exp(mu + np.sqrt(variance) * rng.standard_normal(mu.shape))}
+        drawn = np.exp(mu + np.sqrt(variance) * rng.standard_normal(mu.shape))
+        return {"X": drawn.astype(np.result_type(np.asarray(params.log_means).dtype, np.float32))}
 
     def features_from_draws(self, draws: dict) -> np.ndarray:
         """The drawn values, as floats."""
@@ -376,20 +428,21 @@ class LogNormalFamily(FeatureFamily):
     def conditional(self, params, X, class_weights, method: str, rng):
         """Missing entries: the class mixture's mean $\\sum_k w_k E[x_j \\mid k]$, or a
         class drawn from the weights and a log-normal draw given it."""
+        dtype = _as_floats(X).dtype
         filled = np.array(X, dtype=np.float64)
         weights = np.asarray(class_weights, dtype=np.float64)
         rows, columns = np.nonzero(np.isnan(filled))
         if method == "mean":
             means = self.mean(params)
             filled[rows, columns] = np.einsum("rk,kr->r", weights[rows], means[:, columns])
-            return filled
+            return filled.astype(dtype)
         mu, variance = _float64(*params)
         drawn = draw_classes(weights, rng)[rows]
         noise = rng.standard_normal(rows.size)
         filled[rows, columns] = np.exp(
             mu[drawn, columns] + np.sqrt(variance[drawn, columns]) * noise
         )
-        return filled
+        return filled.astype(dtype)
 
     # ------------------------------------------------- columns of a table
     def check_columns(self, X, *, owner: str = "X", columns=None) -> np.ndarray:

@@ -284,6 +284,13 @@ def test_column_families_are_the_registered_families_with_an_estimator():
         )
 
 
+def test_columns_with_the_same_name_are_refused_by_name():
+    """Issue 33: was a raw AttributeError from pandas."""
+    frame = pd.DataFrame(np.arange(24.0).reshape(8, 3), columns=["a", "a", "b"])
+    with pytest.raises(ValueError, match=r"X has columns with the same name, \['a'\]"):
+        MixedNB().fit(frame, [0, 1] * 4)
+
+
 def test_errors_from_a_column_group_name_mixed_nb():
     """A group's error speaks of the MixedNB the user fitted, not of a class they never made."""
     X, y = _frame(n=60, seed=2)
@@ -356,3 +363,31 @@ def test_samples_keep_the_training_columns_and_dtypes():
     assert list(X.columns) == list(frame.columns)
     assert X.dtypes.to_dict() == frame.dtypes.to_dict()
     assert set(X["city"].cat.categories) == set(frame["city"].cat.categories)
+
+
+def test_impute_keeps_each_column_s_dtype():
+    """float32, string, category and bool columns come back as they went in (pandas 3 refused
+    to write the filled float64 values into them: a TypeError)."""
+    rng = np.random.default_rng(21)
+    n = 60
+    y = rng.integers(0, 2, n)
+    frame = pd.DataFrame(
+        {
+            "f32": rng.normal(5, 1, n).astype(np.float32),
+            "s": pd.array(rng.choice(["a", "b"], n), dtype="string"),
+            "c": pd.Categorical(rng.choice(["x", "y"], n)),
+            "counts": pd.array(rng.poisson(3, n), dtype="Int64"),
+            "b": rng.random(n) < 0.5,
+        }
+    )
+    for column in ("f32", "s", "c", "counts"):
+        frame.loc[::5, column] = None
+    model = MixedNB(features={"counts": "poisson"}).fit(frame, y)
+    imputed = model.impute(frame)
+    assert imputed.dtypes.to_dict() == frame.dtypes.to_dict()
+    assert not imputed.isna().any().any()
+    observed = frame.notna().to_numpy()
+    assert (
+        imputed.astype(object).to_numpy()[observed] == frame.astype(object).to_numpy()[observed]
+    ).all()
+    assert set(imputed["s"]) <= {"a", "b"} and set(imputed["c"]) <= {"x", "y"}

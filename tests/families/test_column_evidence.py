@@ -55,6 +55,26 @@ def test_gaussian_as_a_model_of_integers_is_a_probability_and_tends_to_the_densi
     assert column_evidence.gaussian(narrow, class_index, 2, discrete=False) > 0
 
 
+def test_a_column_of_whole_numbers_far_apart_warns_of_nothing():
+    """59 zeros and one 10^9 (issue 33): the tail not used underflows; no warning escapes,
+    and the unit-interval masses are the densities (the predictive is wide at 10^9)."""
+    import warnings
+
+    _, class_index = _labelled()
+    x = np.r_[np.zeros(59), 1e9]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        discrete = column_evidence.gaussian(x, class_index, 2, discrete=True)
+    assert np.isfinite(discrete)
+    continuous = column_evidence.gaussian(x, class_index, 2, discrete=False)
+    np.testing.assert_allclose(discrete, continuous, rtol=1e-6)
+    # At 10^17 the interval [x - 1/2, x + 1/2] is one float: its mass is the density (was -inf).
+    huge = np.round(np.random.default_rng(1).normal(0, 1e17, 60))
+    discrete = column_evidence.gaussian(huge, class_index, 2, discrete=True)
+    continuous = column_evidence.gaussian(huge, class_index, 2, discrete=False)
+    np.testing.assert_allclose(discrete, continuous, rtol=1e-12)
+
+
 def _sequential(x, class_index, predictive_logpmf):
     """Chain rule: sum of log p(x_i | earlier rows of its class)."""
     total = 0.0
