@@ -45,11 +45,13 @@ def user_errors(context: str = "", *, parameters: bool = False):
         if os.environ.get("BAYESGEN_TRACEBACK"):
             raise
         detail = error.args[0] if isinstance(error, KeyError) and error.args else error
-        if isinstance(error, RuntimeWarning):
+        if isinstance(error, RuntimeWarning) and "overflow" in str(error):
             detail = (
                 f"numerical overflow ({error}); some values are too large to compute with: "
                 "rescale the columns (e.g. to other units)"
             )
+        elif isinstance(error, RuntimeWarning):
+            detail = f"a computation on the data failed ({error})"
         elif isinstance(error, TypeError) and parameters:
             detail = f"{error} (check the types of the --param values)"
         elif isinstance(error, MemoryError) and not str(error):

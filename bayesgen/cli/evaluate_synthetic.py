@@ -63,6 +63,14 @@ def evaluate_synthetic(real_path, synthetic_path, target, holdout_path, seed, ou
         for name, path in inputs.items()
         if path is not None
     }
+    for name in ("REAL", "--holdout"):
+        table = tables.get(name)
+        blank = [] if table is None else [c for c in table.columns if table[c].isna().all()]
+        if blank:
+            raise UserError(
+                f"{name} column(s) {', '.join(map(repr, blank))} have no value (every cell is "
+                "blank): there is nothing to compare them with; drop them from the tables."
+            )
     with user_errors("evaluate-synthetic: "):
         report = quality_report(
             tables["REAL"],

@@ -177,6 +177,12 @@ def fit(  # noqa: PLR0913 -- one argument per command-line option
     if not names:
         raise UserError("there are no feature columns besides the target.")
     X = select_columns(table, names, "--features")
+    blank = [column for column in X.columns if X[column].isna().all()]
+    if blank:
+        raise UserError(
+            f"column(s) {', '.join(map(repr, blank))} have no value (every cell is blank), so "
+            "no model can learn from them; leave them out with --features."
+        )
     X = check_numeric(X, model_name)
     y = labels_of(table[target])
     model = build_model(model_name, estimate=estimate, alpha=alpha, params=params)

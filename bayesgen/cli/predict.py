@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import click
 import numpy as np
 import pandas as pd
@@ -95,6 +97,15 @@ def predictions(
     return table
 
 
+def _a_number(value, parameter, context):
+    """``value`` unless it is NaN, which passes every range check (each comparison is False)."""
+    if value is not None and math.isnan(value):
+        raise click.BadParameter(
+            "nan is not a number between 0 and 1 (e.g. 0.9).", context, parameter
+        )
+    return value
+
+
 @click.command()
 @click.argument("model_path", metavar="MODEL", type=click.Path(dir_okay=False))
 @click.argument("data", type=click.Path(dir_okay=False))
@@ -102,6 +113,7 @@ def predictions(
 @click.option(
     "--uncertainty",
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    callback=lambda context, parameter, value: _a_number(value, parameter, context),
     metavar="LEVEL",
     help="Add equal-tailed credible intervals of p(class | x) at LEVEL (e.g. 0.9), from "
     "draws of the parameters' posterior, and their mean 'p(CLASS) mean'. 'p(CLASS)' stays the "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import difflib
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -172,12 +173,20 @@ def check_output_suffix(path: str | None, argument: str = "--out") -> None:
 
 
 def select_columns(table: pd.DataFrame, columns, argument: str) -> pd.DataFrame:
-    """``table[columns]``, or a `UserError` naming the columns it lacks."""
+    """``table[columns]``, or a `UserError` naming the columns it lacks (and the nearest
+    names it has)."""
     missing = [column for column in columns if column not in table.columns]
     if missing:
+        names = [str(name) for name in table.columns]
+        near = {
+            column: difflib.get_close_matches(str(column), names, n=1, cutoff=0.6)
+            for column in missing
+        }
+        hints = [f"{match[0]!r} for {column!r}" for column, match in near.items() if match]
+        hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
         raise UserError(
-            f"unknown column(s) {', '.join(map(repr, missing))} for {argument}; the table has "
-            f"{', '.join(map(repr, table.columns))}."
+            f"unknown column(s) {', '.join(map(repr, missing))} for {argument}: the table has "
+            f"no such column{hint}; its columns are {', '.join(map(repr, table.columns))}."
         )
     repeated = [name for name, count in Counter(columns).items() if count > 1]
     if repeated:

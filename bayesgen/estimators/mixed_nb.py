@@ -125,8 +125,10 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         Settings of one family's columns, ``{family: {parameter: value}}``, with the
         parameters of that family's own estimator (``{"gaussian": {"estimate": "mle"}}``
         fits the Gaussian columns as [`GaussianNB`][bayesgen.GaussianNB] does by default;
-        ``{"poisson": {"alpha": 0.5}}``). They override ``alpha``, ``estimate`` and
-        ``reg_covar`` for that family.
+        ``{"poisson": {"alpha": 0.5}}``; a column-only family takes its own constructor's
+        arguments, ``{"lognormal": {"degrees_of_freedom_prior": 5.0}}``). They override
+        ``alpha``, ``estimate`` and ``reg_covar`` for that family, and the evidence that
+        chooses a column's family is taken under them.
 """
         + COMMON_PARAMETERS_DOC
         + """

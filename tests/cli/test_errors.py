@@ -30,7 +30,10 @@ def files(tmp_path, iris_csv, iris_frame):
     other.write_text("a,b\n1,2\n")
     one_class = tmp_path / "one-class.csv"
     iris_frame.assign(species="setosa").to_csv(one_class, index=False)
+    blank = tmp_path / "blank-column.csv"
+    iris_frame.assign(notes=np.nan).to_csv(blank, index=False)
     return {
+        "blank-column": blank,
         "data": iris_csv,
         "model": model,
         "missing": tmp_path / "missing.csv",
@@ -72,6 +75,22 @@ CASES = {
     "fit: unknown suffix": (
         ["fit", "{odd-suffix}", "--target", "a", "--out", "{out-model}"],
         "has suffix '.xlsx'",
+    ),
+    "fit: a misspelt feature column": (
+        FIT + ["--features", "sepal lenght (cm)"],
+        "the table has no such column (did you mean 'sepal length (cm)' for 'sepal lenght (cm)'?)",
+    ),
+    "fit: a column with no value (issue 33)": (
+        ["fit", "{blank-column}", "--target", "species", "--model", "lda", "--out", "{out-model}"],
+        "column(s) 'notes' have no value (every cell is blank)",
+    ),
+    "evaluate-synthetic: a column with no value (issue 33)": (
+        ["evaluate-synthetic", "{blank-column}", "{blank-column}", "--target", "species"],
+        "REAL column(s) 'notes' have no value (every cell is blank)",
+    ),
+    "predict: an uncertainty of nan (issue 33)": (
+        ["predict", "{model}", "{data}", "--uncertainty", "nan"],
+        "Invalid value for '--uncertainty': nan is not a number between 0 and 1",
     ),
     "fit: unknown target column": (
         ["fit", "{data}", "--target", "kind", "--out", "{out-model}"],
