@@ -7,7 +7,13 @@ import click
 from bayesgen.cli.errors import user_errors
 from bayesgen.cli.model_files import features_of, model_input, open_model
 from bayesgen.cli.outputs import check_output
-from bayesgen.cli.tables import check_output_suffix, na_values_option, read_table, write_table
+from bayesgen.cli.tables import (
+    as_written,
+    check_output_suffix,
+    na_values_option,
+    read_table,
+    write_table,
+)
 
 
 @click.command()
@@ -35,6 +41,7 @@ def impute(model_path, data, method, seed, out, na_values):
     X = features_of(table, model, info)
     with user_errors("impute: "):
         filled = model.impute(model_input(model, X), method=method, random_state=seed)
-    table = table.copy()
+    passthrough = [column for column in table.columns if column not in X.columns]
+    table = as_written(data, table, passthrough)
     table[list(X.columns)] = filled
     write_table(table, out)

@@ -98,6 +98,37 @@ def read_table(
     return table
 
 
+def as_written(path: str, table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``table`` with each of ``columns`` that reading changed put back as the CSV/TSV file
+    writes it: text pandas took for missing (``NA``, ``n/a``, ``null``) and whole numbers
+    whose digits it lost (``007``). What a command copies through without modelling; a column
+    read faithfully, and every Parquet column, keeps its type.
+
+    Parameters
+    ----------
+    path : str
+        The file ``table`` was read from (`read_table`).
+    table : pandas.DataFrame
+    columns : sequence of str
+    """
+    path = Path(path)
+    if not columns or _format(path, "DATA") == "Parquet":
+        return table
+    separator = "\t" if _format(path, "DATA") == "TSV" else ","
+    text = pd.read_csv(
+        path, sep=separator, usecols=list(columns), dtype=str, keep_default_na=False, na_values=[]
+    )
+    table = table.copy()
+    for column in columns:
+        written, parsed = text[column], table[column]
+        changed = bool((parsed.isna() & (written != "")).any())
+        if not changed and pd.api.types.is_integer_dtype(parsed):
+            changed = bool((parsed.astype(str) != written.str.strip()).any())
+        if changed:
+            table[column] = written.astype(object).where(written != "", None)
+    return table
+
+
 def _literal(path: Path, separator: str, column: str, parsed: pd.Series, listed) -> pd.Series:
     """``column`` as written when pandas' default missing-value words hid some of its text."""
     text = pd.read_csv(

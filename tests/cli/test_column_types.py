@@ -67,3 +67,35 @@ def test_text_among_numbers_is_still_named(invoke, tmp_path, model):
     data.write_text("a,b,y\n" + rows + "oops,1,u\n")
     result = invoke("fit", data, "--target", "y", "--model", model, "--out", tmp_path / "m.bgm")
     _one_line_error(result, "column 'a' holds numbers but also the text 'oops'")
+
+
+def test_impute_copies_the_other_columns_as_written(invoke, tmp_path):
+    """Issue 33: class NA became blank, id 007 became 7, text n/a became blank."""
+    data, model_path = tmp_path / "t.csv", tmp_path / "g.bgm"
+    data.write_text(
+        "a,b,y,id,note\n,1,NA,007,n/a\n1.5,2,NA,008,ok\n1,1.2,NA,009,\n"
+        "3,1,b,010,null\n2,2.5,b,011,x\n3.3,2,b,012,None\n"
+    )
+    fitted = invoke(
+        "fit",
+        data,
+        "--target",
+        "y",
+        "--features",
+        "a,b",
+        "--model",
+        "gaussian-nb",
+        "--out",
+        model_path,
+    )
+    assert fitted.exit_code == 0, fitted.stderr
+    result = invoke("impute", model_path, data)
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "a,b,y,id,note"
+    written = [line.split(",")[2:] for line in data.read_text().splitlines()[1:]]
+    assert [line.split(",")[2:] for line in lines[1:]] == written
+    filled = float(lines[1].split(",")[0])
+    model = bayesgen.load(model_path)
+    frame = pd.DataFrame({"a": [np.nan], "b": [1.0]})
+    assert filled == pytest.approx(float(np.asarray(model.impute(frame))[0, 0]), rel=1e-12)
