@@ -22,7 +22,7 @@ import numpy as np
 from bayesgen._version import __version__
 from bayesgen.model_files import registry
 from bayesgen.model_files.decoding import Decoder
-from bayesgen.model_files.encoding import ARRAY_KINDS, TAG
+from bayesgen.model_files.encoding import ARRAY_KINDS, TAG, is_fitted_state
 from bayesgen.model_files.errors import ModelFileError
 from bayesgen.model_files.layout import (
     FORMAT_NAME,
@@ -115,6 +115,11 @@ def load(file, *, max_bytes=DEFAULT_MAX_BYTES):
             f"the header says class {header['class']!r}, the estimator is a "
             f"{type(estimator).__name__}",
         )
+    if header["fitted"] != is_fitted_state(vars(estimator)):
+        said, held = (
+            ("fitted", "no fitted attribute") if header["fitted"] else ("unfitted", "a fit")
+        )
+        raise ModelFileError(source, f"the header says the model is {said}, its state holds {held}")
     if header["bayesgen_version"] != __version__:
         warnings.warn(
             f"Model file {source} was written by bayesgen {header['bayesgen_version']}; this "

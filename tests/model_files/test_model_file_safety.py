@@ -463,3 +463,29 @@ def test_many_members_are_read_in_linear_time(saved, tmp_path, monkeypatch):
     with pytest.raises(ModelFileError, match="and 19995 more"):
         bayesgen.load(path)
     assert 1 <= len(listings) <= 3
+
+
+def test_a_fitted_header_over_an_empty_state_is_refused(saved, tmp_path):
+    """Issue 33: such a file loaded, and `bayesgen info` then raised AttributeError."""
+    members = _members(saved)
+    header = json.loads(members["header.json"])
+    _state(header).clear()
+    arrays = {name: data for name, data in members.items() if name != "header.json"}
+    assert arrays  # the fitted model's arrays, which the emptied state no longer names
+    path = _write(tmp_path / "emptied.npz", {"header.json": json.dumps(header).encode()})
+    _expect(
+        path,
+        "the header says the model is fitted, its state holds no fitted attribute",
+        header_is_valid=True,
+    )
+    unfitted = tmp_path / "unfitted.npz"
+    bayesgen.QDA().save(unfitted)
+    members = _members(unfitted)
+    header = json.loads(members["header.json"])
+    header["fitted"] = True
+    members["header.json"] = json.dumps(header).encode()
+    _expect(
+        _write(tmp_path / "claims.npz", members),
+        "the header says the model is fitted",
+        header_is_valid=True,
+    )
