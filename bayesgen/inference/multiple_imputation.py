@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
+from bayesgen._memory import check_fits
 from bayesgen.inference.sampling import numpy_generator
 from bayesgen.inference.semi_supervised import unlabeled_rows
 
@@ -125,6 +126,13 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
         DataFrames.
     """
     n_imputations = check_n_imputations(n_imputations)
+    n_rows, n_columns = np.shape(X)[0], (np.shape(X)[1] if np.ndim(X) > 1 else 1)
+    # The copies and the parameter draws behind them, in float64, before any is drawn.
+    check_fits(
+        8.0 * n_imputations * (n_rows * n_columns + n_columns * estimator.classes_.shape[0]),
+        f"impute(n_imputations={n_imputations}) of {n_rows} rows",
+        alternative="ask for fewer copies, or impute the rows in batches.",
+    )
     rng = check_random_state(random_state)
     if _has_exact_posterior(estimator):
         draws = estimator._exact_draws(numpy_generator(rng), n_imputations)

@@ -144,3 +144,22 @@ def test_mixed_nb_copies_are_frames_whose_gaussian_spread_is_the_posterior_one(f
     np.testing.assert_array_equal(partial[1]["x"].to_numpy()[::2], frame["x"].to_numpy()[::2])
     with pytest.raises(ValueError, match="n_imputations must be >= 1"):
         model.impute(blank, method="sample", n_imputations=0)
+
+
+def test_a_request_larger_than_memory_is_refused_before_any_draw(few_rows, monkeypatch):
+    """Issue 33: impute(n_imputations=10**7) had no size check."""
+    from bayesgen import _memory
+
+    X, y = few_rows
+    model = GaussianNB().fit(X, y)
+    gappy = X.copy()
+    gappy[::3, 0] = np.nan
+    monkeypatch.setattr(_memory, "available_bytes", lambda: 10 * 2**20)  # 10 MiB free
+    # 10**7 copies of 30 rows x 2 features (and 2 x 2 draws each), 8 bytes a value: 4.8 GiB.
+    with pytest.raises(
+        MemoryError,
+        match=r"impute\(n_imputations=10000000\) of 30 rows would "
+        r"need about 4\.8 GiB of memory; 10\.0 MiB is available",
+    ):
+        model.impute(gappy, method="sample", n_imputations=10**7)
+    assert model.impute(gappy, method="sample", n_imputations=3).shape == (3, 30, 2)
