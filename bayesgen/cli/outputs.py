@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import threading
 import uuid
 from contextlib import contextmanager
@@ -95,7 +96,8 @@ def atomic_output(out: str):
     """Yield a temporary path beside ``out``; on success it replaces ``out`` in one rename.
 
     The caller writes the whole output to the yielded path. If that raises, or SIGINT or
-    SIGTERM arrives, the temporary file is removed and ``out`` is left as it was.
+    SIGTERM arrives, the temporary file is removed and ``out`` is left as it was. A file
+    that is replaced keeps its permission bits.
 
     Parameters
     ----------
@@ -114,6 +116,8 @@ def atomic_output(out: str):
         try:
             yield temporary
             _flush_to_disk(temporary)
+            if os.path.isfile(out):  # a replaced output keeps its permissions (0600 stays)
+                os.chmod(temporary, stat.S_IMODE(os.stat(out).st_mode))
             os.replace(temporary, out)
         except BaseException:
             if os.path.lexists(temporary):

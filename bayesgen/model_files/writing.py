@@ -6,15 +6,18 @@ import datetime
 import json
 import os
 import uuid
+import warnings
 import zipfile
 
 import numpy as np
 
+from bayesgen._memory import format_bytes
 from bayesgen._version import __version__
 from bayesgen.model_files import registry
 from bayesgen.model_files.encoding import Encoder, is_fitted_state
 from bayesgen.model_files.errors import ModelFileError
 from bayesgen.model_files.layout import FORMAT_NAME, FORMAT_VERSION, HEADER_MEMBER, describe_file
+from bayesgen.model_files.reading import DEFAULT_MAX_BYTES
 
 
 def check_metadata(metadata) -> dict:
@@ -84,6 +87,9 @@ def save_model(estimator, file, *, metadata=None) -> None:
         "estimator": tree,
     }
     header_bytes = json.dumps(header, allow_nan=False).encode("utf-8")
+    _warn_if_beyond_load_cap(
+        source, len(header_bytes) + sum(a.nbytes for a in encoder.arrays.values())
+    )
     if not isinstance(file, str | os.PathLike):
         _write_zip(file, header_bytes, encoder.arrays)
         return
@@ -100,6 +106,18 @@ def save_model(estimator, file, *, metadata=None) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _warn_if_beyond_load_cap(source: str, n_bytes: int) -> None:
+    """Warn when the file will inflate past what `bayesgen.load` opens by default."""
+    if n_bytes > DEFAULT_MAX_BYTES:
+        warnings.warn(
+            f"{source} holds about {format_bytes(n_bytes)} of arrays, more than "
+            f"bayesgen.load opens by default ({format_bytes(DEFAULT_MAX_BYTES)}): load it with "
+            f"bayesgen.load(path, max_bytes={n_bytes + 2**20}); the command line cannot open it.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 def _write_zip(stream, header_bytes: bytes, arrays: dict) -> None:

@@ -88,6 +88,24 @@ def test_outputs_replace_old_files_and_leave_no_temporary_file(invoke, model_pat
     assert [p.name for p in out.parent.iterdir() if p.name.endswith(".tmp")] == []
 
 
+def test_a_replaced_output_keeps_its_permissions(invoke, model_path, iris_csv):
+    """Issue 33: a 0600 output became 0644 when a command replaced it."""
+    out = iris_csv.parent / "private.csv"
+    out.write_text("old\n")
+    out.chmod(0o600)
+    assert invoke("predict", model_path, iris_csv, "--out", out).exit_code == 0
+    assert read(out).shape[0] == 150 and (out.stat().st_mode & 0o777) == 0o600
+    fresh = iris_csv.parent / "fresh.csv"
+    assert invoke("predict", model_path, iris_csv, "--out", fresh).exit_code == 0
+    assert (fresh.stat().st_mode & 0o777) == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 # ------------------------------------------------------------------ an interrupted write
 
 

@@ -489,3 +489,18 @@ def test_a_fitted_header_over_an_empty_state_is_refused(saved, tmp_path):
         "the header says the model is fitted",
         header_is_valid=True,
     )
+
+
+def test_save_warns_when_the_file_is_beyond_what_load_opens_by_default(
+    model, tmp_path, monkeypatch
+):
+    """Issue 33: a model written above the load cap could not be opened, with no word said."""
+    from bayesgen.model_files import writing
+
+    monkeypatch.setattr(writing, "DEFAULT_MAX_BYTES", 1000)  # this model's arrays are larger
+    path = tmp_path / "large.npz"
+    with pytest.warns(UserWarning, match=r"more than bayesgen.load opens by default .*max_bytes="):
+        model.save(path)
+    with pytest.raises(ModelFileError, match="more than max_bytes=1000"):
+        bayesgen.load(path, max_bytes=1000)
+    np.testing.assert_array_equal(bayesgen.load(path).predict_proba(X), model.predict_proba(X))
