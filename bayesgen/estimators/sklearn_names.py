@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+from sklearn.utils.validation import check_array
 
 
 class GaussianNBNames:
@@ -67,6 +68,32 @@ class LinearDiscriminantNames(DiscriminantNames):
     def intercept_(self) -> np.ndarray:
         """Intercepts, (n_classes,), or (1,) for two classes."""
         return self._linear_form()[1]
+
+    def decision_function(self, X) -> np.ndarray:
+        """scikit-learn's discriminant ``X @ coef_.T + intercept_`` (one column, the log-odds,
+        for two classes).
+
+        It differs from ``predict_joint_log_proba`` by
+        $-\\tfrac12 x^\\top\\Sigma^{-1}x - \\tfrac12\\log|2\\pi\\Sigma|$, the same for
+        every class of a row, so it ranks the classes as ``predict_proba`` does. A row with
+        missing entries (NaN) has no linear form: its scores are its joint log-probabilities
+        with those entries integrated out (their difference for two classes).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        scores = super().decision_function(X)  # checks X, and scores the rows with NaN
+        values = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
+        complete = ~np.isnan(values).any(axis=1)
+        coef, intercept = self._linear_form()
+        linear = values[complete] @ coef.T + intercept
+        scores[complete] = linear[:, 0] if scores.ndim == 1 else linear
+        return scores
 
 
 class ClassLogPriorNames:

@@ -142,3 +142,21 @@ def test_lda_covariance_estimator_refuses_what_it_cannot_do():
         LDA(covariance_estimator=LedoitWolf()).fit(X, y, sample_weight=np.ones(len(y)))
     with pytest.raises(ValueError, match="posterior"):
         LDA(covariance_estimator=LedoitWolf()).fit(X, y).posterior()
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+def test_lda_multiclass_decision_function_is_scikit_learn_s(data):
+    """Issue 33: it was log p(x, k), which differs from scikit-learn's by a per-row constant."""
+    X, y = DATA[data](return_X_y=True)
+    ours = LDA(reg_covar=0).fit(X, y)
+    theirs = discriminant_analysis.LinearDiscriminantAnalysis(solver="lsqr").fit(X, y)
+    decision = ours.decision_function(X)
+    np.testing.assert_allclose(decision, X @ ours.coef_.T + ours.intercept_, rtol=1e-12)
+    np.testing.assert_allclose(decision, theirs.decision_function(X), rtol=1e-9, atol=1e-9)
+    shift = ours.predict_joint_log_proba(X) - decision  # one constant per row
+    np.testing.assert_allclose(shift, shift[:, :1].repeat(shift.shape[1], axis=1), rtol=1e-9)
+    gappy = X[:5].copy()
+    gappy[0, 1] = np.nan  # no linear form: the joint with the entry integrated out
+    scores = ours.decision_function(gappy)
+    np.testing.assert_allclose(scores[0], ours.predict_joint_log_proba(gappy)[0], rtol=1e-12)
+    np.testing.assert_allclose(scores[1:], decision[1:5], rtol=1e-12)
