@@ -9,14 +9,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import bayesgen
-
-
-def _one_line_error(result, *fragments):
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
+from tests.cli.test_hardening import _one_line_error
 
 
 def test_an_integer_beyond_64_bits_is_a_number(invoke, tmp_path):
