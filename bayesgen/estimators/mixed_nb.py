@@ -424,10 +424,9 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
                     continue  # nothing to fill: the column is kept as it is, dtype and all
                 values = np.where(observed, current, column)
                 try:  # the column keeps its dtype (float32, string, category, Int64, ...)
-                    values = pd.array(values, dtype=current.dtype)
-                except (TypeError, ValueError):
-                    pass  # a value the dtype cannot hold: the column widens, as pandas would
-                filled.isetitem(position, values)
+                    filled.isetitem(position, pd.array(values, dtype=current.dtype))
+                except (TypeError, ValueError):  # a value it cannot hold: the column widens
+                    filled.isetitem(position, values)
         return filled if self._fitted_on_frame else filled.to_numpy()
 
     # ------------------------------------------------------------------ story

@@ -391,3 +391,20 @@ def test_impute_keeps_each_column_s_dtype():
         imputed.astype(object).to_numpy()[observed] == frame.astype(object).to_numpy()[observed]
     ).all()
     assert set(imputed["s"]) <= {"a", "b"} and set(imputed["c"]) <= {"x", "y"}
+
+
+def test_an_imputed_value_the_column_cannot_hold_widens_it():
+    """Whole numbers (Int64) modelled as Gaussian get fractional means: the column becomes
+    float, as pandas widens it, holding the observed values and the class-mixture means."""
+    rng = np.random.default_rng(22)
+    y = rng.integers(0, 2, 60)
+    frame = pd.DataFrame({"n": pd.array(rng.poisson(3 + 4 * y), dtype="Int64")})
+    frame.loc[::6, "n"] = None
+    model = MixedNB(features={"n": "gaussian"}).fit(frame, y)
+    imputed = model.impute(frame)
+    assert imputed["n"].dtype.kind == "f"
+    observed = frame["n"].notna().to_numpy()
+    np.testing.assert_array_equal(imputed["n"][observed], frame["n"][observed].astype(float))
+    group = model.estimators_["gaussian"]
+    expected = model.predict_proba(frame[~observed]) @ group.means_[:, 0]
+    np.testing.assert_allclose(imputed["n"][~observed], expected, rtol=1e-10)
