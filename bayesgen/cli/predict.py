@@ -97,7 +97,7 @@ def predictions(
     return table
 
 
-def _a_number(value, parameter, context):
+def _a_number(context, parameter, value):
     """``value`` unless it is NaN, which passes every range check (each comparison is False)."""
     if value is not None and math.isnan(value):
         raise click.BadParameter(
@@ -113,7 +113,7 @@ def _a_number(value, parameter, context):
 @click.option(
     "--uncertainty",
     type=click.FloatRange(0, 1, min_open=True, max_open=True),
-    callback=lambda context, parameter, value: _a_number(value, parameter, context),
+    callback=_a_number,
     metavar="LEVEL",
     help="Add equal-tailed credible intervals of p(class | x) at LEVEL (e.g. 0.9), from "
     "draws of the parameters' posterior, and their mean 'p(CLASS) mean'. 'p(CLASS)' stays the "
