@@ -19,10 +19,7 @@ from bayesgen.estimators.joint_view import JointView
 
 
 def _merges_exactly(estimator) -> bool:
-    """A view of a family whose block statistics merge exactly, or a class declaring
-    ``block_statistics`` (``GaussianDA``)."""
-    if getattr(type(estimator), "block_statistics", False):
-        return True
+    """A view of a family whose block statistics merge exactly (``merges_exactly``)."""
     if not isinstance(estimator, JointView):
         return False
     family = estimator._base_family()

@@ -8,13 +8,14 @@ import warnings
 
 import numpy as np
 
-from bayesgen import progress
+from bayesgen import joint, progress
 from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.device_arrays import is_device_array
 from bayesgen.estimators import gaussian_regularised, missing_posterior
-from bayesgen.estimators.base import GenerativeClassifier, _like_numpy, _to_jax, _to_numpy
+from bayesgen.estimators.base import _like_numpy, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
+from bayesgen.estimators.joint_view import JointView, fitted_attribute
 from bayesgen.families import class_prior, gaussian
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
@@ -119,9 +120,18 @@ _ATTRIBUTES_DOC = (
 )
 
 
-class GaussianDA(FisherProjection, GenerativeClassifier):
+def _parameter_writer(field: str):
+    """Setting ``means_`` or ``covariances_`` puts the array into ``joint_.params``."""
+
+    def write(estimator, value) -> None:
+        params = estimator.joint_.params._replace(**{field: np.asarray(value)})
+        estimator.joint_ = joint.with_params(estimator.joint_, params)
+
+    return write
+
+
+class GaussianDA(FisherProjection, JointView):
     model_name = "gaussian-da"
-    block_statistics = True
     __doc__ = (
         """Gaussian discriminant analysis: a Gaussian density per class.
 
@@ -194,6 +204,29 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
+    # ------------------------------------------------------------ the value
+    means_ = fitted_attribute(
+        lambda self, value: value.params.means,
+        _parameter_writer("means"),
+        doc="The class means, shape (n_classes, n_features).",
+    )
+    covariances_ = fitted_attribute(
+        lambda self, value: value.params.covariances,
+        _parameter_writer("covariances"),
+        doc="The covariances, laid out as ``covariance_type`` says (the ridge included).",
+    )
+    prior_ = fitted_attribute(
+        lambda self, value: value.feature_prior,
+        doc="The Normal-Inverse-Wishart prior, every default resolved.",
+    )
+    suff_stats_ = fitted_attribute(
+        lambda self, value: value.feature_stats,
+        doc="The `GaussianStats` the fit rests on.",
+    )
+
+    def _base_family(self) -> GaussianFamily:
+        return GaussianFamily.of(self)
+
     # ------------------------------------------------------------------ hooks
     def _check_hyperparameters(self):
         gaussian.check_covariance_type(self.covariance_type)
@@ -252,7 +285,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                         "whose rows were not kept; fit again with the shrinkage set from the "
                         "start."
                     )
-                stats = self._merge_stats((self._class_stats, self._stats), stats, dtype)
+                stored = (self.joint_.class_stats, self.joint_.feature_stats)
+                stats = self._merge_stats(stored, stats, dtype)
                 if moments is not None:
                     moments = shrinkage.merge_fourth_moments(
                         _to_jax(self.fourth_moments_, dtype), moments
@@ -277,17 +311,37 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         frozen_prior=None,
         fitted_with_missing=False,
         fourth_moments=None,
+        learned=None,
     ):
         """Keep the statistics and what else the fit found, and derive the parameters.
 
         The defaults describe a fit of complete rows (what ``bayesgen.dask`` installs);
         ``frozen_prior`` is the ``(ridge, prior)`` to fit under instead of resolving them.
+        ``learned`` (from `JointView.from_statistics`) is empty: a Gaussian family learns
+        nothing about its columns beyond their statistics.
         """
         self.fitted_with_missing_ = bool(fitted_with_missing)
         if not self.fitted_with_missing_:
             missing_posterior.drop_rows(self)
         self.fourth_moments_ = None if fourth_moments is None else _to_numpy(fourth_moments)
-        super()._install_stats(class_stats, feature_stats, frozen_prior=frozen_prior)
+        self._derive_parameters(_to_numpy(class_stats), _to_numpy(feature_stats), frozen_prior)
+
+    def _derive_parameters(self, class_stats, stats, frozen_prior) -> None:
+        """``joint_`` (and ``ridge_``) from NumPy statistics: `_point_estimate`, and the
+        class probabilities by the class prior rule."""
+        ridge, prior, params = self._point_estimate(stats, frozen_prior)
+        self.ridge_ = ridge
+        self.joint_ = joint.FittedJoint(
+            classes=np.asarray(self.classes_),
+            class_stats=class_stats,
+            class_probabilities=joint.class_probabilities(
+                self._fit_settings().class_prior, class_stats
+            ),
+            feature_stats=stats,
+            feature_prior=prior,
+            params=params,
+            learned={},
+        )
 
     def _em_m_step(self, X, responsibilities):
         """The M-step of EM over unlabelled rows (``bayesgen.inference.semi_supervised``)."""
@@ -296,8 +350,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _feature_stats(self, X, responsibilities, dtype):
         # For callers that merge and install statistics themselves (Dask workers, MixedNB's
         # groups): a model without statistics yet is a fresh fit. EM over missing entries
-        # records fitted_with_missing_, whose prior and ridge _update_parameters then keeps.
-        reset = not hasattr(self, "_stats")
+        # records fitted_with_missing_, whose prior and ridge the install then keeps.
+        reset = "joint_" not in self.__dict__
         if reset:
             self.fitted_with_missing_ = False
         batch = self._batch(X, responsibilities, dtype, reset=reset, within_em=False)
@@ -357,7 +411,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                     "X contains NaN: partial_fit cannot add rows with missing values to a "
                     f"fitted {type(self).__name__} (EM needs every row at once); use fit."
                 )
-            stats, frozen_prior = gaussian_em.fit_with_missing(self, X, responsibilities, dtype)
+            stats, frozen_prior = self._fit_with_missing(X, responsibilities, dtype)
             missing_posterior.keep_rows(self, X, responsibilities)  # for the posterior
             return gaussian_em.GaussianBatch(stats, frozen_prior=frozen_prior)
         if complete_stats is None:
@@ -366,16 +420,42 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             )
         return gaussian_em.GaussianBatch(complete_stats, fourth_moments=moments)
 
+    def _fit_with_missing(self, X, responsibilities, dtype):
+        """EM over the missing entries of ``X`` (`gaussian_em.run`) with `_point_estimate`
+        as its M-step. Records ``n_iter_``, ``converged_`` and ``log_likelihood_history_``
+        and returns the expected statistics at convergence and the ``(ridge, prior)`` EM
+        kept fixed, under which they are installed."""
+
+        def m_step(stats, frozen):
+            ridge, prior, params = self._point_estimate(_to_numpy(stats), frozen)
+            return params, (ridge, prior)
+
+        fit = gaussian_em.run(
+            self._feature_family(),
+            X,
+            responsibilities,
+            dtype,
+            m_step=m_step,
+            kind=self.estimate,
+            tol=self.tol,
+            max_iter=self.max_iter,
+        )
+        self.n_iter_, self.converged_ = fit.n_iter, fit.converged
+        self.log_likelihood_history_ = fit.history
+        return fit.stats, fit.frozen
+
     def _merge_feature_stats(self, previous, new):
         return gaussian.merge(previous, new, self.covariance_type)
 
-    def _update_parameters(self, *, frozen_prior=gaussian_em.EM_PRIOR):
+    def _point_estimate(self, stats, frozen_prior):
+        """``(ridge, prior, params)`` of NumPy statistics ``stats`` (so the parameters follow
+        in NumPy, compiling nothing): the ridge and prior resolved from them unless EM over
+        missing entries fixed them (``frozen_prior``), then the point estimate, regularised
+        as set, checked, and for ``"tied"`` in discriminant coordinates.
+        """
         covariance_type = self.covariance_type
         family = self._feature_family()
-        stats = self._stats  # NumPy: the parameters follow in NumPy, compiling nothing
-        frozen = (
-            gaussian_em.em_prior(self) if frozen_prior is gaussian_em.EM_PRIOR else frozen_prior
-        )
+        frozen = frozen_prior
         if frozen is None:
             ridge = self._ridge(stats)
             prior = family.prior(stats, ridge)
@@ -404,16 +484,17 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         self._warn_few_rows(stats.counts, stats.means.shape[1])
         if covariance_type == "tied":
             params = gaussian_regularised.discriminant_coordinates(self, params, stats.counts)
-        self.ridge_ = np.asarray(ridge)
-        self.prior_ = _to_numpy(prior)
-        self.suff_stats_ = self._stats
-        self.means_ = np.asarray(params.means)
-        self.covariances_ = np.asarray(params.covariances)
+        params = gaussian.GaussianParams(np.asarray(params.means), np.asarray(params.covariances))
+        return np.asarray(ridge), _to_numpy(prior), params
 
     def _refit_parameters(self):
-        """Recompute the parameters from the stored statistics (after ``set_params``)."""
-        with precision(self._stats.means.dtype):
-            self._update_parameters(frozen_prior=None)
+        """Recompute the parameters from the stored statistics (after ``set_params``); the
+        class probabilities are kept."""
+        stats = self.joint_.feature_stats
+        with precision(stats.means.dtype):
+            ridge, prior, params = self._point_estimate(stats, None)
+        self.ridge_ = ridge
+        self.joint_ = self.joint_._replace(feature_prior=prior, params=params)
 
     def _warn_few_rows(self, counts, n_features: int) -> None:
         """Warn (`FewRowsWarning`) when a class's own covariance rests on the ridge alone.
@@ -500,12 +581,6 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         )
 
     # ------------------------------------------------------------------ story
-    def _sampling_sites(self):
-        return {"means": self.means_, "covariances": self.covariances_}
-
-    def _sampling_family(self) -> GaussianFamily:
-        return self._feature_family()
-
     def _story_part(self):
         # Sites "means" and "covariances", named like the fitted attributes.
         prior = jax.tree.map(jnp.asarray, self.prior_)
@@ -566,7 +641,9 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
     def _feature_log_prior(self) -> float:
         # The NIW density of the fitted parameters (what "map" maximises); 0 for "mle".
-        return 0.0 if self.estimate in ("mle", "unbiased") else gaussian_em._log_prior(self)
+        if self.estimate in ("mle", "unbiased"):
+            return 0.0
+        return gaussian_em.niw_log_prior(self.prior_, self.joint_.params, self.covariance_type)
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
@@ -587,29 +664,42 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 "(or fit again: a fit keeps the rows its posterior needs)."
             )
 
-    @classmethod
-    def _upgrade_saved_state(cls, state: dict) -> dict:
-        """Translate the state a model file of the earlier layout saved (its private flags).
+    def _upgrade_saved_state(self, state: dict) -> dict:
+        """Translate the state a model file of an earlier layout saved.
 
-        ``_fitted_with_missing`` is now ``fitted_with_missing_`` and ``_moments`` is
-        ``fourth_moments_``; ``_frozen_prior`` and ``_new_moments`` only carried state
-        between the steps of a fit and are dropped, as is ``_fresh_fit`` (the base class).
+        Its statistics, prior, parameters and class probabilities were separate attributes;
+        they become the value ``joint_`` as saved (nothing is estimated again). Of its
+        private flags ``_fitted_with_missing`` is now ``fitted_with_missing_`` and
+        ``_moments`` is ``fourth_moments_``; ``_frozen_prior`` and ``_new_moments`` only
+        carried state between the steps of a fit and are dropped, as is ``_fresh_fit``.
         """
-        state = super()._upgrade_saved_state(state)
+        state = dict(state)
         for name in ("_frozen_prior", "_new_moments"):
             state.pop(name, None)
         if "_fitted_with_missing" in state:
             state["fitted_with_missing_"] = bool(state.pop("_fitted_with_missing"))
         if "_moments" in state:
             state["fourth_moments_"] = state.pop("_moments")
-        return state
+        if "joint_" not in state and "_stats" in state:
+            state["joint_"] = joint.FittedJoint(
+                classes=state["classes_"],
+                class_stats=state.pop("_class_stats"),
+                class_probabilities=np.asarray(state.pop("class_prior_")),
+                feature_stats=state.pop("_stats"),
+                feature_prior=state.pop("prior_"),
+                params=gaussian.GaussianParams(state.pop("means_"), state.pop("covariances_")),
+                learned={},
+            )
+            for name in ("class_count_", "suff_stats_"):  # read off the value now
+                state.pop(name, None)
+        return super()._upgrade_saved_state(state)
 
     def _normal_inverse_wishart(self, *, numpy: bool = False) -> gaussian.NormalInverseWishart:
         """The conjugate posterior of the class means and covariances (no ridge), as JAX
         arrays, or NumPy ones with ``numpy`` (for draws made with a NumPy generator)."""
-        dtype = self._stats.means.dtype
+        dtype = self.suff_stats_.means.dtype
         convert = _like_numpy if numpy else _to_jax
-        prior, stats = convert(self.prior_, dtype), convert(self._stats, dtype)
+        prior, stats = convert(self.prior_, dtype), convert(self.suff_stats_, dtype)
         return self._feature_family().posterior(prior, stats)
 
     def _augmentation_draws(self, rng, *, num_chains, num_samples, num_warmup):
@@ -629,8 +719,8 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
     def _with_parameters(self, sites):
         drawn = copy.copy(self)
-        drawn.means_ = np.asarray(sites["means"])
-        drawn.covariances_ = np.asarray(sites["covariances"])
+        params = self._feature_family().params_from_sites(sites)
+        drawn.joint_ = joint.with_params(self.joint_, params)
         if self.covariance_type == "tied" and drawn.covariances_.ndim == 3:
             drawn.covariance_type = "full"  # several draws side by side, one Sigma each
         return drawn
@@ -651,13 +741,3 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             return missing_posterior.exact_predictive(self, X)
         family = self._feature_family()
         return family.predictive_log_likelihood(self._normal_inverse_wishart(), X.astype(dtype))
-
-    def _parameter_dims(self, features):
-        covariance_dims = {
-            "full": ("class", "feature", "feature2"),
-            "tied": ("feature", "feature2"),
-            "diag": ("class", "feature"),
-            "spherical": ("class",),
-        }[self.covariance_type]
-        dims = {"means": ("class", "feature"), "covariances": covariance_dims}
-        return dims, {"feature": features, "feature2": features}

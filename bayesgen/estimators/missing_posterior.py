@@ -62,7 +62,7 @@ def is_exact(estimator) -> bool:
 
 def exact_posterior(estimator):
     """The observed-entry posterior, fields (n_classes, n_features) (``"diag"`` only)."""
-    dtype = estimator._stats.means.dtype
+    dtype = estimator.suff_stats_.means.dtype
     return observed_entries.posterior(
         estimator._feature_family(),
         _to_jax(estimator.prior_, dtype),
@@ -90,11 +90,11 @@ def augmentation_draws(estimator, rng, *, num_chains, num_samples, num_warmup) -
         estimator.prior_,
         estimator._missing_fit_rows,
         estimator._missing_fit_weights,
-        estimator._stats,
+        estimator.suff_stats_,
         rng=rng,
         num_chains=num_chains,
         num_samples=num_samples,
         num_warmup=num_warmup,
     )
-    dtype = estimator._stats.means.dtype
+    dtype = estimator.suff_stats_.means.dtype
     return {"means": means.astype(dtype), "covariances": covariances.astype(dtype)}

@@ -19,11 +19,6 @@ class Registered:
     model_name : str
         The class's name on the command line, such as ``"qda"``. Base classes leave it
         unset and are not registered.
-    block_statistics : bool
-        A capability a class that is not a view of its fitted joint may declare
-        (``GaussianDA``): its fit is a merge of statistics computed on blocks of rows
-        anywhere, so ``bayesgen.dask.fit`` can run it on Dask workers. A view says so
-        through its family (``FeatureFamily.merges_exactly``).
     """
 
     model_name: ClassVar[str]

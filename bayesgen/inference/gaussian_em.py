@@ -23,7 +23,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from bayesgen.families import gaussian
-from bayesgen.families.gaussian import GaussianFamily, missing
+from bayesgen.families.gaussian import missing
 from bayesgen.families.gaussian.completed_stats import completed_stats
 from bayesgen.inference import em, squarem
 
@@ -45,21 +45,6 @@ class GaussianBatch(NamedTuple):
     stats: Any
     frozen_prior: Any = None
     fourth_moments: Any = None
-
-
-EM_PRIOR = object()
-"""Default of ``GaussianDA._update_parameters(frozen_prior=...)``: `em_prior`."""
-
-
-def em_prior(estimator):
-    """The ``(ridge_, prior_)`` a model fitted by EM over missing entries keeps, else None.
-
-    EM fixed them from its starting statistics; re-resolving them from the expected
-    statistics would move the fit off EM's fixed point.
-    """
-    if getattr(estimator, "fitted_with_missing_", False):
-        return estimator.ridge_, estimator.prior_
-    return None
 
 
 class MissingFit(NamedTuple):
@@ -90,27 +75,14 @@ def _expected_stats(means, covariances, X, responsibilities, covariance_type):
     return completed_stats(means, covariances, X, responsibilities, covariance_type)
 
 
-def _log_prior(estimator) -> float:
-    """log p(means, covariances) under the fitted prior: the story's parameter part."""
-    params = gaussian.GaussianParams(estimator.means_, estimator.covariances_)
-    return _niw_log_prior(estimator.prior_, params, estimator.covariance_type)
-
-
-def _niw_log_prior(prior, params, covariance_type: str) -> float:
+def niw_log_prior(prior, params, covariance_type: str) -> float:
+    """$\\log p(\\mu, \\Sigma)$ under the Normal-Inverse-Wishart ``prior``: the story's
+    parameter part, as a float."""
     # NumPy arguments: SciPy's densities, no JAX dispatch in an objective EM evaluates
     # every iteration.
     prior = type(prior)(*(np.asarray(leaf) for leaf in prior))
     params = gaussian.GaussianParams(np.asarray(params.means), np.asarray(params.covariances))
     return float(gaussian.log_prior(prior, params, covariance_type))
-
-
-def objective(estimator, X, responsibilities) -> float:
-    """Observed-data log-likelihood of the labelled rows (+ log prior unless ``"mle"``)."""
-    params = gaussian.GaussianParams(estimator.means_, estimator.covariances_)
-    family = GaussianFamily(estimator.covariance_type)
-    return family_objective(
-        family, params, estimator.prior_, X, responsibilities, estimator.estimate
-    )
 
 
 def family_objective(family, params, prior, X, responsibilities, kind: str) -> float:
@@ -120,7 +92,7 @@ def family_objective(family, params, prior, X, responsibilities, kind: str) -> f
     value = float(np.sum(responsibilities * per_class))
     if kind in ("mle", "unbiased"):
         return value
-    return value + _niw_log_prior(prior, params, family.covariance_type)
+    return value + niw_log_prior(prior, params, family.covariance_type)
 
 
 def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter) -> MissingFit:
@@ -167,7 +139,7 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
             params, X, responsibilities, with_log_likelihood=True
         )
         if kind not in ("mle", "unbiased"):
-            value += _niw_log_prior(frozen[1], params, family.covariance_type)
+            value += niw_log_prior(frozen[1], params, family.covariance_type)
         return (
             gaussian.GaussianStats(*(np.asarray(leaf, dtype) for leaf in next_stats)),
             frozen,
@@ -243,36 +215,6 @@ def family_m_step(family, kind: str):
         return numpy[0], numpy[1]
 
     return m_step
-
-
-def fit_with_missing(estimator, X, responsibilities, dtype):
-    """`run` for a ``GaussianDA``, whose ``_update_parameters`` is the M-step.
-
-    Sets ``n_iter_``, ``converged_`` and ``log_likelihood_history_`` on ``estimator`` and
-    returns the expected statistics at convergence (what ``suff_stats_`` will hold) and
-    the ``(ridge, prior)`` EM kept fixed, under which they are to be installed.
-    """
-
-    def m_step(stats, frozen):
-        estimator._stats = gaussian.GaussianStats(*(np.asarray(leaf) for leaf in stats))
-        estimator._update_parameters(frozen_prior=frozen)
-        params = gaussian.GaussianParams(estimator.means_, estimator.covariances_)
-        return params, (estimator.ridge_, estimator.prior_)
-
-    fit = run(
-        GaussianFamily.of(estimator),
-        X,
-        responsibilities,
-        dtype,
-        m_step=m_step,
-        kind=estimator.estimate,
-        tol=estimator.tol,
-        max_iter=estimator.max_iter,
-    )
-    estimator.n_iter_ = fit.n_iter
-    estimator.converged_ = fit.converged
-    estimator.log_likelihood_history_ = fit.history
-    return fit.stats, fit.frozen
 
 
 def install_options(frozen) -> dict:

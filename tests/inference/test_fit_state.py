@@ -87,6 +87,6 @@ def test_upgrade_translates_the_old_flags():
         "_fitted_with_missing": True,
         "means_": np.zeros((2, 1)),
     }
-    upgraded = GaussianDA._upgrade_saved_state(state)
+    upgraded = GaussianDA()._upgrade_saved_state(state)
     assert set(upgraded) == {"fitted_with_missing_", "fourth_moments_", "means_"}
     assert upgraded["fitted_with_missing_"] is True and upgraded["fourth_moments_"] is None

@@ -80,6 +80,11 @@ def _state(header):
     return header["estimator"]["state"]
 
 
+def _value_field(header, field):
+    """The node of one field of the fitted value ``joint_``."""
+    return _state(header)["joint_"]["fields"][field]
+
+
 def test_a_valid_file_loads_and_its_header_reads(saved, model):
     info = bayesgen.model_file_info(saved)
     assert info["format"] == "bayesgen-model"
@@ -220,7 +225,7 @@ def test_unknown_nested_class(saved, tmp_path):
 
 def test_unknown_state_type(saved, tmp_path):
     def change(header):
-        _state(header)["_class_stats"]["name"] = "subprocess.Popen"
+        _value_field(header, "class_stats")["name"] = "subprocess.Popen"
 
     _expect(_with_header(saved, tmp_path, change), "unknown state type", header_is_valid=True)
 
@@ -370,8 +375,9 @@ def test_save_replaces_a_file_and_writes_to_file_objects(model, tmp_path):
 # Small but hostile files (issue 19): sizes and counts checked before anything is allocated.
 
 
-def _member_of(header, attribute) -> str:
-    return _state(header)[attribute]["member"]
+def _class_prior_node(header):
+    """The node of the class probabilities ``class_prior_`` is read off."""
+    return _value_field(header, "class_probabilities")
 
 
 def test_a_feature_count_larger_than_the_arrays_is_refused(saved, tmp_path):
@@ -404,8 +410,8 @@ def test_classes_that_are_not_an_array_are_refused(saved, tmp_path, value):
 def test_a_broken_class_prior_is_refused(saved, tmp_path, prior, problem):
     members = _members(saved)
     header = json.loads(members["header.json"])
-    member = _member_of(header, "class_prior_")
-    _state(header)["class_prior_"]["shape"] = [len(prior)]
+    member = _class_prior_node(header)["member"]
+    _class_prior_node(header)["shape"] = [len(prior)]
     members["header.json"] = json.dumps(header).encode()
     buffer = io.BytesIO()
     np.save(buffer, np.asarray(prior))
@@ -416,8 +422,8 @@ def test_a_broken_class_prior_is_refused(saved, tmp_path, prior, problem):
 def test_an_array_header_claiming_more_than_it_holds_is_refused(saved, tmp_path):
     members = _members(saved)
     header = json.loads(members["header.json"])
-    member = _member_of(header, "class_prior_")
-    _state(header)["class_prior_"]["shape"] = [10**12]
+    member = _class_prior_node(header)["member"]
+    _class_prior_node(header)["shape"] = [10**12]
     members["header.json"] = json.dumps(header).encode()
     buffer = io.BytesIO()
     np.lib.format.write_array_header_1_0(
