@@ -296,7 +296,8 @@ class PosteriorUses:
             X_checked, labels = rows
             with precision(self.class_count_.dtype):
                 draws, sample_stats = nuts.run(
-                    self,
+                    self._story_part(),
+                    self._story_class_prior(),
                     self._story_features(X_checked),
                     jnp.asarray(labels),
                     key=random_key(random_state),

@@ -1,8 +1,8 @@
-"""NUTS on an estimator's own generative story: the independent check of the exact posterior.
+"""NUTS on a model's own generative story: the independent check of the exact posterior.
 
 NumPyro's ``MCMC(NUTS)`` runs
 [`bayesgen.stories.classifier_story`][bayesgen.stories.classifier_story] with the
-estimator's prior and the given rows observed; NumPyro maps every constrained site
+model's prior and the given rows observed; NumPyro maps every constrained site
 (simplex, positive, positive-definite) to an unconstrained space on its own. Nothing of the
 conjugate algebra is used, so agreement with the exact draws checks both.
 """
@@ -23,15 +23,31 @@ init_to_value = lazy_attribute("numpyro.infer", "init_to_value")
 EXTRA_FIELDS = ("diverging", "potential_energy", "accept_prob", "num_steps")
 
 
-def run(estimator, X, labels, *, key, num_samples, num_warmup, num_chains, progress, start=None):
-    """Sample the posterior of ``estimator``'s story given rows ``X`` and class indices.
+def run(
+    part,
+    class_prior: dict,
+    X,
+    labels,
+    *,
+    key,
+    num_samples,
+    num_warmup,
+    num_chains,
+    progress,
+    start=None,
+):
+    """Sample the posterior of a story given rows ``X`` and class indices.
 
     Parameters
     ----------
-    estimator : GenerativeClassifier
-        Fitted; supplies the story's prior and parts.
+    part : callable
+        The story's feature part: a family's part (``bayesgen.stories.part(name)``) made
+        with its resolved prior and number of classes.
+    class_prior : dict
+        The story's class-prior arguments, ``class_prior`` (a Dirichlet) and
+        ``fixed_class_prior`` (known probabilities, or None).
     X : array or dict of arrays
-        The rows as the story observes them (``estimator._story_features``).
+        The rows as the story observes them (encoded as the family reads them).
     labels : jax Array of shape (n_rows,)
         Class indices ``0..K-1``.
     key : jax.random key
@@ -52,9 +68,6 @@ def run(estimator, X, labels, *, key, num_samples, num_warmup, num_chains, progr
         ``n_steps``, as ArviZ names them.
     """
     from bayesgen import stories  # NumPyro: imported when NUTS runs
-
-    class_prior = estimator._story_class_prior()
-    part = estimator._story_part()
 
     def model():
         stories.classifier_story(X, labels, **class_prior, part=part)

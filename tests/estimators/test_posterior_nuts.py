@@ -166,13 +166,20 @@ def test_one_compiled_program_samples_as_numpyro_step_by_step(capsys, monkeypatc
 def test_a_start_without_finite_density_is_an_error():
     """Inside one compiled program NumPyro cannot check its starting point; the finite log
     density of every kept draw is checked instead."""
+    from bayesgen import stories
+    from bayesgen.families import class_prior
     from bayesgen.inference import nuts
 
     model = bg.GaussianNB().fit(GAUSSIAN, LABELS)
+    part = stories.part(model.family_.name)(
+        model.family_, jax.tree.map(jax.numpy.asarray, model.prior_), 2
+    )
+    prior = {"class_prior": class_prior.Dirichlet(jax.numpy.ones(2)), "fixed_class_prior": None}
     start = {"means": np.full((2, 2), np.nan)}
     with pytest.raises(RuntimeError, match="valid starting point"):
         nuts.run(
-            model,
+            part,
+            prior,
             GAUSSIAN,
             jax.numpy.asarray(LABELS),
             key=jax.random.key(0),
