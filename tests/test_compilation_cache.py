@@ -12,13 +12,12 @@ CHILD = """
 import json, sys, time
 import numpy as np
 import bayesgen
-from bayesgen.inference import sampling
 bayesgen.enable_compilation_cache(sys.argv[1])
 rng = np.random.default_rng(0)
 X, y = rng.normal(size=(200, 3)), np.repeat([0, 1], 100)
 start = time.perf_counter()
 # The plain fit, predict and sample compile nothing; running the story does.
-sampling.story_sample(bayesgen.QDA().fit(X, y), 5, random_state=0)
+bayesgen.QDA().fit(X, y).sample(5, random_state=0, method="story")
 print(json.dumps(time.perf_counter() - start))
 """
 

@@ -178,7 +178,7 @@ class ComplementNB(NaiveBayesClassPrior):
         """Refused: complement naive Bayes has no generative story."""
         self._refuse("run")
 
-    def sample(self, n_samples=1, *, y=None, random_state=None):
+    def sample(self, n_samples=1, *, y=None, random_state=None, method="numpy"):
         """Refused: complement naive Bayes has no generative story to sample from."""
         self._refuse("sample rows from")
 

@@ -11,7 +11,6 @@ from bayesgen.families.bernoulli import BernoulliFamily
 from bayesgen.families.multinomial import MultinomialFamily
 from bayesgen.families.namespace import jax_numpy
 from bayesgen.families.poisson import PoissonFamily
-from bayesgen.inference import sampling
 from bayesgen.validation import check_features, check_positive
 
 _ATTRIBUTES_DOC = """
@@ -198,7 +197,7 @@ class MultinomialNB(CountNB):
     def _base_family(self) -> MultinomialFamily:
         return MultinomialFamily(alpha=self.alpha)
 
-    def sample(self, n_samples=1, *, y=None, random_state=None, lengths=None):
+    def sample(self, n_samples=1, *, y=None, random_state=None, method="numpy", lengths=None):
         """Synthetic count rows: the story run forward with the fitted parameters.
 
         As `GenerativeClassifier.sample`. The story conditions on the row totals
@@ -211,7 +210,7 @@ class MultinomialNB(CountNB):
             lengths = int(round(float(mean_total)))
         if isinstance(rows, (int, np.integer)) and rows >= 1:
             lengths = np.broadcast_to(np.asarray(lengths), (rows,))
-        return sampling.sample(self, n_samples, y=y, random_state=random_state, lengths=lengths)
+        return self._sample(n_samples, y, random_state, method, {"lengths": lengths})
 
     def _tail_stratum(self, X) -> np.ndarray:
         """Each row's observed total $L_o$, on which its density conditions.

@@ -16,9 +16,12 @@ from sklearn.utils.validation import check_is_fitted
 from bayesgen._lazy import lazy_module
 from bayesgen.families import class_prior
 from bayesgen.families.protocol import NoClosedForm
+from bayesgen.frames import as_training_frame
 from bayesgen.inference import imputation, multiple_imputation, novelty, sampling
 
 jnp = lazy_module("jax.numpy")
+
+SAMPLE_METHODS = ("numpy", "story")
 
 
 def _has_density(estimator) -> bool:
@@ -93,14 +96,14 @@ class GenerativeUses:
         params = family.params_from_sites(self._sampling_sites())
         return family.draw_features(params, classes, rng, **options)
 
-    def sample(self, n_samples=1, *, y=None, random_state=None):
+    def sample(self, n_samples=1, *, y=None, random_state=None, method="numpy"):
         """Synthetic rows from the fitted model: its story run forward.
 
         The labels (unless given) are drawn from ``class_prior_``, then the features from
         the fitted class-conditional law, so the rows come from exactly the model that
         classifies. The draws are made in NumPy, with no compilation (a model without NumPy
-        draws runs `story` with NumPyro's ``Predictive``, which
-        `bayesgen.inference.sampling.story_sample` does for any model).
+        draws runs `story` with NumPyro's ``Predictive``, as ``method="story"`` does for
+        any model).
 
         Parameters
         ----------
@@ -110,6 +113,10 @@ class GenerativeUses:
             Generate given these classes: one label for all rows, or one per row.
         random_state : None, int or numpy.random.RandomState
             The same value gives the same rows.
+        method : {"numpy", "story"}, default="numpy"
+            ``"numpy"``: the family's own NumPy draws where it has them. ``"story"``: the
+            fitted parameters substituted into `story` and drawn by NumPyro's
+            ``Predictive`` with JAX's random stream; the same law, slower to start.
 
         Returns
         -------
@@ -124,9 +131,47 @@ class GenerativeUses:
         Raises
         ------
         ValueError
-            If ``n_samples < 1`` or ``y`` holds a label not in ``classes_``.
+            If ``n_samples < 1``, ``y`` holds a label not in ``classes_``, or ``method`` is
+            not one of the two.
+        MemoryError
+            Before drawing, if the rows would not fit in the memory available, naming the
+            size.
+
+        Notes
+        -----
+        Safe to call from many threads.
         """
-        return sampling.sample(self, n_samples, y=y, random_state=random_state)
+        return self._sample(n_samples, y, random_state, method, {})
+
+    def _sample(self, n_samples, y, random_state, method: str, options: dict):
+        """`sample`, with ``options`` for the family's draws and the story (``lengths``)."""
+        check_is_fitted(self)
+        if method not in SAMPLE_METHODS:
+            raise ValueError(f"method must be one of {SAMPLE_METHODS}; got {method!r}.")
+        n_features = getattr(self, "n_features_in_", 1)
+        rows, labels = sampling.labels_to_draw(self.classes_, n_samples, y, n_features)
+        draws = None
+        if method == "numpy":
+            rng = sampling.numpy_generator(random_state)
+            classes, probabilities = self.classes_, self.class_prior_
+            try:
+                draws = sampling.numpy_draws(
+                    classes, probabilities, self._draw_features, rows, labels, rng, options
+                )
+            except NoClosedForm:
+                draws = None  # the story draws instead
+        if draws is None:
+            sites = self._sampling_sites()
+            if self._story_class_prior()["fixed_class_prior"] is None:
+                sites = {"class_prior": self.class_prior_, **sites}
+            key = sampling.random_key(random_state)
+            draws = sampling.story_draws(self.story, sites, rows, labels, key, **options)
+        X = self._features_from_draws(draws)
+        schema = getattr(self, "_training_columns", None)
+        if schema is not None and isinstance(X, np.ndarray):  # fitted on a DataFrame
+            X = as_training_frame(X, schema)
+        drawn = labels if labels is not None else self.classes_[draws["y"]]
+        return X, np.asarray(drawn)
 
     def impute(self, X, *, method="mean", y=None, random_state=None, n_imputations=None):
         """Fill the missing (NaN) entries of ``X`` from the model; observed ones are kept.
@@ -165,7 +210,7 @@ class GenerativeUses:
             ``method="mean"``.
         """
         if n_imputations is None:
-            return imputation.impute(self, X, method=method, y=y, random_state=random_state)
+            return self._impute_once(X, method, y, random_state)
         multiple_imputation.check_n_imputations(n_imputations)
         if method != "sample":
             raise ValueError(
@@ -175,6 +220,28 @@ class GenerativeUses:
         return multiple_imputation.multiple_imputations(
             self, X, n_imputations, y=y, random_state=random_state
         )
+
+    def _impute_once(self, X, method, y, random_state):
+        """One completed copy of ``X``: the family's fill given the class weights (the
+        posterior $p(k \\mid x_o)$, or the known labels), observed entries kept."""
+        check_is_fitted(self)
+        imputation.check_method(method)
+        given = X  # predict_proba checks feature names of a DataFrame against the fit's
+        X = self._check_X(X, reset=False)
+        X = np.array(X.toarray() if sp.issparse(X) else X, copy=True)
+        if y is None:
+            class_weights = self.predict_proba(given)
+        else:
+            labels = np.asarray(y)
+            if labels.shape != (X.shape[0],):
+                raise ValueError(
+                    f"y must have one label per row of X, shape ({X.shape[0]},); got "
+                    f"{labels.shape}."
+                )
+            class_weights = imputation.label_weights(self._class_index(y), len(self.classes_))
+        rng = sampling.numpy_generator(random_state)
+        filled = self._impute_rows(X, class_weights, method, rng)
+        return imputation.keep_observed(X, filled)
 
     @available_if(_has_density)
     def tail_probability(self, X, *, n_draws=4000, random_state=None):

@@ -1,9 +1,11 @@
-"""Synthetic rows: the fitted model's own story run forward.
+"""Synthetic rows: a fitted model's own story run forward, from values.
 
 A family that can draw its features in NumPy (`FeatureFamily.draw_features`) draws them
-there: the label from the class probabilities, then the features given it, with the
-story's law and no compilation. Any other model runs its NumPyro story with ``Predictive``
-(`story_sample`), which gives the same law with JAX's random stream.
+there (`numpy_draws`): the label from the class probabilities, then the features given it,
+with the story's law and no compilation. Any model can instead run its NumPyro story with
+its parameters substituted (`story_draws`), which gives the same law with JAX's random
+stream. Every function takes the classes, the class probabilities and the draws or story
+the model supplies; none takes an estimator.
 """
 
 from __future__ import annotations
@@ -12,14 +14,11 @@ import numbers
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._lazy import lazy_attribute, lazy_module
 from bayesgen._memory import check_fits
 from bayesgen._precision import precision
 from bayesgen._threads import STORY_LOCK
-from bayesgen.families.protocol import NoClosedForm
-from bayesgen.frames import as_training_frame
 
 jax = lazy_module("jax")
 handlers = lazy_module("numpyro.handlers")
@@ -44,35 +43,55 @@ def numpy_generator(random_state) -> np.random.Generator:
     return np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
 
 
-def _labels_to_draw(estimator, n_samples, y):
-    """(number of rows, observed labels or None), with the argument errors of ``sample``."""
+def labels_to_draw(classes, n_samples, y, n_features: int) -> tuple[int, np.ndarray | None]:
+    """``(number of rows, observed labels or None)``, with the argument errors of ``sample``.
+
+    Parameters
+    ----------
+    classes : ndarray of shape (n_classes,)
+    n_samples : int
+        Rows to draw when ``y`` is None or one label.
+    y : label or array-like of labels, optional
+    n_features : int
+        For the memory check (`check_size`).
+
+    Raises
+    ------
+    ValueError
+        For ``n_samples`` < 1, an empty or multi-dimensional ``y``, or labels not in
+        ``classes``.
+    MemoryError
+        If the rows would not fit in memory.
+    """
     if y is None:
         if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral):
             raise ValueError(f"n_samples must be an integer >= 1; got {n_samples!r}.")
         if n_samples < 1:
             raise ValueError(f"n_samples must be >= 1; got {n_samples}.")
-        return int(n_samples), None
-    labels = np.asarray(y)
-    if labels.ndim == 0:
-        count, _ = _labels_to_draw(estimator, n_samples, None)
-        _check_size(estimator, count)
-        labels = np.repeat(labels, count)
-    if labels.ndim != 1 or labels.shape[0] == 0:
-        raise ValueError(
-            f"y must be one label or a non-empty 1-D list of labels; got shape {labels.shape}."
-        )
-    unknown = np.setdiff1d(labels, estimator.classes_)
-    if unknown.size:
-        raise ValueError(
-            f"y contains labels {unknown.tolist()} that are not in classes_ "
-            f"{estimator.classes_.tolist()}."
-        )
-    return labels.shape[0], labels
+        rows, labels = int(n_samples), None
+    else:
+        labels = np.asarray(y)
+        if labels.ndim == 0:
+            count, _ = labels_to_draw(classes, n_samples, None, n_features)
+            labels = np.repeat(labels, count)
+        if labels.ndim != 1 or labels.shape[0] == 0:
+            raise ValueError(
+                f"y must be one label or a non-empty 1-D list of labels; got shape {labels.shape}."
+            )
+        unknown = np.setdiff1d(labels, classes)
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown.tolist()} that are not in classes_ "
+                f"{np.asarray(classes).tolist()}."
+            )
+        rows = labels.shape[0]
+    check_size(rows, n_features)
+    return rows, labels
 
 
-def _check_size(estimator, rows: int) -> None:
+def check_size(rows: int, n_features: int) -> None:
     """Refuse, before drawing, a request whose rows would not fit in memory (MemoryError)."""
-    values = rows * (getattr(estimator, "n_features_in_", 1) + 1)
+    values = rows * (n_features + 1)
     check_fits(
         values * _BYTES_PER_VALUE,
         f"sample(n_samples={rows})",
@@ -80,106 +99,63 @@ def _check_size(estimator, rows: int) -> None:
     )
 
 
-def sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs):
-    """Draw ``(X, y)`` from a fitted estimator's story with its fitted parameters.
+def numpy_draws(classes, class_probabilities, draw_features, rows: int, labels, rng, options):
+    """The story's draws ``{"y": class indices, site: features}`` made in NumPy.
 
     Parameters
     ----------
-    estimator : GenerativeClassifier
-        Fitted; supplies ``story``, ``_sampling_sites`` and ``_features_from_draws``.
-    n_samples : int, default=1
-        Rows to draw (ignored when ``y`` is an array of labels).
-    y : label or array-like of labels, optional
-        Draw the features given these classes; ``None`` draws the labels from the class
-        prior too.
-    random_state : None, int or numpy RandomState
-        The same value gives the same rows.
-    **story_kwargs
-        Passed to the story (``lengths`` for the multinomial).
-
-    Returns
-    -------
-    X : ndarray or DataFrame of shape (n_samples, n_features)
-        A DataFrame with the training columns' names and dtypes when the model was fitted
-        on one (`bayesgen.frames.as_training_frame`).
-    y : ndarray of shape (n_samples,)
-        Labels from ``classes_``.
+    classes : ndarray of shape (n_classes,)
+    class_probabilities : ndarray of shape (n_classes,)
+    draw_features : callable
+        ``draw_features(class_indices, rng, **options) -> {site: features}``: a family's
+        `FeatureFamily.draw_features` with the fitted parameters bound.
+    rows : int
+    labels : ndarray or None
+        The given labels (`labels_to_draw`); None draws them from ``class_probabilities``.
+    rng : numpy.random.Generator
+    options : dict
+        Passed to ``draw_features`` (``lengths`` for the multinomial).
 
     Raises
     ------
-    ValueError
-        For ``n_samples`` < 1, an empty or multi-dimensional ``y``, or unknown labels.
-    MemoryError
-        Before drawing, if the rows would not fit in the memory available, naming the size.
-
-    Notes
-    -----
-    Where the estimator draws in NumPy (its ``_draw_features``, by default its family's
-    `FeatureFamily.draw_features`), the label is drawn from ``class_prior_`` and the
-    features given it; otherwise `story_sample` runs the story. Safe to call from many
-    threads.
+    NoClosedForm
+        From ``draw_features``, for a model without NumPy draws.
     """
-    check_is_fitted(estimator)
-    rows, labels = _labels_to_draw(estimator, n_samples, y)
-    _check_size(estimator, rows)
-    draws = _numpy_draws(estimator, rows, labels, numpy_generator(random_state), story_kwargs)
-    if draws is None:
-        return story_sample(estimator, n_samples, y=y, random_state=random_state, **story_kwargs)
-    return _as_returned(estimator, draws, labels)
-
-
-def _numpy_draws(estimator, rows: int, labels, rng, options: dict) -> dict | None:
-    """The story's draws ``{"y": class indices, site: features}`` made in NumPy, or None
-    when the estimator has no NumPy draws."""
     if labels is None:
-        classes = rng.choice(estimator.classes_.shape[0], size=rows, p=_probabilities(estimator))
+        probabilities = np.asarray(class_probabilities, dtype=np.float64)
+        # Renormalised in float64: rng.choice checks the sum to 1e-8.
+        indices = rng.choice(len(classes), size=rows, p=probabilities / probabilities.sum())
     else:
-        classes = np.searchsorted(estimator.classes_, labels)
-    try:
-        return {"y": classes, **estimator._draw_features(classes, rng, **options)}
-    except NoClosedForm:
-        return None
+        indices = np.searchsorted(classes, labels)
+    return {"y": indices, **draw_features(indices, rng, **options)}
 
 
-def _probabilities(estimator) -> np.ndarray:
-    """``class_prior_`` in float64, renormalised (``rng.choice`` checks the sum to 1e-8)."""
-    prior = np.asarray(estimator.class_prior_, dtype=np.float64)
-    return prior / prior.sum()
+def story_draws(story, sites: dict, rows: int, labels, key, **story_kwargs) -> dict:
+    """The story's draws ``{site: values}`` from ``Predictive`` with ``sites`` substituted.
 
-
-def story_sample(estimator, n_samples=1, *, y=None, random_state=None, **story_kwargs):
-    """`sample` by running the estimator's NumPyro story with ``Predictive``.
-
-    The same law as `sample`, drawn with JAX's random stream from
-    ``random_key(random_state)``; any model with a story can use it, and it is what
-    `sample` does for a family without NumPy draws.
+    Parameters
+    ----------
+    story : callable
+        The model's NumPyro story, ``story(X=None, y=None, n_samples=None, **story_kwargs)``.
+    sites : dict
+        The fitted values of its parameter sites (``"class_prior"`` among them unless the
+        class probabilities are fixed).
+    rows : int
+    labels : ndarray or None
+        The given labels; None draws them.
+    key : jax.random key
+    **story_kwargs
+        Passed to the story (``lengths`` for the multinomial).
 
     Notes
     -----
     Safe to call from many threads: the story runs under NumPyro's handlers, whose stack
     NumPyro shares between threads, so runs hold `bayesgen._threads.STORY_LOCK`.
     """
-    check_is_fitted(estimator)
-    rows, labels = _labels_to_draw(estimator, n_samples, y)
-    _check_size(estimator, rows)
-    sites = estimator._sampling_sites()
-    if estimator._story_class_prior()["fixed_class_prior"] is None:
-        sites = {"class_prior": estimator.class_prior_, **sites}
     dtype = np.result_type(*[np.asarray(value).dtype for value in sites.values()])
     with STORY_LOCK, precision(dtype):  # NumPyro's handler stack is one for all threads
-        story = handlers.substitute(estimator.story, data=sites)
-        draws = Predictive(story, num_samples=1)(
-            random_key(random_state), y=labels, n_samples=rows, **story_kwargs
+        substituted = handlers.substitute(story, data=sites)
+        draws = Predictive(substituted, num_samples=1)(
+            key, y=labels, n_samples=rows, **story_kwargs
         )
-        draws = {name: np.array(value[0]) for name, value in draws.items()}  # writable
-    return _as_returned(estimator, draws, labels)
-
-
-def _as_returned(estimator, draws: dict, labels):
-    """``(X, y)`` as `sample` returns them, from the story's draws ``{site: values}``."""
-    X = estimator._features_from_draws(draws)
-    schema = getattr(estimator, "_training_columns", None)
-    if schema is not None and isinstance(X, np.ndarray):  # fitted on a DataFrame
-        X = as_training_frame(X, schema)
-    drawn = labels if labels is not None else estimator.classes_[draws["y"]]
-    return X, np.asarray(drawn)
+        return {name: np.array(value[0]) for name, value in draws.items()}  # writable

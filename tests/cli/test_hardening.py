@@ -73,7 +73,7 @@ def test_a_missing_output_folder_is_refused_before_any_work(
     invoke, model_path, tmp_path, monkeypatch
 ):
     drawn = []
-    monkeypatch.setattr(sampling, "sample", lambda *args, **kwargs: drawn.append(args))
+    monkeypatch.setattr(sampling, "numpy_draws", lambda *args, **kwargs: drawn.append(args))
     out = tmp_path / "missing_dir" / "x.csv"
     result = invoke("sample", model_path, "-n", "100000000", "--out", out)
     _one_line_error(result, "folder", "missing_dir", "does not exist")

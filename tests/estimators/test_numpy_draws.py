@@ -9,7 +9,6 @@ from scipy import stats
 from sklearn.datasets import load_iris
 
 import bayesgen as bg
-from bayesgen.inference import sampling
 
 N = 6000  # rows per check
 Z = 4.5  # Monte-Carlo standard errors allowed
@@ -181,7 +180,7 @@ def test_numpy_draws_and_the_story_draws_have_one_law(model):
         X = np.digitize(X, [2.0, 4.0, 6.0])
     model.fit(X, y)
     numpy_X, numpy_y = model.sample(3000, random_state=0)
-    story_X, story_y = sampling.story_sample(model, 3000, random_state=0)
+    story_X, story_y = model.sample(3000, random_state=0, method="story")
     table = [[np.sum(labels == c) for c in model.classes_] for labels in (numpy_y, story_y)]
     assert stats.chi2_contingency(table).pvalue > P_VALUE
     for label in model.classes_:

@@ -21,7 +21,6 @@ import pytest
 from test_model_file_round_trip import CASES
 
 import bayesgen
-from bayesgen.inference import sampling
 
 LEGACY = Path(__file__).parent / "legacy"
 METHODS = ("predict_proba", "predict_joint_log_proba", "score_samples", "predict")
@@ -52,7 +51,8 @@ def test_legacy_file_predicts_alike(case):
         _assert_equal_to_rounding(found, expected[method], method, scale)
     # The story run forward with JAX's stream, as sample() did when the files were written
     # (sample now draws in NumPy where the family can: tests/estimators/test_numpy_draws.py).
-    for i, part in enumerate(sampling.story_sample(model, 7, random_state=0, **_lengths(model))):
+    story_rows = model.sample(7, random_state=0, method="story", **_lengths(model))
+    for i, part in enumerate(story_rows):
         if isinstance(part, pd.DataFrame):
             for column in part.columns:
                 found = _comparable(part[column].to_numpy())
