@@ -3,7 +3,9 @@
 Seed ``001_8fd34bf03af75598.txt`` §4.1, "Connection Between Metric and Bayesian
 Classifiers". The maths (frequency-weighted class covariances, bandwidth factors, the
 chunked kernel-mixture density, the conditionals for imputation) is in
-`bayesgen.families.kernel_density`; this module is the scikit-learn class and its hooks.
+`bayesgen.families.kernel_density`, and `bayesgen.families.kernel_density_family` puts it
+behind the family contract; this module is the scikit-learn class, a view of its fitted
+value ``joint_``.
 """
 
 from __future__ import annotations
@@ -13,13 +15,12 @@ import numbers
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from bayesgen import joint
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators.base import GenerativeClassifier
-from bayesgen.families import gaussian
+from bayesgen.estimators.joint_view import JointView, fitted_attribute
 from bayesgen.families import kernel_density as kde
-from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.estimates import check_estimate_kind
-from bayesgen.families.gaussian import missing
+from bayesgen.families.kernel_density_family import KernelChoice, KernelDensityFamily
 from bayesgen.inference import em
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
@@ -90,7 +91,7 @@ _ATTRIBUTES_DOC = """
 """
 
 
-class KernelDensityDA(GenerativeClassifier):
+class KernelDensityDA(JointView):
     model_name = "kde-da"
     __doc__ = (
         """Parzen-window classifier: a Gaussian kernel density estimate per class.
@@ -180,24 +181,32 @@ class KernelDensityDA(GenerativeClassifier):
         self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
+    # ------------------------------------------------------------ the value
+    bandwidth_ = fitted_attribute(
+        lambda self, value: value.feature_prior.bandwidth,
+        doc="The factor of each class's kernel.",
+    )
+    ridge_ = fitted_attribute(
+        lambda self, value: value.feature_prior.ridge,
+        doc="What was added to the diagonal of every data covariance.",
+    )
+    kernel_covariances_ = fitted_attribute(
+        lambda self, value: value.params.kernel_covariances, doc="$H_k$, the ridge included."
+    )
+    training_X_ = fitted_attribute(
+        lambda self, value: value.params.training_X, doc="The kernel centres."
+    )
+    training_weights_ = fitted_attribute(
+        lambda self, value: value.params.training_weights,
+        doc="The weight of each centre in each class.",
+    )
+
+    def _base_family(self) -> KernelDensityFamily:
+        return KernelDensityFamily.of(self)
+
     # ------------------------------------------------------------------ hooks
     def _check_hyperparameters(self):
-        bandwidth = self.bandwidth
-        if isinstance(bandwidth, str):
-            valid = bandwidth in kde.BANDWIDTH_RULES
-        else:
-            number = isinstance(bandwidth, numbers.Real) and not isinstance(bandwidth, bool)
-            valid = number and np.isfinite(bandwidth) and bandwidth > 0
-        if not valid:
-            raise ValueError(
-                "bandwidth must be 'scott', 'silverman' or a positive number (the bw_method "
-                f"factor of scipy.stats.gaussian_kde); got {bandwidth!r}."
-            )
-        if self.bandwidth_scope not in kde.BANDWIDTH_SCOPES:
-            raise ValueError(
-                f"bandwidth_scope must be one of {kde.BANDWIDTH_SCOPES} (one kernel per class, "
-                f"or one for all); got {self.bandwidth_scope!r}."
-            )
+        self._base_family().check()
         check_estimate_kind(self.estimate)
         check_positive(self.reg_covar, "reg_covar", allow_zero=True)
         check_positive(self.class_concentration_prior, "class_concentration_prior")
@@ -211,65 +220,13 @@ class KernelDensityDA(GenerativeClassifier):
         return self.priors, self.class_concentration_prior, self.estimate
 
     def _check_X(self, X, *, reset):
-        # NaN is a missing value when predicting; fitting refuses it in _feature_stats.
+        # NaN is a missing value when predicting; the family's statistics refuse it.
         return check_features(self, X, reset=reset, allow_nan=True)
 
-    def _feature_stats(self, X, responsibilities, dtype):
-        if np.isnan(X).any():
-            raise ValueError(
-                f"X contains NaN: {type(self).__name__} cannot fit rows with missing values "
-                "(every training row is a kernel centre); NaN is accepted only when "
-                "predicting, where it is integrated out. Remove or impute those rows first."
-            )
-        return kde.KernelStats(np.asarray(X, dtype=dtype), np.asarray(responsibilities, dtype))
-
-    def _merge_feature_stats(self, previous, new):
-        return kde.KernelStats(
-            np.concatenate([np.asarray(previous.rows), new.rows]),
-            np.concatenate([np.asarray(previous.weights), new.weights]),
-        )
-
-    def _update_parameters(self, *, kernel=None):
-        """Derive the kernels from the stored rows, or keep ``kernel``: ``(bandwidth_,
-        kernel_covariances_, ridge_)`` fixed while the self-training loop runs."""
-        rows = np.asarray(self._stats.rows)
-        weights = np.asarray(self._stats.weights)
-        dtype = rows.dtype
-        factors, kernels, ridge = kernel if kernel is not None else self._kernels(rows, weights)
-        self.bandwidth_ = factors.astype(dtype)
-        self.kernel_covariances_ = kernels.astype(dtype)
-        self.ridge_ = ridge.astype(dtype)
-        self.training_X_ = rows
-        self.training_weights_ = weights
-
-    def _kernels(self, rows, weights):
-        """``(bandwidth factors, kernel covariances, ridge)`` of weighted rows, in float64."""
-        dtype = rows.dtype
-        stats = kde.KernelStats(rows.astype(np.float64), weights.astype(np.float64))
-        ridge = kde.feature_ridge(stats.rows, stats.weights.sum(axis=1), self.reg_covar, dtype)
-        factors, kernels = kde.kernel_covariances(
-            stats, self.bandwidth, self.bandwidth_scope, ridge
-        )
-        eigenvalues = np.linalg.eigvalsh(kernels)
-        n_features = rows.shape[1]
-        if not np.all(eigenvalues[:, 0] > n_features * np.finfo(dtype).eps * eigenvalues[:, -1]):
-            raise ValueError(
-                "A kernel covariance is singular (a constant feature, or fewer rows than "
-                f"features in a class) and reg_covar={self.reg_covar} adds no ridge; use "
-                "reg_covar > 0."
-            )
-        return factors, kernels, ridge
-
-    def _feature_log_prior(self) -> float:
-        return 0.0  # the class densities have no prior
-
     # ------------------------------------------------------------------ scoring
-    def _params(self) -> kde.KernelParams:
-        return kde.KernelParams(self.training_X_, self.training_weights_, self.kernel_covariances_)
-
-    def _log_likelihood(self, X, dtype, *, row_terms=True, leave_out=None):
-        """``log p(x | k)``, (n_samples, n_classes); see ``families.kernel_density``."""
-        return kde.log_likelihood(self._params(), X, dtype, leave_out=leave_out)
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
+        """``log p(x | k)``, (n_samples, n_classes), in ``dtype`` (the kernels as stored)."""
+        return kde.log_likelihood(self.joint_.params, X, dtype)
 
     # ------------------------------------------------------------------ EM
     def _jitted_em(self, X, fixed, unlabeled, unlabeled_weights, initial):
@@ -300,11 +257,15 @@ class KernelDensityDA(GenerativeClassifier):
         spread = np.zeros(X.shape[0])
         spread[unlabeled] = unlabeled_weights
         self._add_rows(X, fixed + spread[:, None] / fixed.shape[1], reset=True)
-        kernel = (self.bandwidth_, self.kernel_covariances_, self.ridge_)
+        family, settings = self._base_family(), self._fit_settings()
+        choice = self.joint_.feature_prior
 
         def refit(responsibilities):  # the ordinary fit, under the fixed kernels
-            with precision(dtype):
-                self._install_stats(*self._batch_stats(X, responsibilities, dtype), kernel=kernel)
+            R = np.asarray(responsibilities).astype(dtype, copy=False)
+            class_stats, stats = joint.batch_stats(family, X, R)
+            self.joint_ = joint.from_stats(
+                family, self.classes_, class_stats, stats, settings, frozen=choice
+            )
 
         refit(initial)
         log_posterior, _ = self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
@@ -325,68 +286,21 @@ class KernelDensityDA(GenerativeClassifier):
     def _em_scores(self, X, dtype, fixed, unlabeled, unlabeled_weights):
         """Leave-one-out ``log p(k | x_i)`` of the training rows, and EM's objective."""
         with precision(dtype):
-            log_likelihood = kde.leave_one_out_log_likelihood(self._params(), X, dtype)
+            log_likelihood = kde.leave_one_out_log_likelihood(self.joint_.params, X, dtype)
         with np.errstate(divide="ignore"):
             log_prior = np.log(self.class_prior_).astype(log_likelihood.dtype)
-        joint = log_likelihood + log_prior
+        log_joint = log_likelihood + log_prior
         with np.errstate(invalid="ignore"):
-            labelled = np.sum(np.where(fixed > 0, fixed * joint, 0.0))
-        unlabelled = np.sum(unlabeled_weights * log_evidence(joint[unlabeled])[:, 0])
+            labelled = np.sum(np.where(fixed > 0, fixed * log_joint, 0.0))
+        unlabelled = np.sum(unlabeled_weights * log_evidence(log_joint[unlabeled])[:, 0])
         value = float(labelled + unlabelled + self._em_log_prior())
-        return normalise(joint, log_prior), value
-
-    # ------------------------------------------------------------------ imputation
-    def _impute_rows(self, X, class_weights, method, rng):
-        """Fill the NaN of ``X`` from the kernel mixture's conditional, per class
-        (`bayesgen.families.kernel_density.conditional_missing`)."""
-        filled = X.copy()
-        params = self._params()
-        has_weight = self.training_weights_.astype(np.float64).sum(axis=0) > 0
-        patterns, groups = missing.missing_patterns(X)
-        classes = draw_classes(class_weights, rng) if method == "sample" else None
-        for pattern, rows in zip(patterns, groups, strict=True):
-            if not pattern.any():
-                continue
-            values = np.zeros((len(rows), pattern.sum()))
-            for k in np.flatnonzero(has_weight):
-                use = class_weights[rows, k] > 0 if method == "mean" else classes[rows] == k
-                if not use.any():
-                    continue
-                chosen = rows[use]
-                observed_values = X[np.ix_(chosen, ~pattern)]
-                if method == "mean":
-                    means = kde.conditional_missing(params, k, observed_values, pattern)
-                    values[use] += class_weights[chosen, k][:, None] * means
-                else:
-                    values[use] = kde.conditional_missing(params, k, observed_values, pattern, rng)
-            filled[np.ix_(rows, pattern)] = values
-        return filled
+        return normalise(log_joint, log_prior), value
 
     # ------------------------------------------------------------------ story
-    def _sampling_sites(self):
-        return self._params()._asdict()  # "training_X", "training_weights", ...
-
-    def _draw_features(self, classes, rng, **options) -> dict:
-        """The story's draws in NumPy: a kernel centre from the class's weighted training
-        rows, then a Normal row around it with the class's kernel covariance."""
-        params = self._params()
-        weights = np.asarray(params.training_weights, dtype=np.float64)
-        covariances = np.asarray(params.kernel_covariances)
-        centres = np.empty(classes.shape[0], dtype=np.int64)
-        for k in np.unique(classes):
-            rows = classes == k
-            centres[rows] = rng.choice(
-                weights.shape[0], size=int(rows.sum()), p=weights[:, k] / weights[:, k].sum()
-            )
-        kernels = gaussian.GaussianParams(np.zeros_like(covariances[:, :, 0]), covariances)
-        noise = gaussian.GaussianFamily("full").draw_features(kernels, classes, rng)["X"]
-        X = np.asarray(params.training_X)[centres] + noise
-        return {"kernel_center": centres, "X": X.astype(noise.dtype)}
-
     def _story_part(self):
         from bayesgen.stories.kernel_density import kernel_density_part
 
-        return kernel_density_part(*self._params())
+        return kernel_density_part(*self.joint_.params)
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
@@ -416,3 +330,27 @@ class KernelDensityDA(GenerativeClassifier):
 
     def _with_parameters(self, sites):
         self._check_exact_posterior()
+
+    def _upgrade_saved_state(self, state: dict) -> dict:
+        """A file of the earlier layout (the rows and the kernels as separate attributes) as
+        the value ``joint_``, the kernels as saved (a self-trained fit's were fixed before
+        its loop, so they are not estimated again)."""
+        state = dict(state)
+        if "joint_" not in state and "_stats" in state:
+            state["joint_"] = joint.FittedJoint(
+                classes=state["classes_"],
+                class_stats=state.pop("_class_stats"),
+                class_probabilities=np.asarray(state.pop("class_prior_")),
+                feature_stats=state.pop("_stats"),
+                feature_prior=KernelChoice(
+                    state.pop("bandwidth_"), state.pop("ridge_"), state["kernel_covariances_"]
+                ),
+                params=kde.KernelParams(
+                    state.pop("training_X_"),
+                    state.pop("training_weights_"),
+                    state.pop("kernel_covariances_"),
+                ),
+                learned={},
+            )
+            state.pop("class_count_", None)  # read off the value now
+        return super()._upgrade_saved_state(state)

@@ -74,6 +74,7 @@ def from_stats(
     settings: FitSettings = DEFAULT_SETTINGS,
     *,
     learned: dict | None = None,
+    frozen=None,
 ) -> FittedJoint:
     """The joint whose statistics are these: prior resolved, parameters estimated.
 
@@ -87,6 +88,9 @@ def from_stats(
         The family's statistics, NumPy or JAX arrays (stored as NumPy).
     settings : FitSettings
     learned : dict, optional
+    frozen : optional
+        What an EM keeps fixed instead of resolving it from the statistics (the family's
+        ``estimate(stats, kind, frozen)``): a kernel density's kernels, a Gaussian's prior.
 
     Returns
     -------
@@ -98,7 +102,7 @@ def from_stats(
     class_stats = _as_numpy(class_stats)
     feature_stats = _as_numpy(feature_stats)
     with precision(np.asarray(class_stats.counts).dtype):
-        prior, params = family.estimate(feature_stats, settings.estimate)
+        prior, params = family.estimate(feature_stats, settings.estimate, frozen)
     return FittedJoint(
         classes=np.asarray(classes),
         class_stats=class_stats,

@@ -281,7 +281,7 @@ def test_unlabelled_rows_improve_accuracy(scope, seed):
     assert model.score(X_test, y_test) > 0.79
     # Fixed point: each unlabelled row's weights are its leave-one-out class probabilities.
     with jax.enable_x64():
-        log_likelihood = leave_one_out_log_likelihood(model._params(), X, np.dtype(np.float64))
+        log_likelihood = leave_one_out_log_likelihood(model.joint_.params, X, np.dtype(np.float64))
     joint = log_likelihood + np.log(model.class_prior_)
     proba = np.exp(joint - logsumexp(joint, axis=1, keepdims=True))
     np.testing.assert_allclose(model.training_weights_[~labelled], proba[~labelled], atol=1e-3)
