@@ -130,7 +130,7 @@ def em_step(estimator, X, y, weights, start, dtype, classes, unlabeled_weight) -
     The objective part is that of the current parameters, without the log prior (which
     the driver adds once): $\\sum_{\\text{labelled}} w_i \\log p(x_i, y_i) +
     \\lambda \\sum_{\\text{unlabelled}} w_i \\log p(x_i)$ over the block, as
-    ``semi_supervised._e_step`` computes it.
+    `bayesgen.inference.semi_supervised.e_step` computes it.
     """
     estimator = _family.worker_copy(estimator)
     rows = _rows(estimator, X, y, weights, classes, start)

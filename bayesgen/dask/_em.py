@@ -1,6 +1,6 @@
 """EM over unlabelled rows with every E- and M-step computed on the workers.
 
-The same iteration as ``bayesgen.estimators.semi_supervised``, one pass over the blocks per
+The same iteration as `bayesgen.estimators.semi_supervised_fit`, one pass over the blocks per
 iteration: each block scores its rows under the current parameters (shipped to the
 workers), which gives its share of the objective of those parameters and its soft
 responsibilities, and returns the statistics of the next M-step. The driver adds the
@@ -18,13 +18,14 @@ from bayesgen._precision import precision
 from bayesgen.dask import _blocks, _family
 from bayesgen.dask._input import RowBlocks
 from bayesgen.dask._passes import run_pass
+from bayesgen.estimators import semi_supervised_fit
 from bayesgen.inference import em, semi_supervised
 
 
 def fit(estimator, blocks: RowBlocks, labels: np.ndarray, n_unlabeled: list, dtype):
     """Fit ``estimator`` by EM over the blocks; ``n_unlabeled`` counts each block's -1 rows."""
-    semi_supervised._check_em_parameters(estimator)
-    classes = semi_supervised.em_classes(estimator, labels, stacklevel=4)
+    settings = semi_supervised_fit.em_settings(estimator)
+    classes = semi_supervised.em_classes(labels, settings.n_classes, settings.marker, stacklevel=4)
     estimator.classes_ = classes
     rng = check_random_state(estimator.random_state)
     best = None
@@ -37,7 +38,7 @@ def fit(estimator, blocks: RowBlocks, labels: np.ndarray, n_unlabeled: list, dty
         history, converged = _run(estimator, blocks, classes, dtype, random)
         if best is None or history[-1] > best[0]:
             best = (history[-1], copy.deepcopy(estimator.__dict__), history, converged)
-    return semi_supervised.keep_best_run(estimator, best)
+    return semi_supervised_fit.keep_best_run(estimator, best)
 
 
 def _run(estimator, blocks, classes, dtype, random):

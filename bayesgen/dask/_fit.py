@@ -87,7 +87,7 @@ def fit(estimator, X, y, sample_weight=None):
             f"y has {classes.shape[0]} class ({classes.tolist()}); a classifier needs at "
             "least two classes."
         )
-    semi_supervised.check_n_classes(estimator, classes)
+    semi_supervised.check_n_classes(estimator.n_classes, classes)
     result = run_pass(_blocks.labelled_stats, estimator, blocks, dtype, classes)
     class_stats, feature_stats = result.stats[0]
     if np.count_nonzero(class_stats.counts > 0) < 2:
@@ -96,7 +96,7 @@ def fit(estimator, X, y, sample_weight=None):
             "classifier needs at least two classes."
         )
     estimator.classes_ = classes
-    estimator._fitted_semi_supervised = False
+    estimator.fitted_with_unlabeled_ = False
     estimator.n_iter_, estimator.converged_ = 1, True  # the closed-form fit: one pass
     estimator.log_likelihood_history_ = np.empty(0)
     _family.install(estimator, class_stats, feature_stats, dtype)

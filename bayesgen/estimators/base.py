@@ -17,6 +17,7 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 
 from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
+from bayesgen.estimators import semi_supervised_fit
 from bayesgen.estimators.decisions import ClassPriorDecisions
 from bayesgen.estimators.registration import Registered
 from bayesgen.estimators.saving import ModelFileMixin
@@ -143,9 +144,10 @@ class GenerativeClassifier(
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         weights = check_weights(sample_weight, X)
-        unlabeled = semi_supervised.marked_unlabeled(self, y, stacklevel=3)
+        marker = getattr(self, "unlabeled_marker", -1)
+        unlabeled = semi_supervised.marked_unlabeled(y, marker, stacklevel=3)
         if unlabeled.any():
-            return semi_supervised.fit(self, X, y, unlabeled, weights)
+            return semi_supervised_fit.fit(self, X, y, unlabeled, weights)
         y = check_labels(y)
         classes, class_index = np.unique(y, return_inverse=True)
         if classes.shape[0] < 2:
@@ -153,7 +155,7 @@ class GenerativeClassifier(
                 f"y has {classes.shape[0]} class ({classes.tolist()}); a classifier needs at "
                 "least two classes."
             )
-        semi_supervised.check_n_classes(self, classes)
+        semi_supervised.check_n_classes(self.n_classes, classes)
         weighted_counts = np.bincount(class_index, weights=weights, minlength=classes.shape[0])
         if np.count_nonzero(weighted_counts > 0) < 2:
             raise ValueError(
@@ -161,7 +163,7 @@ class GenerativeClassifier(
                 "classifier needs at least two classes."
             )
         self.classes_ = classes
-        self._fitted_semi_supervised = False
+        self.fitted_with_unlabeled_ = False
         self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
         self.log_likelihood_history_ = np.empty(0)
         self._add_labelled_rows(X, class_index, weights, classes.shape[0], reset=True)
@@ -184,9 +186,12 @@ class GenerativeClassifier(
 
         ``_fresh_fit`` told the statistics hooks whether a fit started afresh; a model
         without statistics now says so itself, and the flag is dropped.
+        ``_fitted_semi_supervised`` is now ``fitted_with_unlabeled_``.
         """
         state = dict(state)
         state.pop("_fresh_fit", None)
+        if "_fitted_semi_supervised" in state:
+            state["fitted_with_unlabeled_"] = bool(state.pop("_fitted_semi_supervised"))
         return state
 
     @classmethod

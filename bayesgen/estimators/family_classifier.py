@@ -78,6 +78,8 @@ class FamilyClassifier(NaiveBayesClassPrior, JointView):
         The family, with what the fit learned about the columns.
     n_iter_ : int
     converged_ : bool
+    fitted_with_unlabeled_ : bool
+        Whether the last fit had unlabelled rows (EM over them; no exact posterior then).
     log_likelihood_history_ : ndarray of shape (n_iter_,)
         A mixture family's EM objective per iteration (empty for a closed-form fit).
     n_features_in_ : int

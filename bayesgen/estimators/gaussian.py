@@ -98,6 +98,8 @@ _ATTRIBUTES_DOC = (
         SQUAREM extrapolation after every two EM steps and counts (and records) only those
         it keeps: the same fixed point in fewer iterations (`bayesgen.inference.squarem`).
     converged_ : bool
+    fitted_with_unlabeled_ : bool
+        Whether the last fit had unlabelled rows (EM over them; no exact posterior then).
     log_likelihood_history_ : ndarray of shape (n_iter_,)
         The EM objective per iteration: the observed-data log-likelihood of the training
         rows (plus the log prior for ``estimate="map"``); it never decreases, except with a

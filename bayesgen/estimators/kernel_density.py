@@ -81,6 +81,8 @@ _ATTRIBUTES_DOC = """
     n_iter_ : int
         EM iterations run; 1 without unlabelled rows.
     converged_ : bool
+    fitted_with_unlabeled_ : bool
+        Whether the last fit had unlabelled rows (EM over them; no exact posterior then).
     log_likelihood_history_ : ndarray of shape (n_iter_,)
         With unlabelled rows, the leave-one-out objective after each iteration of the
         self-training loop (it is recorded, not ascended; see ``_jitted_em``); empty

@@ -86,6 +86,8 @@ class LatentClassNB(MixedNB):
         $w_{km}$.
     n_iter_ : int
     converged_ : bool
+    fitted_with_unlabeled_ : bool
+        Whether the last fit had unlabelled rows (EM over them; no exact posterior then).
     log_likelihood_history_ : ndarray of shape (n_iter_,)
         The EM objective per iteration (with unlabelled rows: that of the EM over them).
 

@@ -119,6 +119,8 @@ class MixtureDA(GenerativeClassifier):
         The components' (expected) statistics at convergence, ``n_classes * M`` of them.
     n_iter_ : int
     converged_ : bool
+    fitted_with_unlabeled_ : bool
+        Whether the last fit had unlabelled rows (EM over them; no exact posterior then).
     log_likelihood_history_ : ndarray of shape (n_iter_,)
         The objective per EM iteration, summed over classes: $\sum_k \sum_i R_{ik}
         \log p(x_{i,o} \mid k)$ (plus the log prior of the weights, means and covariances

@@ -139,7 +139,7 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
         y = column_or_1d(y, warn=True)
         if y.dtype.kind in "fc" and np.isinf(y).any():
             check_labels(y)  # the error for a non-finite label
-        if semi_supervised.marked_unlabeled(base, y).any():
+        if semi_supervised.marked_unlabeled(y, base.unlabeled_marker).any():
             raise ValueError(
                 f"y contains unlabelled rows (None, NaN or the estimator's unlabeled_marker="
                 f"{base.unlabeled_marker!r}); RDACV scores labelled rows only. "

@@ -79,7 +79,7 @@ class PosteriorUses:
         A fit with unlabelled rows keeps EM's expected statistics, whose conjugate update
         is not the posterior; families add their own cases.
         """
-        if getattr(self, "_fitted_semi_supervised", False):
+        if getattr(self, "fitted_with_unlabeled_", False):
             raise ValueError(
                 f"This {type(self).__name__} was fitted with unlabelled rows (by EM), so its "
                 "posterior has no closed form; use posterior(method='nuts', X=X, y=y) with "
@@ -333,7 +333,7 @@ class PosteriorUses:
         EM estimate (a mode) avoids that. Sites on the edge of their support (a zero
         probability) are left to NumPyro's default start.
         """
-        if not getattr(self, "_fitted_semi_supervised", False):
+        if not getattr(self, "fitted_with_unlabeled_", False):
             return None
         sites = {**self._sampling_sites(), "class_prior": self.class_prior_}
         start = {}

@@ -5,31 +5,31 @@ An unlabelled row has the mixture likelihood $\sum_k \pi_k\, p(x \mid k)$
 
 - E-step: $R_{ik} = \lambda\, w_i\, p(k \mid x_i)$ for an unlabelled row (one-hot
   times $w_i$ for a labelled one), under the current parameters;
-- M-step: the family's ordinary closed-form fit from $R$ (``_add_rows``), i.e. the
-  same conjugate update as a labelled fit.
+- M-step: the family's ordinary closed-form fit from $R$, i.e. the same conjugate update
+  as a labelled fit.
 
 The objective is $\sum_{\text{labelled}} w_i \log p(x_i, y_i) + \lambda
 \sum_{\text{unlabelled}} w_i \log p(x_i)$, plus the log prior whose mode the M-step
-takes (``_em_log_prior``): none for ``"mle"``, the prior for ``"map"``, and for the
+takes: none for ``"mle"``, the prior for ``"map"``, and for the
 Dirichlet, Beta and Gamma families under ``"mean"`` the prior with one more pseudo-count,
 whose mode is that posterior mean. EM never decreases it. $\lambda$ is the EM-λ
 weight of Nigam et al. (2000).
+
+This module holds the pieces, over labels and arrays: which rows are unlabelled, the
+checked EM keywords, the classes, the starting and M-step responsibilities and the E-step
+with its objective. The loop that fits an estimator with them, restarts included, is
+`bayesgen.estimators.semi_supervised_fit`, driven by `bayesgen.inference.em.run`.
 """
 
 from __future__ import annotations
 
-import copy
 import numbers
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
-from bayesgen import progress
-from bayesgen._precision import compute_dtype, precision
-from bayesgen.inference import em
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.validation import check_labels, check_positive
 
@@ -64,9 +64,6 @@ EM_PARAMETERS_DOC = """
     random_state : None, int or numpy.random.RandomState
         For the random starts of EM.
 """ + UNLABELED_MARKER_DOC.lstrip("\n")
-
-
-_EM_DESCRIPTION = "EM over unlabelled rows"
 
 
 class UnlabeledMarkerWarning(UserWarning):
@@ -139,11 +136,11 @@ def _is_marker(value, marker) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == marker
 
 
-def marked_unlabeled(estimator, y, *, stacklevel: int = 3) -> np.ndarray:
-    """The unlabelled rows of ``y`` under ``estimator.unlabeled_marker``, warning when the
+def marked_unlabeled(y, marker=-1, *, stacklevel: int = 3) -> np.ndarray:
+    """The unlabelled rows of ``y`` under the unlabelled-row ``marker``, warning when the
     default marker -1 sits among integer classes it could belong to (`UnlabeledMarkerWarning`).
     """
-    marker = check_unlabeled_marker(getattr(estimator, "unlabeled_marker", -1))
+    marker = check_unlabeled_marker(marker)
     unlabeled = unlabeled_rows(y, marker)
     marked = int(np.sum(unlabeled & ~unlabeled_rows(y, None)))  # not the missing labels
     if marked:
@@ -197,25 +194,35 @@ def _minus_one_looks_like_a_class(labels: np.ndarray, n_unlabeled: int | None) -
     )
 
 
-def _check_em_parameters(estimator) -> None:
-    for name in ("max_iter", "n_init"):
-        value = getattr(estimator, name)
+class SemiSupervisedSettings(NamedTuple):
+    """The EM keywords of a semi-supervised fit, checked (`check_em_settings`)."""
+
+    max_iter: int
+    tol: float
+    n_init: int
+    unlabeled_weight: float
+    n_classes: int | None
+    marker: object = -1
+
+
+def check_em_settings(max_iter, tol, n_init, unlabeled_weight, n_classes, marker=-1):
+    """`SemiSupervisedSettings` when every keyword is valid, else a ValueError naming it."""
+    for name, value in (("max_iter", max_iter), ("n_init", n_init)):
         if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
             raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
-    check_positive(estimator.tol, "tol", allow_zero=True)
-    weight = check_positive(estimator.unlabeled_weight, "unlabeled_weight")
+    check_positive(tol, "tol", allow_zero=True)
+    weight = check_positive(unlabeled_weight, "unlabeled_weight")
     if weight > 1:
         raise ValueError(f"unlabeled_weight must be in (0, 1]; got {weight!r}.")
-    n_classes = estimator.n_classes
     if n_classes is not None and (
         isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or n_classes < 2
     ):
         raise ValueError(f"n_classes must be an integer >= 2; got {n_classes!r}.")
+    return SemiSupervisedSettings(int(max_iter), tol, int(n_init), weight, n_classes, marker)
 
 
-def check_n_classes(estimator, classes: np.ndarray) -> None:
+def check_n_classes(n_classes, classes: np.ndarray) -> None:
     """``n_classes``, when given, must agree with the labelled classes."""
-    n_classes = estimator.n_classes
     if n_classes is not None and n_classes != classes.shape[0]:
         raise ValueError(
             f"n_classes={n_classes}, but the labelled rows have {classes.shape[0]} classes "
@@ -223,139 +230,69 @@ def check_n_classes(estimator, classes: np.ndarray) -> None:
         )
 
 
-def em_classes(estimator, labels: np.ndarray, *, stacklevel: int = 3) -> np.ndarray:
+def em_classes(labels: np.ndarray, n_classes, marker=-1, *, stacklevel: int = 3) -> np.ndarray:
     """The classes of a semi-supervised fit: those of the labelled rows ``labels``, or
     ``0 .. n_classes - 1`` (clustering, with a warning) when there are none."""
     if labels.size:
         classes = np.unique(check_labels(np.asarray(labels, dtype=object).tolist()))
-        check_n_classes(estimator, classes)
+        check_n_classes(n_classes, classes)
     else:
-        if estimator.n_classes is None:
+        if n_classes is None:
             raise ValueError(
                 "y has no labelled rows: pass n_classes to cluster the rows into that many "
                 "classes, or label some rows."
             )
         warnings.warn(
             f"y has no labelled rows: fitting is clustering into n_classes="
-            f"{estimator.n_classes} classes 0..{estimator.n_classes - 1}, which are unnamed "
+            f"{n_classes} classes 0..{n_classes - 1}, which are unnamed "
             "and arbitrary in order.",
             UserWarning,
             stacklevel=stacklevel,
         )
-        classes = np.arange(estimator.n_classes)
+        classes = np.arange(n_classes)
     if classes.shape[0] < 2:
         raise ValueError(
             f"The labelled rows have {classes.shape[0]} class ({classes.tolist()}); a "
             "classifier needs at least two (or no labels and n_classes). If the label "
-            f"unlabeled_marker={getattr(estimator, 'unlabeled_marker', -1)!r} is a class, pass "
+            f"unlabeled_marker={marker!r} is a class, pass "
             "unlabeled_marker=None."
         )
     return classes
 
 
-def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
-    """Fit ``estimator`` by EM on labelled and unlabelled rows; see the module docstring."""
-    _check_em_parameters(estimator)
-    labeled = ~unlabeled
-    labels = np.asarray(y, dtype=object)[labeled]
-    classes = em_classes(estimator, labels, stacklevel=4)
-    class_index = (
-        np.searchsorted(classes, check_labels(labels.tolist()))
-        if labels.size
-        else np.empty(0, dtype=int)
-    )
-    estimator.classes_ = classes
-    n_classes = classes.shape[0]
-    fixed = np.zeros((X.shape[0], n_classes), dtype=np.float64)
+def fixed_responsibilities(labeled, class_index, weights, n_classes: int) -> np.ndarray:
+    """``(n_samples, n_classes)``: one-hot times the weight for a labelled row, 0 otherwise."""
+    fixed = np.zeros((labeled.shape[0], n_classes), dtype=np.float64)
     fixed[np.flatnonzero(labeled), class_index] = weights[labeled]
-    unlabeled_weights = estimator.unlabeled_weight * weights[unlabeled]
-    rng = check_random_state(estimator.random_state)
-    best = None
-    for start in range(estimator.n_init):
-        if start == 0 and labeled.any():
-            initial = fixed  # the labelled rows alone
-        else:
-            initial = fixed.copy()
-            random = rng.dirichlet(np.ones(n_classes), size=int(unlabeled.sum()))
-            initial[unlabeled] = random * unlabeled_weights[:, None]
-        history, converged = _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial)
-        if best is None or history[-1] > best[0]:
-            best = (history[-1], copy.deepcopy(estimator.__dict__), history, converged)
-    return keep_best_run(estimator, best)
+    return fixed
 
 
-def keep_best_run(estimator, best):
-    """Restore the best EM run's state and record its history; warn if it did not converge.
-
-    ``best`` is ``(final objective, estimator.__dict__ copy, history, converged)``.
-    """
-    _, state, history, converged = best
-    estimator.__dict__.update(state)
-    if not converged:
-        warnings.warn(
-            f"EM over the unlabelled rows did not converge in max_iter={estimator.max_iter} "
-            f"iterations (tol={estimator.tol}); raise max_iter or tol.",
-            ConvergenceWarning,
-            stacklevel=4,
-        )
-    estimator._fitted_semi_supervised = True
-    estimator.n_iter_ = len(history)
-    estimator.converged_ = converged
-    estimator.log_likelihood_history_ = np.asarray(history)
-    return estimator
+def starting_responsibilities(fixed, unlabeled, unlabeled_weights, rng, *, random: bool):
+    """The responsibilities an EM run starts from: the labelled rows alone, or (``random``)
+    the unlabelled rows given random class probabilities (Dirichlet(1) draws from ``rng``)."""
+    if not random:
+        return fixed
+    initial = fixed.copy()
+    draws = rng.dirichlet(np.ones(fixed.shape[1]), size=int(unlabeled.sum()))
+    initial[unlabeled] = draws * unlabeled_weights[:, None]
+    return initial
 
 
-def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
-    """One EM run from the responsibilities ``initial``: (objective history, converged).
-
-    A family may run the whole loop itself (``_jitted_em``, Gaussian models without missing
-    values); otherwise each iteration is a vectorised pass driven from here, whose M-step is
-    the estimator's ``_em_m_step(X, R)`` where it has one (it may use the current
-    parameters), else the plain fit ``_add_rows(X, R, reset=True)``.
-    """
-    jitted = getattr(estimator, "_jitted_em", None)
-    if jitted is not None and not np.isnan(np.asarray(X, dtype=float)).any():
-        with progress.progress_bar(estimator.max_iter, _EM_DESCRIPTION):
-            result = jitted(X, fixed, unlabeled, unlabeled_weights, initial)
-        if result is not None:  # None: the family's loop does not apply to this model
-            return result
-    with warnings.catch_warnings():
-        # Only a start: with missing values this runs EM over them on the labelled rows,
-        # and whether that converges is beside the point once the outer EM takes over.
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        estimator._add_rows(X, initial, reset=True)
-    # One pass per iteration: the E-step's log posteriors also give the objective of the
-    # parameters they were computed under.
-    log_posterior, _ = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
-    m_step = getattr(estimator, "_em_m_step", None)
-
-    def step(log_posterior):
-        responsibilities = fixed.copy()
-        responsibilities[unlabeled] = np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
-        if m_step is None:
-            estimator._add_rows(X, responsibilities, reset=True)
-        else:  # a model whose M-step inside EM differs from a plain fit (a warm start)
-            m_step(X, responsibilities)
-        return _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
-
-    with progress.progress_bar(estimator.max_iter, _EM_DESCRIPTION):
-        state = em.run(
-            log_posterior, step, tol=estimator.tol, max_iter=estimator.max_iter, progress_ticks=True
-        )
-    return state.history, state.converged
+def responsibilities(fixed, unlabeled, unlabeled_weights, log_posterior) -> np.ndarray:
+    r"""The M-step's responsibilities: ``fixed`` with each unlabelled row weighted by its
+    $\lambda\, w_i\, p(k \mid x_i)$."""
+    R = fixed.copy()
+    R[unlabeled] = np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
+    return R
 
 
-def _e_step(estimator, X, fixed, unlabeled, unlabeled_weights):
-    """``log p(k | x)`` of every row under the current parameters, and the EM objective."""
-    dtype = compute_dtype(X.dtype)
-    with precision(dtype):
-        log_likelihood = np.asarray(estimator._log_likelihood(X, dtype, row_terms=True))
-        log_prior_of_parameters = estimator._em_log_prior()  # in X's precision, like the rest
-    with np.errstate(divide="ignore"):
-        log_prior = np.log(estimator.class_prior_).astype(log_likelihood.dtype)
-    joint = log_likelihood + log_prior
-    log_posterior = normalise(joint, log_prior)
+def e_step(log_joint, log_class_prior, fixed, unlabeled, unlabeled_weights, log_prior):
+    r"""``(log p(k | x), objective)`` from the rows' ``log p(x, k)`` under the current
+    parameters: the posterior of every row, and the EM objective (labelled rows'
+    $w_i \log p(x_i, y_i)$, unlabelled rows' $\lambda w_i \log p(x_i)$, plus the
+    parameters' ``log_prior``)."""
+    log_posterior = normalise(log_joint, log_class_prior)
     with np.errstate(invalid="ignore"):
-        labelled_term = np.sum(np.where(fixed > 0, fixed * joint, 0.0))
-    unlabelled_term = np.sum(unlabeled_weights * log_evidence(joint[unlabeled])[:, 0])
-    return log_posterior, float(labelled_term + unlabelled_term + log_prior_of_parameters)
+        labelled_term = np.sum(np.where(fixed > 0, fixed * log_joint, 0.0))
+    unlabelled_term = np.sum(unlabeled_weights * log_evidence(log_joint[unlabeled])[:, 0])
+    return log_posterior, float(labelled_term + unlabelled_term + log_prior)

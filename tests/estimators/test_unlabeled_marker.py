@@ -62,7 +62,7 @@ def test_default_marker_makes_minus_one_rows_unlabelled(wine):
     hidden = _hide(y)
     model = bg.GaussianNB().fit(X, hidden)
     assert model.classes_.tolist() == [0, 1, 2]
-    assert model._fitted_semi_supervised
+    assert model.fitted_with_unlabeled_
     # The same rows marked by a string marker give the same EM fit.
     named = np.array(["a", "b", "c"], dtype=object)[y]
     named[::3] = "?"
@@ -78,7 +78,7 @@ def test_marker_none_makes_minus_one_an_ordinary_class(wine):
     ours = bg.GaussianNB(unlabeled_marker=None).fit(X, minus_one_class)
     renamed = bg.GaussianNB().fit(X, y)  # class 0 sorts first, as -1 does
     assert ours.classes_.tolist() == [-1, 1, 2]
-    assert not ours._fitted_semi_supervised
+    assert not ours.fitted_with_unlabeled_
     np.testing.assert_array_equal(ours.predict_proba(X), renamed.predict_proba(X))
     np.testing.assert_array_equal(ours.class_count_, renamed.class_count_)
 
@@ -89,7 +89,7 @@ def test_marker_none_still_reads_missing_labels_as_unlabelled(wine):
     labels[::4] = None
     model = bg.GaussianNB(unlabeled_marker=None).fit(X, labels)
     assert model.classes_.tolist() == [0, 1, 2]
-    assert model._fitted_semi_supervised
+    assert model.fitted_with_unlabeled_
 
 
 def test_another_number_can_be_the_marker(wine):
@@ -227,8 +227,8 @@ def test_every_estimator_reads_the_marker(estimator):
         warnings.simplefilter("ignore", UnlabeledMarkerWarning)  # 1, 2 and -1: it may warn
         semi = estimator().fit(X, minus_one_class)
     assert semi.classes_.tolist() == [1, 2]
-    assert semi._fitted_semi_supervised
+    assert semi.fitted_with_unlabeled_
     full = estimator(unlabeled_marker=None).fit(X, minus_one_class)
     assert full.classes_.tolist() == [-1, 1, 2]
-    assert not full._fitted_semi_supervised
+    assert not full.fitted_with_unlabeled_
     assert set(full.predict(X)) <= {-1, 1, 2}
