@@ -14,10 +14,11 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._lazy import lazy_module
+from bayesgen.estimators import multiple_imputation
 from bayesgen.families import class_prior
 from bayesgen.families.protocol import NoClosedForm
 from bayesgen.frames import as_training_frame
-from bayesgen.inference import imputation, multiple_imputation, novelty, sampling
+from bayesgen.inference import imputation, novelty, sampling
 
 jnp = lazy_module("jax.numpy")
 
@@ -196,7 +197,7 @@ class GenerativeUses:
             missing entries has no closed-form posterior; its draws then come from data
             augmentation over the rows of ``X`` (and ``y``), so pass the training rows.
             Here ``y`` may mark rows without a label by -1 (or None).
-            See `bayesgen.inference.multiple_imputation`.
+            See `bayesgen.estimators.multiple_imputation`.
 
         Returns
         -------
@@ -285,7 +286,25 @@ class GenerativeUses:
             For the input `score_samples` refuses (±inf, wrong number of features), or
             ``n_draws < 1``.
         """
-        return novelty.tail_probability(self, X, n_draws=n_draws, random_state=random_state)
+        check_is_fitted(self)
+        density = novelty.Density(
+            score=self.score_samples,
+            sample=lambda n, seed: self.sample(n, random_state=seed)[0],
+            as_input=self._as_input,
+            stratum=getattr(self, "_tail_stratum", None),
+            reference=getattr(self, "_tail_reference", None),
+            observed_values=getattr(self, "_observed_values", None),
+        )
+        return novelty.tail_probability(density, X, n_draws=n_draws, random_state=random_state)
+
+    def _as_input(self, values: np.ndarray):
+        """``values`` as this model takes them: a DataFrame with its columns if fitted on one."""
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            return values
+        import pandas as pd
+
+        return pd.DataFrame(values, columns=names)
 
     def _features_from_draws(self, draws: dict):
         """The features of the story's draws, as ``sample`` returns them."""

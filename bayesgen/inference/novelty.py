@@ -41,9 +41,11 @@ $t = P(s(X_o) < s) + U\,P(s(X_o) = s)$ is exact: no Monte Carlo error at all.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from bayesgen.missing import missing_entries
 from bayesgen.validation import check_count
@@ -138,6 +140,39 @@ def _check_n_draws(n_draws) -> int:
     return check_count(n_draws, "n_draws")
 
 
+class Density(NamedTuple):
+    """What a tail probability needs of a fitted model: its density and its draws.
+
+    Attributes
+    ----------
+    score : callable
+        ``score(X) -> ndarray``: $\\log p(x_o)$ per row (``score_samples``), validating
+        ``X``.
+    sample : callable
+        ``sample(n, random_state) -> rows``: rows drawn from the model, as ``score`` takes
+        them once their hidden entries are blanked.
+    as_input : callable
+        Drawn values (an array) as ``score`` takes them (a DataFrame with the training
+        columns for a model fitted on one).
+    stratum : callable or None
+        ``stratum(X) -> ndarray``: per row, a function of the observed entries the density
+        conditions on (the multinomial's row total); None when there is none.
+    reference : callable or None
+        ``reference(n, missing, stratum, rng) -> values``: rows of that pattern and
+        stratum drawn from the model (with ``stratum``).
+    observed_values : callable or None
+        ``observed_values(missing) -> values or None``: every value the observed block of
+        a pattern can take, when they are few (their law is then enumerated exactly).
+    """
+
+    score: Callable
+    sample: Callable
+    as_input: Callable
+    stratum: Callable | None = None
+    reference: Callable | None = None
+    observed_values: Callable | None = None
+
+
 def _groups(missing: np.ndarray, strata):
     """``(patterns, strata, rows)``: the distinct (pattern, stratum) pairs and their rows."""
     keys = missing if strata is None else np.column_stack([missing, strata])
@@ -149,18 +184,13 @@ def _groups(missing: np.ndarray, strata):
     return patterns, (None if strata is None else unique[:, -1]), rows
 
 
-def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) -> np.ndarray:
-    """$\\hat t(x)$ of every row of ``X`` under a fitted classifier (module docstring).
+def tail_probability(density: Density, X, *, n_draws: int = 4000, random_state=None):
+    """$\\hat t(x)$ of every row of ``X`` under a fitted model (module docstring).
 
     Parameters
     ----------
-    estimator : GenerativeClassifier
-        Fitted; supplies ``score_samples`` and ``sample``. An estimator whose density
-        conditions on a function of the observed entries (the multinomial's row total)
-        names it per row with ``_tail_stratum(X)`` and draws reference rows with that
-        value and pattern with ``_tail_reference(n_draws, missing, stratum, rng)``. One
-        whose observed blocks take few values lists them with
-        ``_observed_values(missing)`` (None when too many), and their law is used exactly.
+    density : Density
+        The model's density and draws.
     X : array-like of shape (n_samples, n_features)
         Missing entries are NaN (or None for categories).
     n_draws : int, default=4000
@@ -173,34 +203,33 @@ def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) ->
     ndarray of shape (n_samples,)
         In (0, 1]; 1 for a row with every entry missing.
     """
-    check_is_fitted(estimator)
     n_draws = _check_n_draws(n_draws)
-    scores = np.asarray(estimator.score_samples(X))  # validates X as score_samples does
+    scores = np.asarray(density.score(X))  # validates X as score_samples does
     missing = missing_entries(X)
     rng = check_random_state(random_state)
     uniforms = rng.uniform(size=scores.shape[0])
-    stratified = hasattr(estimator, "_tail_stratum")
-    patterns, strata, groups = _groups(missing, estimator._tail_stratum(X) if stratified else None)
+    stratified = density.stratum is not None
+    patterns, strata, groups = _groups(missing, density.stratum(X) if stratified else None)
     tolerance = TIE_TOLERANCE.get(scores.dtype, 1e-9)
     tail = np.ones(scores.shape[0], dtype=np.float64)
     scored = np.flatnonzero(~patterns.all(axis=1))
     exact = []
-    for group, law in _enumerated_laws(estimator, patterns, scored):
+    for group, law in _enumerated_laws(density, patterns, scored):
         rows = groups[group]
         tail[rows] = exact_tail(scores[rows], law, uniforms[rows], tolerance)
         exact.append(group)
     scored = np.setdiff1d(scored, exact)
     if scored.size and not stratified:  # one set of reference rows serves every pattern
-        reference, _ = estimator.sample(n_draws, random_state=rng.randint(2**31 - 1))
+        reference = density.sample(n_draws, rng.randint(2**31 - 1))
     per_batch = max(1, BATCH_VALUES // (n_draws * max(1, missing.shape[1])))
     for start in range(0, scored.size, per_batch):
         batch = scored[start : start + per_batch]
         if stratified:
-            drawn = [estimator._tail_reference(n_draws, patterns[g], strata[g], rng) for g in batch]
-            hidden = _as_input(estimator, np.concatenate(drawn))
+            drawn = [density.reference(n_draws, patterns[g], strata[g], rng) for g in batch]
+            hidden = density.as_input(np.concatenate(drawn))
         else:
             hidden = _hidden(reference, patterns[batch])
-        reference_scores = np.asarray(estimator.score_samples(hidden))
+        reference_scores = np.asarray(density.score(hidden))
         for position, group in enumerate(batch):
             rows = groups[group]
             own = reference_scores[position * n_draws : (position + 1) * n_draws]
@@ -208,22 +237,11 @@ def tail_probability(estimator, X, *, n_draws: int = 4000, random_state=None) ->
     return tail
 
 
-def _as_input(estimator, values: np.ndarray):
-    """``values`` as the estimator takes them: a DataFrame with its columns if fitted on one."""
-    names = getattr(estimator, "feature_names_in_", None)
-    if names is None:
-        return values
-    import pandas as pd
-
-    return pd.DataFrame(values, columns=names)
-
-
-def _enumerated_laws(estimator, patterns: np.ndarray, scored: np.ndarray):
-    """``(group, law)`` for the patterns whose observed values the estimator can list."""
-    observed_values = getattr(estimator, "_observed_values", None)
-    if observed_values is None:
+def _enumerated_laws(density: Density, patterns: np.ndarray, scored: np.ndarray):
+    """``(group, law)`` for the patterns whose observed values the model can list."""
+    if density.observed_values is None:
         return
     for group in scored:
-        values = observed_values(patterns[group])
+        values = density.observed_values(patterns[group])
         if values is not None:
-            yield group, np.asarray(estimator.score_samples(_as_input(estimator, values)))
+            yield group, np.asarray(density.score(density.as_input(values)))

@@ -18,6 +18,9 @@ conjugate posterior of the completed rows. After `WARMUP_SWEEPS` sweeps, every
 `SWEEPS_BETWEEN` sweeps give one imputation. The posterior is then that of the rows passed
 (with their labels, when given), so pass the training rows: ``model.fit(X, y)`` then
 ``model.impute(X, y=y, method="sample", n_imputations=m)``.
+
+It lives with the estimators because it is a use of one: it imputes with copies of the
+model under each draw and, without exact draws, refits clones of it along the chain.
 """
 
 from __future__ import annotations
