@@ -15,7 +15,7 @@ from bayesgen.device_arrays import is_device_array
 from bayesgen.estimators import gaussian_regularised, missing_posterior
 from bayesgen.estimators.base import _like_numpy, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
-from bayesgen.estimators.joint_view import JointView, fitted_attribute
+from bayesgen.estimators.joint_view import JointView, fitted_attribute, saved_value
 from bayesgen.families import class_prior, gaussian
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
@@ -683,17 +683,9 @@ class GaussianDA(FisherProjection, JointView):
         if "_moments" in state:
             state["fourth_moments_"] = state.pop("_moments")
         if "joint_" not in state and "_stats" in state:
-            state["joint_"] = joint.FittedJoint(
-                classes=state["classes_"],
-                class_stats=state.pop("_class_stats"),
-                class_probabilities=np.asarray(state.pop("class_prior_")),
-                feature_stats=state.pop("_stats"),
-                feature_prior=state.pop("prior_"),
-                params=gaussian.GaussianParams(state.pop("means_"), state.pop("covariances_")),
-                learned={},
-            )
-            for name in ("class_count_", "suff_stats_"):  # read off the value now
-                state.pop(name, None)
+            params = gaussian.GaussianParams(state.pop("means_"), state.pop("covariances_"))
+            state["joint_"] = saved_value(state, state.pop("prior_"), params)
+            state.pop("suff_stats_", None)  # read off the value now
         return super()._upgrade_saved_state(state)
 
     def _normal_inverse_wishart(self, *, numpy: bool = False) -> gaussian.NormalInverseWishart:

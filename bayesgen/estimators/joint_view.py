@@ -59,6 +59,23 @@ class fitted_attribute:  # noqa: N801 - used like ``property``
         self.writer(instance, value)
 
 
+def saved_value(state: dict, feature_prior, params) -> joint.FittedJoint:
+    """The value behind a file of an earlier layout that saved the statistics, the class
+    probabilities and the parameters as separate attributes, taken as saved (nothing is
+    estimated again); the class entries leave ``state``."""
+    value = joint.FittedJoint(
+        classes=state["classes_"],
+        class_stats=state.pop("_class_stats"),
+        class_probabilities=np.asarray(state.pop("class_prior_")),
+        feature_stats=state.pop("_stats"),
+        feature_prior=feature_prior,
+        params=params,
+        learned={},
+    )
+    state.pop("class_count_", None)  # read off the value now
+    return value
+
+
 def _set_class_prior(estimator, probabilities) -> None:
     estimator.joint_ = estimator.joint_._replace(class_probabilities=np.asarray(probabilities))
 

@@ -17,7 +17,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import joint
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators.joint_view import JointView, fitted_attribute
+from bayesgen.estimators.joint_view import JointView, fitted_attribute, saved_value
 from bayesgen.families import kernel_density as kde
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.kernel_density_family import KernelChoice, KernelDensityFamily
@@ -339,20 +339,13 @@ class KernelDensityDA(JointView):
         its loop, so they are not estimated again)."""
         state = dict(state)
         if "joint_" not in state and "_stats" in state:
-            state["joint_"] = joint.FittedJoint(
-                classes=state["classes_"],
-                class_stats=state.pop("_class_stats"),
-                class_probabilities=np.asarray(state.pop("class_prior_")),
-                feature_stats=state.pop("_stats"),
-                feature_prior=KernelChoice(
-                    state.pop("bandwidth_"), state.pop("ridge_"), state["kernel_covariances_"]
-                ),
-                params=kde.KernelParams(
-                    state.pop("training_X_"),
-                    state.pop("training_weights_"),
-                    state.pop("kernel_covariances_"),
-                ),
-                learned={},
+            choice = KernelChoice(
+                state.pop("bandwidth_"), state.pop("ridge_"), state["kernel_covariances_"]
             )
-            state.pop("class_count_", None)  # read off the value now
+            params = kde.KernelParams(
+                state.pop("training_X_"),
+                state.pop("training_weights_"),
+                state.pop("kernel_covariances_"),
+            )
+            state["joint_"] = saved_value(state, choice, params)
         return super()._upgrade_saved_state(state)
