@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import numpy as np
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import column_or_1d, validate_data
+from sklearn.utils.validation import validate_data
 
 from bayesgen.estimators.count_nb import NaiveBayesClassPrior
 from bayesgen.estimators.joint_view import JointView
 from bayesgen.families.component_mixture import MixtureFamily
 from bayesgen.families.gaussian import GaussianFamily
 from bayesgen.families.protocol import FeatureFamily
-from bayesgen.inference.semi_supervised import UNLABELED_MARKER_DOC, unlabeled_rows
+from bayesgen.inference.semi_supervised import UNLABELED_MARKER_DOC
 from bayesgen.validation import _check_finite
 
 
@@ -183,24 +182,12 @@ class FamilyClassifier(NaiveBayesClassPrior, JointView):
     def fit(self, X, y, sample_weight=None):
         """Fit the class densities: by EM for a mixture family, else in closed form.
 
-        As `GenerativeClassifier.fit`; rows without a label are fitted by EM over the
-        classes, except with a family that is itself fitted by EM (a mixture), which needs
-        every row labelled.
+        As `GenerativeClassifier.fit`. Rows without a label are fitted by EM over the
+        classes; with a family that is itself fitted by EM (a mixture) the two are one EM
+        over each row's class and component (`JointView._em_m_step`).
 
-        Raises
-        ------
-        ValueError
-            For unlabelled rows with a mixture family, besides the usual checks.
+        Returns
+        -------
+        self
         """
-        family = self._base_family()
-        if y is not None and self._needs_em():
-            unlabeled = unlabeled_rows(
-                column_or_1d(np.asarray(y, dtype=object)), self.unlabeled_marker
-            )
-            if unlabeled.any():
-                raise ValueError(
-                    f"FamilyClassifier with a {family.name} family needs every row labelled "
-                    f"({int(unlabeled.sum())} are marked unlabelled): its own EM over the "
-                    "components cannot yet run inside the EM over the classes."
-                )
         return super().fit(X, y, sample_weight=sample_weight)

@@ -23,6 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from bayesgen import joint
 from bayesgen._precision import compute_dtype
 from bayesgen.estimators.base import GenerativeClassifier
+from bayesgen.families import class_prior
 from bayesgen.families.namespace import tree_map
 from bayesgen.inference import mixture_family_em
 from bayesgen.missing import missing_entries
@@ -147,6 +148,34 @@ class JointView(GenerativeClassifier):
             self.joint_ = joint.fit(family, X, R, self.classes_, self._fit_settings())
         else:
             self.joint_ = joint.update(family, value, X, R, self._fit_settings())
+
+    def _em_m_step(self, X, responsibilities) -> None:
+        """The M-step of EM over unlabelled rows (`bayesgen.estimators.semi_supervised_fit`).
+
+        A family fitted by an EM of its own (a mixture) takes one step of it from the
+        current parameters: the component memberships under them given each row's class,
+        then the point estimate from the statistics they weight. With the outer E-step this
+        is one EM iteration over the pair (class, component), so the objective cannot
+        decrease. Any other family refits from the class weights in closed form.
+        """
+        if not self._fits_by_em():
+            self._add_rows(X, responsibilities, reset=True)
+            return
+        value = self.joint_
+        family = joint.family_of(self._base_family(), value)
+        dtype = compute_dtype(X.dtype)
+        R = np.asarray(responsibilities).astype(dtype, copy=False)
+        encoded = family.encode(X)
+        memberships, _ = family.memberships(value.params, encoded)
+        stats = family.suff_stats(encoded, R, dtype, memberships=memberships)
+        self.joint_ = joint.from_stats(
+            family,
+            self.classes_,
+            class_prior.suff_stats(R),
+            stats,
+            self._fit_settings(),
+            learned=value.learned,
+        )
 
     def _fit_by_em(self, family, X, R: np.ndarray, value) -> None:
         """A family whose statistics need its parameters (component memberships) is fitted
