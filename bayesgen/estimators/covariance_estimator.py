@@ -10,12 +10,15 @@ has no conjugate posterior.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 from sklearn.base import clone
 
 from bayesgen._lazy import lazy_module
 from bayesgen._precision import precision
 from bayesgen.estimators import gaussian_regularised
+from bayesgen.families import gaussian
 from bayesgen.families.gaussian import GaussianParams
 
 jnp = lazy_module("jax.numpy")
@@ -27,9 +30,11 @@ COVARIANCE_ESTIMATOR_DOC = """
         point estimate of the shared covariance: it is fitted to each class's rows and the
         class covariances are averaged with the class probabilities as weights, as
         scikit-learn's ``LinearDiscriminantAnalysis(solver="lsqr")`` does; ``reg_covar``'s
-        ridge is added. Only ``fit`` is supported then (rows are needed, not statistics),
-        without unlabelled rows or missing values, and the model has no parameter
-        posterior.
+        ridge is added. The class means follow ``estimate`` (the class means themselves
+        under ``"mle"``). Only ``fit`` is supported then (rows are needed, not statistics),
+        without unlabelled rows, missing values or ``shrinkage``, and the model has no
+        parameter posterior. The object given is not fitted itself: a copy is
+        (``sklearn.base.clone``, or a deep copy of an object without ``get_params``).
 """
 
 
@@ -45,6 +50,36 @@ def check_rows(estimator, X, y, sample_weight) -> None:
             "covariance_estimator must be a scikit-learn covariance estimator (with fit and "
             f"covariance_); got {estimator.covariance_estimator!r}."
         )
+    if estimator.shrinkage is not None:
+        raise ValueError(
+            f"covariance_estimator and shrinkage={estimator.shrinkage!r} are both set; only "
+            "one of the two can be (as in scikit-learn): the estimator's covariance would "
+            "replace the shrunk one."
+        )
+
+
+def _fitted_copy(covariance_estimator, rows: np.ndarray):
+    """A fitted copy of ``covariance_estimator`` (the user's object stays unfitted) and its
+    ``covariance_``.
+
+    Raises
+    ------
+    ValueError
+        When the fitted copy has no ``covariance_``.
+    """
+    if hasattr(covariance_estimator, "get_params"):
+        fitted = clone(covariance_estimator)
+    else:  # scikit-learn accepts any object with fit and covariance_
+        fitted = copy.deepcopy(covariance_estimator)
+    fitted.fit(rows)
+    covariance = getattr(fitted, "covariance_", None)
+    if covariance is None:
+        raise ValueError(
+            f"covariance_estimator {type(covariance_estimator).__name__} has no covariance_ "
+            "attribute after fit; it must be a covariance estimator such as "
+            "sklearn.covariance.LedoitWolf()."
+        )
+    return np.atleast_2d(np.asarray(covariance, dtype=np.float64))
 
 
 def install(estimator, X: np.ndarray, y: np.ndarray) -> None:
@@ -61,14 +96,16 @@ def install(estimator, X: np.ndarray, y: np.ndarray) -> None:
     n_features = X.shape[1]
     covariance = np.zeros((n_features, n_features))
     for k, label in enumerate(estimator.classes_):
-        fitted = clone(estimator.covariance_estimator).fit(X[y == label])
-        covariance += estimator.class_prior_[k] * np.atleast_2d(fitted.covariance_)
+        fitted = _fitted_copy(estimator.covariance_estimator, X[y == label])
+        covariance += estimator.class_prior_[k] * fitted
     covariance = covariance + np.diag(np.broadcast_to(estimator.ridge_, (n_features,)))
     dtype = estimator.covariances_.dtype
+    # The means of the point estimate ``estimate`` names (the class means under "mle").
+    means = gaussian.point_estimate(
+        estimator.prior_, estimator.suff_stats_, "tied", estimator.estimate
+    ).means
     with precision(dtype):
-        params = GaussianParams(
-            jnp.asarray(estimator.suff_stats_.means, dtype), jnp.asarray(covariance, dtype)
-        )
+        params = GaussianParams(jnp.asarray(means, dtype), jnp.asarray(covariance, dtype))
         estimator._check_positive_definite(params)
         params = gaussian_regularised.discriminant_coordinates(
             estimator, params, estimator.suff_stats_.counts

@@ -144,6 +144,50 @@ def test_lda_covariance_estimator_refuses_what_it_cannot_do():
         LDA(covariance_estimator=LedoitWolf()).fit(X, y).posterior()
 
 
+class _BareLedoitWolf:
+    """Only ``fit`` and ``covariance_``, no ``get_params``: scikit-learn accepts it."""
+
+    def fit(self, X):
+        self.covariance_ = LedoitWolf().fit(X).covariance_
+        return self
+
+
+class _NoCovariance:
+    def fit(self, X):
+        return self
+
+
+def test_lda_covariance_estimator_takes_any_object_with_fit_and_leaves_it_unfitted():
+    """Issue 33: an object without get_params crashed in clone."""
+    X, y = load_iris(return_X_y=True)
+    bare = _BareLedoitWolf()
+    ours = LDA(reg_covar=0, covariance_estimator=bare).fit(X, y)
+    theirs = LDA(reg_covar=0, covariance_estimator=LedoitWolf()).fit(X, y)
+    np.testing.assert_allclose(ours.covariance_, theirs.covariance_, rtol=1e-13)
+    assert not hasattr(bare, "covariance_")  # a copy was fitted, not the parameter
+
+
+def test_lda_covariance_estimator_means_follow_estimate():
+    """Issue 33: under "map" the class prior followed estimate but the means stayed raw."""
+    X, y = load_iris(return_X_y=True)
+    for estimate in ("mle", "map", "mean"):
+        ours = LDA(estimate=estimate, covariance_estimator=LedoitWolf()).fit(X, y)
+        plain = LDA(estimate=estimate).fit(X, y)
+        np.testing.assert_allclose(ours.means_, plain.means_, rtol=1e-12)
+        np.testing.assert_allclose(ours.class_prior_, plain.class_prior_, rtol=1e-12)
+    raw = LDA(covariance_estimator=LedoitWolf()).fit(X, y).means_
+    shrunk = LDA(estimate="map", covariance_estimator=LedoitWolf()).fit(X, y).means_
+    assert not np.allclose(raw, shrunk, rtol=1e-6)
+
+
+def test_lda_covariance_estimator_refuses_shrinkage_and_objects_without_a_covariance():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="covariance_estimator and shrinkage=0.2 are both set"):
+        LDA(covariance_estimator=LedoitWolf(), shrinkage=0.2).fit(X, y)
+    with pytest.raises(ValueError, match="_NoCovariance has no covariance_ attribute"):
+        LDA(covariance_estimator=_NoCovariance()).fit(X, y)
+
+
 @pytest.mark.parametrize("data", sorted(DATA))
 def test_lda_multiclass_decision_function_is_scikit_learn_s(data):
     """Issue 33: it was log p(x, k), which differs from scikit-learn's by a per-row constant."""
