@@ -56,7 +56,8 @@ class CategoricalNB(CountNB):
     class_prior_ : ndarray of shape (n_classes,)
     categories_ : list of ndarray
         The categories of each feature seen in training (all codes up to $C_j - 1$ with
-        ``min_categories``).
+        ``min_categories``). A pandas ``Categorical`` column keeps its declared categories,
+        in their order, even those no training row holds (as R keeps a factor's levels).
     n_categories_ : ndarray of shape (n_features,)
         $C_j$, the number of categories of each feature, the unseen category not counted.
     category_count_ : list of ndarray of shape (n_classes, n_categories_j)
@@ -156,4 +157,13 @@ class CategoricalNB(CountNB):
             unseen=self.unseen_category,
             min_categories=self.min_categories,
             column_names=getattr(self, "feature_names_in_", None),
+            declared=self._declared_categories(),
         )
+
+    def _declared_categories(self):
+        """Per column, the categories a pandas ``Categorical`` column of the training
+        DataFrame declared (None for the others); None when it had none."""
+        schema = getattr(self, "_training_columns", None)
+        if not schema or all(column["categories"] is None for column in schema):
+            return None
+        return [column["categories"] for column in schema]

@@ -9,9 +9,9 @@ from bayesgen.estimators.covariance_estimator import COVARIANCE_ESTIMATOR_DOC
 from bayesgen.estimators.gaussian import _ATTRIBUTES_DOC, _PARAMETERS_DOC, GaussianDA
 from bayesgen.estimators.gaussian_regularised import N_COMPONENTS_DOC
 from bayesgen.estimators.sklearn_names import (
-    DiscriminantNames,
     GaussianNBNames,
     LinearDiscriminantNames,
+    QuadraticDiscriminantNames,
 )
 
 
@@ -185,7 +185,7 @@ class LDA(LinearDiscriminantNames, _GaussianPreset):
             )
 
 
-class QDA(DiscriminantNames, _GaussianPreset):
+class QDA(QuadraticDiscriminantNames, _GaussianPreset):
     model_name = "qda"
     covariance_type = "full"
     __doc__ = _preset_doc(

@@ -50,6 +50,13 @@ class LinearDiscriminantNames(DiscriminantNames):
     """
 
     def _linear_form(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(coef, intercept)`` computed in float64, returned in the fit's precision (float32
+        for a float32 fit, as scikit-learn's)."""
+        dtype = np.asarray(self.means_).dtype
+        coef, intercept = self._linear_form_float64()
+        return coef.astype(dtype), intercept.astype(dtype)
+
+    def _linear_form_float64(self) -> tuple[np.ndarray, np.ndarray]:
         means = np.asarray(self.means_, dtype=np.float64)
         factor = scipy.linalg.cho_factor(np.asarray(self.covariances_, dtype=np.float64))
         coef = scipy.linalg.cho_solve(factor, means.T).T
@@ -90,10 +97,34 @@ class LinearDiscriminantNames(DiscriminantNames):
         scores = super().decision_function(X)  # checks X, and scores the rows with NaN
         values = check_array(X, dtype=np.float64, ensure_all_finite="allow-nan")
         complete = ~np.isnan(values).any(axis=1)
-        coef, intercept = self._linear_form()
+        coef, intercept = self._linear_form_float64()
         linear = values[complete] @ coef.T + intercept
         scores[complete] = linear[:, 0] if scores.ndim == 1 else linear
         return scores
+
+
+class QuadraticDiscriminantNames(DiscriminantNames):
+    """``rotations_`` and ``scalings_`` of scikit-learn's ``QuadraticDiscriminantAnalysis``:
+    each class covariance as $\\Sigma_k = U_k \\operatorname{diag}(s_k) U_k^\\top$."""
+
+    def _eigen(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        pairs = []
+        for covariance in np.asarray(self.covariances_):
+            values, vectors = np.linalg.eigh(covariance)
+            pairs.append((values[::-1], vectors[:, ::-1]))  # decreasing, as an SVD orders
+        return pairs
+
+    @property
+    def rotations_(self) -> list[np.ndarray]:
+        """Per class, the eigenvectors of ``covariances_[k]`` as columns, (n_features,
+        n_features), by decreasing eigenvalue (each column's sign is arbitrary)."""
+        return [vectors for _, vectors in self._eigen()]
+
+    @property
+    def scalings_(self) -> list[np.ndarray]:
+        """Per class, the eigenvalues of ``covariances_[k]``, decreasing (the ridge
+        included): scikit-learn's with ``reg_covar=0``."""
+        return [values for values, _ in self._eigen()]
 
 
 class ClassLogPriorNames:

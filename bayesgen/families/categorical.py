@@ -75,6 +75,16 @@ def merge_categories(known: np.ndarray, column: np.ndarray) -> np.ndarray:
     return learn_categories(np.concatenate([known, unseen])) if unseen.size else known
 
 
+def with_declared(declared, learned: np.ndarray) -> np.ndarray:
+    """A column's ``declared`` categories (a pandas Categorical's), in their order, then the
+    ``learned`` values they lack; ``learned`` itself when nothing is declared."""
+    if declared is None:
+        return learned
+    declared = np.asarray(list(declared), dtype=object)
+    extra = learned[pd.Index(declared).get_indexer(learned) < 0]
+    return np.concatenate([declared, extra]) if extra.size else declared
+
+
 def encode(categories, X: np.ndarray) -> np.ndarray:
     """Category codes of ``X``: ``0..C_j - 1`` for the known categories of feature ``j``.
 
@@ -103,13 +113,19 @@ def with_min_categories(categories: list, min_categories, column_name=None) -> l
     Raises
     ------
     ValueError
-        For a negative or non-integer ``min_categories``, or a feature whose categories
-        are not non-negative integer codes.
+        For ``min_categories`` of another shape than one per feature, a negative or
+        non-integer entry, or a feature whose categories are not non-negative integer codes.
     """
     if min_categories is None:
         return categories
     name = column_name or (lambda j: f"column {j}")
-    minimum = np.broadcast_to(np.asarray(min_categories, dtype=object), (len(categories),))
+    given = np.asarray(min_categories, dtype=object)
+    if given.ndim != 0 and given.shape != (len(categories),):
+        raise ValueError(
+            f"min_categories must be one integer or one per feature, shape "
+            f"({len(categories)},); got shape {given.shape}."
+        )
+    minimum = np.broadcast_to(given, (len(categories),))
     padded = []
     for j, (known, least) in enumerate(zip(categories, minimum, strict=True)):
         if least is None:
@@ -280,6 +296,10 @@ class CategoricalFamily(FeatureFamily):
         Read by `learn` (`with_min_categories`).
     column_names : sequence of str, optional
         The features' names, for error messages.
+    declared : sequence of (sequence or None), optional
+        Per feature, the categories the data declare (a pandas ``Categorical``'s), learned
+        in their order even where no row holds them, as R keeps a factor's levels; None
+        for a feature without.
     """
 
     name = "categorical"
@@ -313,12 +333,14 @@ class CategoricalFamily(FeatureFamily):
         categories=None,
         min_categories=None,
         column_names=None,
+        declared=None,
     ):
         self.alpha = alpha
         self.unseen = unseen
         self.categories = categories
         self.min_categories = min_categories
         self.column_names = column_names
+        self.declared = declared
         if categories is not None:
             sizes = [len(known) + (1 if unseen else 0) for known in categories]
         self.sizes = sizes
@@ -350,6 +372,11 @@ class CategoricalFamily(FeatureFamily):
         ``stats`` is None), and ``stats`` re-laid for them."""
         if stats is None or self.categories is None:
             learned = [learn_categories(column) for column in X.T]
+            if self.declared is not None:
+                learned = [
+                    with_declared(declared, known)
+                    for declared, known in zip(self.declared, learned, strict=True)
+                ]
             return self.with_learned(
                 categories=with_min_categories(learned, self.min_categories, self._column)
             ), None
@@ -375,6 +402,7 @@ class CategoricalFamily(FeatureFamily):
             categories=categories,
             min_categories=self.min_categories,
             column_names=self.column_names,
+            declared=self.declared,
         )
 
     def _column(self, j: int) -> str:

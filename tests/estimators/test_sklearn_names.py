@@ -1,6 +1,7 @@
 """scikit-learn's attribute names, with scikit-learn's numbers, on its bundled data sets."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn import discriminant_analysis, naive_bayes
 from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf
@@ -204,3 +205,54 @@ def test_lda_multiclass_decision_function_is_scikit_learn_s(data):
     scores = ours.decision_function(gappy)
     np.testing.assert_allclose(scores[0], ours.predict_joint_log_proba(gappy)[0], rtol=1e-12)
     np.testing.assert_allclose(scores[1:], decision[1:5], rtol=1e-12)
+
+
+def test_qda_rotations_and_scalings_are_scikit_learn_s():
+    """Issue 33: QDA had no rotations_/scalings_; they are the class covariances' eigen
+    decomposition, scikit-learn's (whose covariances are the maximum-likelihood ones)."""
+    X, y = load_iris(return_X_y=True)
+    ours = QDA(reg_covar=0).fit(X, y)
+    theirs = discriminant_analysis.QuadraticDiscriminantAnalysis(store_covariance=True).fit(X, y)
+    for k in range(3):
+        np.testing.assert_allclose(ours.scalings_[k], theirs.scalings_[k], rtol=1e-10)
+        # Columns agree up to their sign.
+        product = np.abs(np.sum(ours.rotations_[k] * theirs.rotations_[k], axis=0))
+        np.testing.assert_allclose(product, 1.0, rtol=1e-8)
+        rebuilt = ours.rotations_[k] * ours.scalings_[k] @ ours.rotations_[k].T
+        np.testing.assert_allclose(rebuilt, ours.covariances_[k], rtol=1e-10, atol=1e-14)
+
+
+def test_lda_coef_and_intercept_keep_a_float32_fit_s_precision():
+    X, y = load_iris(return_X_y=True)
+    ours = LDA().fit(X.astype(np.float32), y)
+    theirs = discriminant_analysis.LinearDiscriminantAnalysis().fit(X.astype(np.float32), y)
+    assert ours.coef_.dtype == theirs.coef_.dtype == np.float32
+    assert ours.intercept_.dtype == np.float32
+    assert LDA().fit(X, y).coef_.dtype == np.float64
+
+
+def test_categorical_nb_min_categories_of_the_wrong_shape_is_refused():
+    X, y = _codes(1)
+    with pytest.raises(ValueError, match=r"min_categories .* shape \(5,\); got shape \(2,\)"):
+        CategoricalNB(min_categories=[3, 4]).fit(X, y)
+    with pytest.raises(ValueError, match=r"got shape \(1,\)"):
+        CategoricalNB(min_categories=[3]).fit(X, y)
+    assert CategoricalNB(min_categories=6).fit(X, y).n_categories_.tolist() == [6] * 5
+
+
+def test_categorical_nb_keeps_a_pandas_categorical_s_declared_categories():
+    """Issue 33: declared but unobserved levels were dropped (R keeps them)."""
+    X = pd.DataFrame({"c": pd.Categorical(list("xxyy"), categories=list("xyz"))})
+    y = np.array([0, 0, 1, 1])
+    model = CategoricalNB(unseen_category=False).fit(X, y)
+    assert model.n_categories_.tolist() == [3]
+    assert model.categories_[0].tolist() == ["x", "y", "z"]
+    # Additive smoothing over the three levels: (n + 1) / (N_k + 3), as e1071 with laplace=1.
+    expected = np.array([[3, 1, 1], [1, 3, 1]]) / 5.0
+    np.testing.assert_allclose(np.exp(model.feature_log_prob_[0]), expected, rtol=1e-12)
+    unseen = pd.DataFrame({"c": pd.Categorical(["z"], categories=list("xyz"))})
+    np.testing.assert_allclose(model.predict_proba(unseen), [[0.5, 0.5]], rtol=1e-12)
+    # Declared order is kept, and an array of the same values learns only what it sees.
+    ordered = pd.DataFrame({"c": pd.Categorical(list("xy"), categories=["z", "y", "x"])})
+    assert CategoricalNB().fit(ordered, [0, 1]).categories_[0].tolist() == ["z", "y", "x"]
+    assert CategoricalNB().fit(X.to_numpy(), y).n_categories_.tolist() == [2]
