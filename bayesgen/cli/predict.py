@@ -11,7 +11,14 @@ import pandas as pd
 from bayesgen.cli.errors import UserError, user_errors
 from bayesgen.cli.model_files import features_of, model_input, open_model
 from bayesgen.cli.outputs import check_output
-from bayesgen.cli.tables import check_output_suffix, na_values_option, read_table, write_table
+from bayesgen.cli.tables import (
+    as_written,
+    check_output_suffix,
+    na_values_option,
+    read_table,
+    select_columns,
+    write_table,
+)
 from bayesgen.progress import progress_bar, show_progress
 
 _BATCH_ENTRIES = 2**24  # (draw, row, class) values held per batch at most
@@ -97,6 +104,19 @@ def predictions(
     return table
 
 
+def _output_names(model, proba, uncertainty, novelty) -> set[str]:
+    """The columns `predictions` writes for these options."""
+    names = {"predicted"}
+    for label in map(str, model.classes_):
+        if proba or uncertainty is not None:
+            names.add(f"p({label})")
+        if uncertainty is not None:
+            names.update(f"p({label}) {bound}" for bound in ("mean", "lower", "upper"))
+    if novelty:
+        names.update({"log p(x)", "tail probability"})
+    return names
+
+
 def _a_number(context, parameter, value):
     """``value`` unless it is NaN, which passes every range check (each comparison is False)."""
     if value is not None and math.isnan(value):
@@ -155,6 +175,14 @@ def _a_number(context, parameter, value):
     metavar="TEXT",
     help="The 'predicted' of an abstained row under --reject (the column is then text).",
 )
+@click.option(
+    "--keep",
+    "kept",
+    multiple=True,
+    metavar="COLUMN",
+    help="Copy this column of DATA into the output, before the predictions, as written (an "
+    "identifier, say); repeat for several. It may be a feature column too.",
+)
 @click.option("--out", type=click.Path(dir_okay=False), help="Output table (default: stdout, CSV).")
 @na_values_option
 def predict(
@@ -168,6 +196,7 @@ def predict(
     batch_size,
     reject,
     abstain_label,
+    kept,
     out,
     na_values,
 ):
@@ -179,12 +208,21 @@ def predict(
     check_output_suffix(out)
     check_output(out, {"MODEL": model_path, "DATA": data})
     model, info = open_model(model_path)
-    X = features_of(read_table(data, na_values=na_values), model, info)
+    table = read_table(data, na_values=na_values)
+    kept_columns = select_columns(table, list(kept), "--keep")  # before any work
+    X = features_of(table, model, info)
     if uncertainty is not None and not hasattr(model, "predict_proba_draws"):
         raise UserError(f"--uncertainty: a {type(model).__name__} has no posterior draws.")
     if abstain_label is not None and reject is None:
         raise UserError("--abstain-label labels the rows --reject abstains on; give --reject.")
     decision = _decision(model, reject, abstain_label)
+    produced = _output_names(model, proba, uncertainty, novelty)
+    clash = [name for name in kept if name in produced]
+    if clash:
+        raise UserError(
+            f"--keep {', '.join(map(repr, clash))}: the output has a column of that name "
+            "already (a prediction); rename that column of DATA."
+        )
     if novelty and not hasattr(model, "tail_probability"):
         raise UserError(f"--novelty: a {type(model).__name__} has no density p(x).")
     with user_errors("predict: "), show_progress():
@@ -199,4 +237,7 @@ def predict(
             decision=decision,
             novelty=novelty,
         )
+    if kept:
+        kept_columns = as_written(data, kept_columns, list(kept)).reset_index(drop=True)
+        table = pd.concat([kept_columns, table], axis=1)
     write_table(table, out)
