@@ -61,6 +61,14 @@ BATCH_VALUES = 2**22
 MAX_CONFIGURATIONS = 2**14
 
 
+def _margin(scores: np.ndarray, tolerance: float) -> np.ndarray:
+    """How far apart two scores may be and still tie: ``tolerance * max(1, |s|)``, and 0 for
+    an infinite score (a row of density 0 ties only with rows of density 0; an infinite
+    margin would make every comparison NaN)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(scores), tolerance * np.maximum(1.0, np.abs(scores)), 0.0)
+
+
 def exact_tail(scores, law, uniforms, tolerance: float = 0.0) -> np.ndarray:
     """$P(s(X_o) < s) + U\\,P(s(X_o) = s)$ from every value of the observed block.
 
@@ -82,7 +90,7 @@ def exact_tail(scores, law, uniforms, tolerance: float = 0.0) -> np.ndarray:
     law = np.sort(np.asarray(law, dtype=np.float64))
     cumulative = np.r_[0.0, np.cumsum(np.exp(law))]
     scores = np.asarray(scores, dtype=np.float64)
-    margin = tolerance * np.maximum(1.0, np.abs(scores))
+    margin = _margin(scores, tolerance)
     below = cumulative[np.searchsorted(law, scores - margin, side="left")]
     at_most = cumulative[np.searchsorted(law, scores + margin, side="right")]
     return np.minimum(below + uniforms * (at_most - below), 1.0)
@@ -108,7 +116,7 @@ def reference_tail(scores, reference, uniforms, tolerance: float = 0.0) -> np.nd
     """
     reference = np.sort(np.asarray(reference, dtype=np.float64))
     scores = np.asarray(scores, dtype=np.float64)
-    margin = tolerance * np.maximum(1.0, np.abs(scores))
+    margin = _margin(scores, tolerance)
     below = np.searchsorted(reference, scores - margin, side="left")
     equal = np.searchsorted(reference, scores + margin, side="right") - below
     return (below + uniforms * (1.0 + equal)) / (reference.size + 1.0)

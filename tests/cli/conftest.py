@@ -9,6 +9,7 @@ from sklearn.datasets import load_iris
 from bayesgen.cli import main
 
 SPECIES = {0: "setosa", 1: "versicolor", 2: "virginica"}
+FEATURES = ["sepal length (cm)", "sepal width (cm)", "petal length (cm)", "petal width (cm)"]
 
 
 @pytest.fixture
@@ -35,6 +36,15 @@ def iris_csv(tmp_path, iris_frame):
     path = tmp_path / "iris.csv"
     iris_frame.to_csv(path, index=False)
     return path
+
+
+@pytest.fixture
+def fitted_qda(invoke, tmp_path, iris_csv):
+    """A QDA fitted to ``iris_csv`` by ``bayesgen fit``: the model file's path."""
+    model_path = tmp_path / "qda.bgm"
+    result = invoke("fit", iris_csv, "--target", "species", "--out", model_path)
+    assert result.exit_code == 0, result.stderr
+    return model_path
 
 
 @pytest.fixture

@@ -6,17 +6,12 @@ import pandas as pd
 import pytest
 
 import bayesgen
-from tests.cli.conftest import read
-
-FEATURES = ["sepal length (cm)", "sepal width (cm)", "petal length (cm)", "petal width (cm)"]
+from tests.cli.conftest import FEATURES, read
 
 
 @pytest.fixture
-def fitted(invoke, tmp_path, iris_csv):
-    model_path = tmp_path / "qda.bgm"
-    result = invoke("fit", iris_csv, "--target", "species", "--out", model_path)
-    assert result.exit_code == 0, result.stderr
-    return model_path
+def fitted(fitted_qda):
+    return fitted_qda
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
