@@ -1,9 +1,9 @@
-"""``LDA(covariance_estimator=...)``: the shared covariance from any scikit-learn estimator.
+"""``LDA`` and ``QDA(covariance_estimator=...)``: covariances from any scikit-learn estimator.
 
-As in scikit-learn's ``LinearDiscriminantAnalysis``, the estimator is fitted to each
-class's rows on their own (it centres them) and the shared covariance is the average of the
-class covariances weighted by the class probabilities, $\\Sigma = \\sum_k \\pi_k
-\\hat\\Sigma_k$. The estimator needs the rows, not only their statistics, so such a model
+As in scikit-learn's discriminant analysis, the estimator is fitted to each class's rows on
+their own (it centres them). ``QDA`` keeps each class's covariance; for ``LDA`` the shared
+covariance is their average weighted by the class probabilities, $\\Sigma = \\sum_k
+\\pi_k \\hat\\Sigma_k$. The estimator needs the rows, not only their statistics, so such a model
 is fitted by ``fit`` alone (no ``partial_fit``, no unlabelled rows, no missing values) and
 has no conjugate posterior.
 """
@@ -35,6 +35,18 @@ COVARIANCE_ESTIMATOR_DOC = """
         without unlabelled rows, missing values or ``shrinkage``, and the model has no
         parameter posterior. The object given is not fitted itself: a copy is
         (``sklearn.base.clone``, or a deep copy of an object without ``get_params``).
+"""
+
+
+QDA_COVARIANCE_ESTIMATOR_DOC = """
+    covariance_estimator : estimator, optional
+        A scikit-learn covariance estimator (``sklearn.covariance.LedoitWolf()``, ``OAS()``,
+        ...: anything with ``fit`` and a ``covariance_``). When given, each class's
+        covariance is the estimator fitted to that class's rows, as in scikit-learn's
+        ``QuadraticDiscriminantAnalysis(solver="eigen")``; ``reg_covar``'s ridge is added
+        and the class means follow ``estimate``. Only ``fit`` is supported then, without
+        unlabelled rows, missing values or ``shrinkage``, and the model has no parameter
+        posterior. The object given is not fitted itself: a copy is.
 """
 
 
@@ -83,7 +95,8 @@ def _fitted_copy(covariance_estimator, rows: np.ndarray):
 
 
 def install(estimator, X: np.ndarray, y: np.ndarray) -> None:
-    """Replace the fitted shared covariance by the estimator's; keep the rest consistent."""
+    """Replace the fitted covariances by the estimator's (a shared one for ``"tied"``, the
+    class-probability average of the class fits; one per class for ``"full"``)."""
     if np.isnan(X).any():
         raise ValueError(
             "covariance_estimator needs complete rows, and X contains NaN (missing values); "
@@ -94,21 +107,29 @@ def install(estimator, X: np.ndarray, y: np.ndarray) -> None:
             "covariance_estimator cannot be fitted with unlabelled rows (y = -1 or None)."
         )
     n_features = X.shape[1]
-    covariance = np.zeros((n_features, n_features))
-    for k, label in enumerate(estimator.classes_):
-        fitted = _fitted_copy(estimator.covariance_estimator, X[y == label])
-        covariance += estimator.class_prior_[k] * fitted
-    covariance = covariance + np.diag(np.broadcast_to(estimator.ridge_, (n_features,)))
+    ridge = np.diag(np.broadcast_to(estimator.ridge_, (n_features,)))
+    per_class = np.stack(
+        [
+            _fitted_copy(estimator.covariance_estimator, X[y == label])
+            for label in estimator.classes_
+        ]
+    )
+    tied = estimator.covariance_type == "tied"
+    if tied:
+        covariance = np.einsum("k,kij->ij", estimator.class_prior_, per_class) + ridge
+    else:
+        covariance = per_class + ridge
     dtype = estimator.covariances_.dtype
     # The means of the point estimate ``estimate`` names (the class means under "mle").
     means = gaussian.point_estimate(
-        estimator.prior_, estimator.suff_stats_, "tied", estimator.estimate
+        estimator.prior_, estimator.suff_stats_, estimator.covariance_type, estimator.estimate
     ).means
     with precision(dtype):
         params = GaussianParams(jnp.asarray(means, dtype), jnp.asarray(covariance, dtype))
         estimator._check_positive_definite(params)
-        params = gaussian_regularised.discriminant_coordinates(
-            estimator, params, estimator.suff_stats_.counts
-        )
+        if tied:
+            params = gaussian_regularised.discriminant_coordinates(
+                estimator, params, estimator.suff_stats_.counts
+            )
     estimator.means_ = np.asarray(params.means)
     estimator.covariances_ = np.asarray(params.covariances)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from bayesgen.estimators import covariance_estimator as _covariance_estimator
-from bayesgen.estimators.covariance_estimator import COVARIANCE_ESTIMATOR_DOC
+from bayesgen.estimators.covariance_estimator import (
+    COVARIANCE_ESTIMATOR_DOC,
+    QDA_COVARIANCE_ESTIMATOR_DOC,
+)
 from bayesgen.estimators.gaussian import _ATTRIBUTES_DOC, _PARAMETERS_DOC, GaussianDA
 from bayesgen.estimators.gaussian_regularised import N_COMPONENTS_DOC
 from bayesgen.estimators.sklearn_names import (
@@ -88,7 +91,52 @@ def _preset_doc(
     )
 
 
-class LDA(LinearDiscriminantNames, _GaussianPreset):
+class _CovarianceEstimatorFit:
+    """``fit`` with ``covariance_estimator`` (`bayesgen.estimators.covariance_estimator`):
+    ``partial_fit`` and the conjugate posterior refused with it."""
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit as `GaussianDA.fit`; with ``covariance_estimator``, the covariances are the
+        estimator's (see the parameter).
+
+        Returns
+        -------
+        self
+        """
+        if self.covariance_estimator is None:
+            return super().fit(X, y, sample_weight=sample_weight)
+        _covariance_estimator.check_rows(self, X, y, sample_weight)
+        super().fit(X, y)
+        rows = self._check_X(X, reset=False)
+        labels = np.asarray(y).ravel()
+        _covariance_estimator.install(self, np.asarray(rows, dtype=np.float64), labels)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of rows; see `GaussianDA.partial_fit` (not with ``covariance_estimator``).
+
+        Returns
+        -------
+        self
+        """
+        if self.covariance_estimator is not None:
+            raise ValueError(
+                f"{type(self).__name__} with a covariance_estimator needs every row at once; "
+                "use fit, or shrinkage= for a shrunk covariance from statistics."
+            )
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+    def _check_exact_posterior(self):
+        super()._check_exact_posterior()
+        if self.covariance_estimator is not None:
+            raise ValueError(
+                f"This {type(self).__name__}'s covariance comes from covariance_estimator, "
+                "which the conjugate posterior does not describe; refit without it for a "
+                "posterior."
+            )
+
+
+class LDA(_CovarianceEstimatorFit, LinearDiscriminantNames, _GaussianPreset):
     model_name = "lda"
     covariance_type = "tied"
     __doc__ = _preset_doc(
@@ -145,52 +193,61 @@ class LDA(LinearDiscriminantNames, _GaussianPreset):
             random_state=random_state,
         )
 
-    def fit(self, X, y, sample_weight=None):
-        """Fit as `GaussianDA.fit`; with ``covariance_estimator``, the shared covariance is
-        the estimator's (see the parameter).
 
-        Returns
-        -------
-        self
-        """
-        if self.covariance_estimator is None:
-            return super().fit(X, y, sample_weight=sample_weight)
-        _covariance_estimator.check_rows(self, X, y, sample_weight)
-        super().fit(X, y)
-        rows = self._check_X(X, reset=False)
-        labels = np.asarray(y).ravel()
-        _covariance_estimator.install(self, np.asarray(rows, dtype=np.float64), labels)
-        return self
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a batch of rows; see `GaussianDA.partial_fit` (not with ``covariance_estimator``).
-
-        Returns
-        -------
-        self
-        """
-        if self.covariance_estimator is not None:
-            raise ValueError(
-                "LDA with a covariance_estimator needs every row at once; use fit, or "
-                "shrinkage= for a shrunk covariance from statistics."
-            )
-        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
-
-    def _check_exact_posterior(self):
-        super()._check_exact_posterior()
-        if self.covariance_estimator is not None:
-            raise ValueError(
-                "This LDA's covariance comes from covariance_estimator, which the conjugate "
-                "posterior does not describe; refit without it for a posterior."
-            )
-
-
-class QDA(QuadraticDiscriminantNames, _GaussianPreset):
+class QDA(_CovarianceEstimatorFit, QuadraticDiscriminantNames, _GaussianPreset):
     model_name = "qda"
     covariance_type = "full"
     __doc__ = _preset_doc(
-        "Quadratic discriminant analysis: a full covariance per class.", "full", "0.98"
+        "Quadratic discriminant analysis: a full covariance per class.",
+        "full",
+        "0.98",
+        QDA_COVARIANCE_ESTIMATOR_DOC,
     ).replace("{name}", "QDA")
+
+    def __init__(
+        self,
+        *,
+        covariance_estimator=None,
+        estimate="mle",
+        priors=None,
+        reg_covar=1e-6,
+        class_concentration_prior=1.0,
+        mean_prior=None,
+        mean_precision_prior=1.0,
+        degrees_of_freedom_prior=None,
+        covariance_prior=None,
+        reg_alpha=1.0,
+        reg_gamma=1.0,
+        shrinkage=None,
+        max_iter=200,
+        tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        unlabeled_marker=-1,
+        random_state=None,
+    ):
+        self.covariance_estimator = covariance_estimator
+        super().__init__(
+            estimate=estimate,
+            priors=priors,
+            reg_covar=reg_covar,
+            class_concentration_prior=class_concentration_prior,
+            mean_prior=mean_prior,
+            mean_precision_prior=mean_precision_prior,
+            degrees_of_freedom_prior=degrees_of_freedom_prior,
+            covariance_prior=covariance_prior,
+            reg_alpha=reg_alpha,
+            reg_gamma=reg_gamma,
+            shrinkage=shrinkage,
+            max_iter=max_iter,
+            tol=tol,
+            n_init=n_init,
+            unlabeled_weight=unlabeled_weight,
+            n_classes=n_classes,
+            unlabeled_marker=unlabeled_marker,
+            random_state=random_state,
+        )
 
 
 class GaussianNB(GaussianNBNames, _GaussianPreset):

@@ -256,3 +256,20 @@ def test_categorical_nb_keeps_a_pandas_categorical_s_declared_categories():
     ordered = pd.DataFrame({"c": pd.Categorical(list("xy"), categories=["z", "y", "x"])})
     assert CategoricalNB().fit(ordered, [0, 1]).categories_[0].tolist() == ["z", "y", "x"]
     assert CategoricalNB().fit(X.to_numpy(), y).n_categories_.tolist() == [2]
+
+
+@pytest.mark.parametrize("data", sorted(DATA))
+@pytest.mark.parametrize("covariance", [LedoitWolf(), OAS()], ids=repr)
+def test_qda_covariance_estimator_equals_scikit_learn(data, covariance):
+    """Issue 33: QDA had no covariance_estimator (scikit-learn's takes one with "eigen")."""
+    X, y = DATA[data](return_X_y=True)
+    ours = QDA(reg_covar=0, covariance_estimator=covariance).fit(X, y)
+    theirs = discriminant_analysis.QuadraticDiscriminantAnalysis(
+        solver="eigen", covariance_estimator=covariance, store_covariance=True
+    ).fit(X, y)
+    np.testing.assert_allclose(ours.covariances_, theirs.covariance_, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-8)
+    with pytest.raises(ValueError, match="QDA with a covariance_estimator needs every row"):
+        QDA(covariance_estimator=covariance).partial_fit(X, y, classes=np.unique(y))
+    with pytest.raises(ValueError, match="posterior"):
+        ours.posterior()
