@@ -20,6 +20,7 @@ from bayesgen._precision import precision
 from bayesgen.estimators import gaussian_regularised
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import GaussianParams
+from bayesgen.inference.semi_supervised import unlabeled_rows
 
 jnp = lazy_module("jax.numpy")
 
@@ -51,7 +52,8 @@ QDA_COVARIANCE_ESTIMATOR_DOC = """
 
 
 def check_rows(estimator, X, y, sample_weight) -> None:
-    """Refuse what a covariance estimator cannot be fitted from."""
+    """Refuse, before any fitting, what a covariance estimator cannot be fitted from or
+    would silently override."""
     if sample_weight is not None:
         raise ValueError(
             "covariance_estimator does not take sample weights (scikit-learn's covariance "
@@ -67,6 +69,28 @@ def check_rows(estimator, X, y, sample_weight) -> None:
             f"covariance_estimator and shrinkage={estimator.shrinkage!r} are both set; only "
             "one of the two can be (as in scikit-learn): the estimator's covariance would "
             "replace the shrunk one."
+        )
+    if (estimator.reg_alpha, estimator.reg_gamma) != (1, 1):
+        raise ValueError(
+            f"covariance_estimator and reg_alpha={estimator.reg_alpha!r}, "
+            f"reg_gamma={estimator.reg_gamma!r} are both set; the estimator's covariances "
+            "would replace the regularised ones. Leave reg_alpha and reg_gamma at 1."
+        )
+    if (
+        y is not None
+        and unlabeled_rows(np.ravel(np.asarray(y, dtype=object)), estimator.unlabeled_marker).any()
+    ):
+        raise ValueError(
+            "covariance_estimator cannot be fitted with unlabelled rows (y = -1 or None)."
+        )
+    try:
+        values = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = None  # fit's own validation names what is wrong with X
+    if values is not None and np.isnan(values).any():
+        raise ValueError(
+            "covariance_estimator needs complete rows, and X contains NaN (missing values); "
+            "impute them first."
         )
 
 
@@ -96,16 +120,8 @@ def _fitted_copy(covariance_estimator, rows: np.ndarray):
 
 def install(estimator, X: np.ndarray, y: np.ndarray) -> None:
     """Replace the fitted covariances by the estimator's (a shared one for ``"tied"``, the
-    class-probability average of the class fits; one per class for ``"full"``)."""
-    if np.isnan(X).any():
-        raise ValueError(
-            "covariance_estimator needs complete rows, and X contains NaN (missing values); "
-            "impute them first."
-        )
-    if not np.isin(y, estimator.classes_).all():
-        raise ValueError(
-            "covariance_estimator cannot be fitted with unlabelled rows (y = -1 or None)."
-        )
+    class-probability average of the class fits; one per class for ``"full"``). ``X`` and
+    ``y`` passed `check_rows`."""
     n_features = X.shape[1]
     ridge = np.diag(np.broadcast_to(estimator.ridge_, (n_features,)))
     per_class = np.stack(

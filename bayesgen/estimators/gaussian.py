@@ -346,7 +346,7 @@ class GaussianDA(FisherProjection, JointView):
         )
 
     def _em_m_step(self, X, responsibilities):
-        """The M-step of EM over unlabelled rows (``bayesgen.inference.semi_supervised``)."""
+        """The M-step of EM over unlabelled rows (`bayesgen.estimators.semi_supervised_fit`)."""
         self._add_rows(X, responsibilities, reset=True, within_em=True)
 
     def _feature_stats(self, X, responsibilities, dtype):

@@ -107,6 +107,11 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"estimator must be a GaussianDA with covariance_type='full'; got {base!r}."
             )
+        if getattr(base, "covariance_estimator", None) is not None:
+            raise ValueError(
+                "estimator has a covariance_estimator, whose covariances replace the "
+                "regularised ones RDACV searches; pass it without one."
+            )
         return base
 
     def _is_fitted(self) -> bool:

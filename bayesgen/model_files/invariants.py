@@ -94,12 +94,18 @@ def view_problems(estimator, state: dict) -> list[str]:
 
 
 def _params_problems(estimator, value) -> list[str]:
-    """Whether ``value.params`` have the layout the family's own estimate from
-    ``value.feature_stats`` has (every leaf's shape) and hold no NaN."""
+    """Whether ``value.params`` have the layout of the family's point estimate from
+    ``value.feature_prior`` and ``value.feature_stats`` (every leaf's shape) and hold no NaN.
+
+    Only the layout is compared: the family's own checks of an estimate (a covariance that
+    only the estimator's regularisation keeps invertible) are not the file's to pass.
+    """
     from bayesgen.families.namespace import tree_leaves
 
     try:
-        _, expected = estimator.family_.estimate(value.feature_stats, estimator.estimate)
+        expected = estimator.family_.point_estimate(
+            value.feature_prior, value.feature_stats, estimator.estimate
+        )
         expected, params = tree_leaves(expected), tree_leaves(value.params)
     except Exception as error:  # noqa: BLE001 - any failure is a value the family cannot hold
         return [f"joint_ does not fit the estimator's family ({type(error).__name__}: {error})"]

@@ -7,7 +7,7 @@ from sklearn import discriminant_analysis, naive_bayes
 from sklearn.covariance import OAS, EmpiricalCovariance, LedoitWolf
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 
-from bayesgen import LDA, QDA, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
+from bayesgen import LDA, QDA, RDACV, BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB
 
 DATA = {"iris": load_iris, "wine": load_wine}
 
@@ -273,3 +273,26 @@ def test_qda_covariance_estimator_equals_scikit_learn(data, covariance):
         QDA(covariance_estimator=covariance).partial_fit(X, y, classes=np.unique(y))
     with pytest.raises(ValueError, match="posterior"):
         ours.posterior()
+
+
+def test_covariance_estimator_refusals_come_before_any_fit():
+    """The review of issue 33's change: unlabelled rows and NaN were refused only after the
+    whole EM had run, and reg_alpha/reg_gamma were silently replaced."""
+    X, y = load_iris(return_X_y=True)
+    gappy = X.copy()
+    gappy[0, 0] = np.nan
+    for model, X_fit, y_fit, message in [
+        (LDA(covariance_estimator=LedoitWolf()), gappy, y, "X contains NaN"),
+        (QDA(covariance_estimator=LedoitWolf()), X, np.where(y == 0, -1, y), "unlabelled rows"),
+        (QDA(covariance_estimator=LedoitWolf(), reg_gamma=0.5), X, y, "reg_gamma=0.5"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            model.fit(X_fit, y_fit)
+        assert not hasattr(model, "classes_")  # refused before fitting anything
+
+
+def test_rdacv_refuses_a_base_with_a_covariance_estimator():
+    X, y = load_iris(return_X_y=True)
+    search = RDACV(estimator=QDA(covariance_estimator=LedoitWolf()), cv=2)
+    with pytest.raises(ValueError, match="covariance_estimator, whose covariances replace"):
+        search.fit(X, y)

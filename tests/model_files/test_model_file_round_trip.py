@@ -193,6 +193,26 @@ def test_partial_fit_built_model_round_trips(tmp_path):
     _assert_predicts_alike(unbroken, resumed, X)
 
 
+@pytest.mark.parametrize(
+    "model",
+    [
+        bayesgen.LDA(shrinkage=0.5, reg_covar=0),
+        bayesgen.QDA(reg_alpha=0.5, reg_gamma=0.5, reg_covar=0),
+    ],
+    ids=["LDA-shrinkage", "QDA-rda"],
+)
+def test_a_covariance_only_regularisation_keeps_invertible_round_trips(model, tmp_path):
+    """More features than rows and no ridge: the plain estimate is singular, the regularised
+    one is not. Loading checks the value's layout, not the family's own estimate, which
+    refused such a file."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(10, 12)) + np.repeat([0.0, 2.0], 5)[:, None]
+    y = np.repeat([0, 1], 5)
+    model.fit(X, y)
+    loaded = _round_trip(model, tmp_path)
+    _assert_predicts_alike(model, loaded, X)
+
+
 def test_categorical_partial_fit_with_new_categories_after_loading(tmp_path):
     """A category the saved model never saw extends the loaded model's counts as the original's."""
     X, y = _categories()
