@@ -206,11 +206,17 @@ class MixtureFamily(FeatureFamily):
         return MixtureFamilyPrior(concentration, self.leaf.prior(stats.leaves))
 
     def point_estimate(self, prior, stats, kind: str) -> MixtureFamilyParams:
-        """Weights: the Dirichlet ``kind`` estimate of $N_{km}$; components: the leaf's."""
+        """Weights: the Dirichlet ``kind`` estimate of $N_{km}$; components: the leaf's.
+
+        Raises
+        ------
+        ValueError
+            If ``stats`` hold another number of components per class than ``n_components``.
+        """
         self.leaf.check_estimate(kind)
         weights = dirichlet.point_estimate(
             np.asarray(prior.weight_concentration),
-            np.asarray(stats.component_counts),
+            self._component_counts(stats),
             "mle" if kind == "unbiased" else kind,
         )
         leaves = self.leaf.point_estimate(prior.leaves, stats.leaves, kind)
