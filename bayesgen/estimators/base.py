@@ -10,6 +10,7 @@ class counts, and derives every prediction from the joint log-likelihood
 from __future__ import annotations
 
 import warnings
+from typing import ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -108,6 +109,11 @@ class GenerativeClassifier(
     dense, finite, numeric arrays) and ``_story_features``.
     """
 
+    #: The fewest classes a fit takes: two, as scikit-learn's discriminant analysis. The
+    #: naive Bayes classes take one, as scikit-learn's do: the model is then the density
+    #: of that class (``score_samples``, ``sample``), and every prediction is that class.
+    min_classes: ClassVar[int] = 2
+
     def _check_X(self, X, *, reset: bool):
         return check_features(self, X, reset=reset)
 
@@ -150,14 +156,15 @@ class GenerativeClassifier(
             return semi_supervised_fit.fit(self, X, y, unlabeled, weights)
         y = check_labels(y)
         classes, class_index = np.unique(y, return_inverse=True)
-        if classes.shape[0] < 2:
+        if classes.shape[0] < self.min_classes:
             raise ValueError(
                 f"y has {classes.shape[0]} class ({classes.tolist()}); a classifier needs at "
                 "least two classes."
             )
         semi_supervised.check_n_classes(self.n_classes, classes)
         weighted_counts = np.bincount(class_index, weights=weights, minlength=classes.shape[0])
-        if np.count_nonzero(weighted_counts > 0) < 2:
+        # Classes without weight would have no density: two with weight, unless one class.
+        if np.count_nonzero(weighted_counts > 0) < min(2, classes.shape[0]):
             raise ValueError(
                 "sample_weight leaves fewer than two classes with positive total weight; a "
                 "classifier needs at least two classes."
@@ -260,7 +267,7 @@ class GenerativeClassifier(
             self._check_hyperparameters()
             self._training_columns = column_schema(X)
             all_classes = np.unique(check_labels(classes))
-            if all_classes.shape[0] < 2:
+            if all_classes.shape[0] < self.min_classes:
                 raise ValueError(
                     f"classes has {all_classes.shape[0]} class; a classifier needs at least two."
                 )

@@ -62,6 +62,8 @@ class CountNB(NaiveBayesClassPrior, JointView):
     draw and imputation is the family's.
     """
 
+    min_classes = 1  # as scikit-learn's naive Bayes: one class is that class's density
+
     _binary_features = False
 
     def __sklearn_tags__(self):

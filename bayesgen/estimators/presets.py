@@ -252,6 +252,7 @@ class QDA(_CovarianceEstimatorFit, QuadraticDiscriminantNames, _GaussianPreset):
 
 class GaussianNB(GaussianNBNames, _GaussianPreset):
     model_name = "gaussian-nb"
+    min_classes = 1  # as scikit-learn's GaussianNB: one class is that class's density
     covariance_type = "diag"
     __doc__ = _preset_doc(
         "Gaussian naive Bayes: features independent given the class (diagonal covariances).",

@@ -29,9 +29,11 @@ def test_wrong_number_of_features_at_predict():
 
 
 def test_fewer_than_two_classes():
-    """One class in y, or only one class with positive weight, is refused."""
+    """One class in y (where scikit-learn refuses it too: discriminant analysis), or only
+    one class with positive weight, is refused. GaussianNB takes one class, as
+    scikit-learn's does (tests/estimators/test_one_class.py)."""
     with pytest.raises(ValueError, match="at least two classes"):
-        GaussianNB().fit(X[:50], y[:50])
+        QDA().fit(X[:50], y[:50])
     weights = (y == 0).astype(float)
     with pytest.raises(ValueError, match="sample_weight leaves fewer than two classes"):
         GaussianNB().fit(X, y, sample_weight=weights)

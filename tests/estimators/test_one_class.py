@@ -1,0 +1,72 @@
+"""Issue 33: a fit on a single class, as scikit-learn's naive Bayes accepts one.
+
+The model is then the density of that class: every row is predicted to be it with
+probability 1, and ``score_samples`` is that class's own log density (checked against
+SciPy's), which is what a one-class generative model is for (novelty, synthetic rows).
+Discriminant analysis refuses a single class, as scikit-learn's does.
+"""
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn import naive_bayes
+from sklearn.datasets import load_iris
+
+import bayesgen
+
+X, Y = load_iris(return_X_y=True)
+ONE = X[Y == 1]  # versicolor only
+LABELS = np.full(ONE.shape[0], "versicolor")
+
+CASES = {
+    "GaussianNB": (bayesgen.GaussianNB(reg_covar=0), naive_bayes.GaussianNB(var_smoothing=0), ONE),
+    "MultinomialNB": (bayesgen.MultinomialNB(), naive_bayes.MultinomialNB(), np.rint(ONE)),
+    "BernoulliNB": (
+        bayesgen.BernoulliNB(),
+        naive_bayes.BernoulliNB(),
+        (ONE > ONE.mean(axis=0)).astype(float),
+    ),
+    "CategoricalNB": (
+        bayesgen.CategoricalNB(unseen_category=False),
+        naive_bayes.CategoricalNB(),
+        np.rint(ONE).astype(int),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_one_class_predicts_as_scikit_learn_does(name):
+    ours, theirs, data = CASES[name]
+    ours.fit(data, LABELS)
+    theirs.fit(data, LABELS)
+    np.testing.assert_array_equal(ours.classes_, ["versicolor"])
+    np.testing.assert_array_equal(ours.predict(data), theirs.predict(data))
+    np.testing.assert_allclose(ours.predict_proba(data), theirs.predict_proba(data))
+    np.testing.assert_allclose(ours.class_prior_, [1.0])
+    rows, labels = ours.sample(5, random_state=0)
+    assert rows.shape == (5, data.shape[1]) and (labels == "versicolor").all()
+
+
+def test_one_gaussian_class_density_is_the_product_of_its_normals():
+    model = bayesgen.GaussianNB(reg_covar=0).fit(ONE, LABELS)
+    expected = stats.norm.logpdf(ONE, ONE.mean(axis=0), ONE.std(axis=0)).sum(axis=1)
+    np.testing.assert_allclose(model.score_samples(ONE), expected, rtol=1e-12)
+    # A setosa is far less probable under the versicolor density than a versicolor is.
+    assert model.score_samples(X[Y == 0]).max() < model.score_samples(ONE).min()
+
+
+def test_partial_fit_takes_one_class_too():
+    chunks = np.array_split(np.arange(ONE.shape[0]), 3)
+    model = bayesgen.MultinomialNB()
+    for rows in chunks:
+        model.partial_fit(np.rint(ONE[rows]), LABELS[rows], classes=["versicolor"])
+    whole = bayesgen.MultinomialNB().fit(np.rint(ONE), LABELS)
+    np.testing.assert_allclose(model.feature_log_prob_, whole.feature_log_prob_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("model", [bayesgen.LDA(), bayesgen.QDA(), bayesgen.GaussianDA()])
+def test_discriminant_analysis_refuses_one_class_as_scikit_learn_does(model):
+    with pytest.raises(ValueError, match="a classifier needs at least two classes"):
+        model.fit(ONE, LABELS)
+    with pytest.raises(ValueError, match="a classifier needs at least two"):
+        model.partial_fit(ONE, LABELS, classes=["versicolor"])
