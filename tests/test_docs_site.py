@@ -118,6 +118,17 @@ def test_mathjax_is_served_by_the_site(site):
     assert (fonts / "MathJax_Math-Italic.woff").is_file()
 
 
+def test_the_page_hook_keeps_mathjax_s_glyphs(site):
+    """Issue 33: every formula of the site drew nothing. The hook that re-typesets each
+    page called ``MathJax.startup.output.clearCache()``, which dropped the CSS of the glyphs
+    typeset at startup (headless Chromium showed the formulas' space, blank; without the
+    call they draw). The hook must re-typeset without clearing that cache."""
+    hook = (site / "javascripts" / "mathjax.js").read_text(encoding="utf-8")
+    code = "\n".join(line for line in hook.splitlines() if not line.lstrip().startswith("//"))
+    assert "document$.subscribe" in code and "typesetPromise" in code
+    assert "clearCache" not in code
+
+
 def test_namedtuple_fields_are_not_shown_as_descriptors(site):
     """A NamedTuple's fields are documented by its Attributes section, not as `_tuplegetter`."""
     shown = [

@@ -12,8 +12,10 @@ window.MathJax = {
   },
 };
 
+// No output.clearCache() here (the snippet MkDocs Material suggests has one): with this
+// vendored MathJax it dropped the CSS of every glyph already typeset at startup, so each
+// formula kept its space but drew nothing (seen in Chromium; tests/test_docs_site.py).
 document$.subscribe(() => {
-  MathJax.startup.output.clearCache();
   MathJax.typesetClear();
   MathJax.texReset();
   MathJax.typesetPromise();
