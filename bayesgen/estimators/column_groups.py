@@ -18,14 +18,10 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import registry
-from bayesgen._lazy import lazy_module
-from bayesgen.estimators.base import _like_numpy, _to_jax
+from bayesgen.estimators.joint_view import saved_value
 from bayesgen.families.composite import CompositeFamily
 from bayesgen.families.gaussian import GaussianParams
-from bayesgen.families.namespace import tree_leaves
 from bayesgen.inference import gaussian_em
-
-jax = lazy_module("jax")
 
 
 def column_families() -> dict[str, type]:
@@ -61,11 +57,12 @@ def _settings_owner(family_class) -> str:
 
 
 class ColumnGroups:
-    """Mixin of ``MixedNB``: its groups as families (``_groups``: family to column positions).
+    """Mixin of ``MixedNB``: its column groups as one `CompositeFamily`.
 
-    Fitted state, by family: ``_stats`` (statistics), ``_params`` (parameters),
-    ``_frozen`` (the ``(ridge, prior)`` EM over missing entries kept, else None) and
-    ``_learned`` (what the family learned from the rows, such as categories).
+    The groups are ``column_groups_`` (each chosen family's column positions, set with
+    ``feature_families_``); each group's family carries that group's settings
+    (`_settings`), so the composite built from them is the model of the features, and the
+    fitted value ``joint_`` holds everything a fit learned.
     """
 
     def _check_family_params(self) -> None:
@@ -101,21 +98,24 @@ class ColumnGroups:
                     f"family_params[{family!r}] sets {unused}, which MixedNB's {family} "
                     f"columns do not use; they use {sorted(_settings_used(known[family]))}."
                 )
-            self._family(family).check_estimate(self._settings(family)["estimate"])
+            self._unfitted_family(family).check_estimate(self._settings(family)["estimate"])
 
-    @classmethod
-    def _upgrade_saved_state(cls, state: dict) -> dict:
-        """Translate a model file of an earlier layout.
+    def _upgrade_saved_state(self, state: dict) -> dict:
+        """Translate a model file of an earlier layout into the fitted value ``joint_``.
 
-        It predates ``family_params``; and the layout before the families were composed
-        held one fitted estimator per group (``estimators_``: GaussianNB, BernoulliNB,
-        MultinomialNB, PoissonNB, ExponentialNB or CategoricalNB), whose fitted
-        attributes become each group's parameters, EM's fixed prior and learned
-        categories here, exactly as those estimators predicted with them.
+        The layout before the value kept each group's statistics, parameters, the prior EM
+        over missing entries held (``_frozen``) and learned categories as separate
+        attributes; the one before it held one fitted estimator per group
+        (``estimators_``: GaussianNB, BernoulliNB, MultinomialNB, PoissonNB, ExponentialNB
+        or CategoricalNB), whose fitted attributes become each group's parameters, EM's
+        fixed prior and learned categories, exactly as those estimators predicted with
+        them; and files before ``family_params`` lack it.
         """
-        state = super()._upgrade_saved_state(state)
+        state = dict(state)
         state.setdefault("family_params", None)
         state.pop("_group_data", None)
+        if "_groups" in state:  # in the order the file's groups drew their rows
+            state["column_groups_"] = state.pop("_groups")
         estimators = state.pop("estimators_", None)
         if estimators is not None:
             state["_params"] = {g: _saved_parameters(e) for g, e in estimators.items()}
@@ -127,7 +127,23 @@ class ColumnGroups:
                 g: {name: getattr(e, f"{name}_") for name in registry.family(g)().learned()}
                 for g, e in estimators.items()
             }
-        return state
+        if "_params" in state and "joint_" not in state:
+            state["joint_"] = self._saved_value(state)
+        return super()._upgrade_saved_state(state)
+
+    def _saved_value(self, state: dict):
+        """The value behind a file of the layout with separate attributes, taken as saved;
+        each group's prior is the one EM held, else resolved from its statistics."""
+        frozen, learned = state.pop("_frozen"), state.pop("_learned", {})
+        composite = self._composite_for(state["column_groups_"]).with_learned(**learned)
+        priors = {
+            family: group_family.prior(state["_stats"][family])
+            if frozen.get(family) is None
+            else frozen[family][1]
+            for family, (group_family, _) in composite.groups.items()
+        }
+        value = saved_value(state, priors, state.pop("_params"))
+        return value._replace(learned=learned, frozen=frozen)
 
     def _settings(self, family: str) -> dict:
         """The settings of a family's columns: its estimator's parameters, MixedNB's own
@@ -139,11 +155,6 @@ class ColumnGroups:
         settings.update((self.family_params or {}).get(family, {}))
         return settings
 
-    def _family(self, family: str):
-        """The `FeatureFamily` of a group, with what it learned from the training rows."""
-        learned = getattr(self, "_learned", {}).get(family, {})
-        return self._unfitted_family(family).with_learned(**learned)
-
     def _unfitted_family(self, family: str):
         """The `FeatureFamily` of a group with this model's settings, nothing learned."""
         cls = registry.family(family)
@@ -152,33 +163,41 @@ class ColumnGroups:
             return cls.of(registry.estimators()[cls.estimator](**settings))
         return cls.of(types.SimpleNamespace(**settings))
 
-    def _composite(self) -> CompositeFamily:
-        """The model of the features: every group's family over its columns."""
+    def _set_feature_families(self, families: dict) -> None:
+        """``feature_families_`` and the groups they make, ``column_groups_`` (each chosen
+        family's column positions, families in registration order)."""
+        chosen = list(families.values())
+        self.feature_families_ = families
+        self.column_groups_ = {
+            family: [i for i, name in enumerate(chosen) if name == family]
+            for family in column_families()
+            if family in chosen
+        }
+
+    def _composite_for(self, groups: dict) -> CompositeFamily:
+        """The groups' families over their columns (``{family: positions}``)."""
+        families = {family: self._unfitted_family(family) for family in groups}
         return CompositeFamily(
-            {family: (self._family(family), columns) for family, columns in self._groups.items()}
+            {family: (families[family], columns) for family, columns in groups.items()},
+            estimates={family: self._settings(family)["estimate"] for family in groups},
         )
 
-    def _kinds(self) -> dict:
-        return {family: self._settings(family)["estimate"] for family in self._groups}
-
-    def _stats_and_priors(
-        self, composite: CompositeFamily, *, numpy: bool = False
-    ) -> tuple[dict, dict]:
-        """The stored statistics (JAX, or NumPy with ``numpy``; own precision) and each
-        group's prior: the one EM over missing entries kept, else resolved from the
-        statistics."""
-        convert = _like_numpy if numpy else _to_jax
-        stats, priors = {}, {}
-        for family, (group_family, _) in composite.groups.items():
-            own = self._stats[family]
-            stats[family] = convert(own, dtype_of(own))
-            frozen = self._frozen.get(family)
-            priors[family] = (
-                group_family.prior(stats[family])
-                if frozen is None
-                else convert(frozen[1], dtype_of(stats[family]))
+    def _base_family(self):
+        """The model of the features before a fit: every group's family over its columns
+        (`CompositeFamily`); the groups are chosen by ``fit``."""
+        if "column_groups_" not in self.__dict__:
+            raise ValueError(
+                f"{type(self).__name__} chooses its column families in fit; it has none yet."
             )
-        return stats, priors
+        return self._composite_for(self.column_groups_)
+
+    def _composite_of(self, family) -> CompositeFamily:
+        """The column groups within ``family`` (the family itself here)."""
+        return family
+
+    def _composite(self) -> CompositeFamily:
+        """The fitted column groups: each group's family with what it learned."""
+        return self._composite_of(self._feature_family())
 
     # ------------------------------------------------------------ group models
     @property
@@ -189,8 +208,9 @@ class ColumnGroups:
         Built on each access from the group's statistics (``from_statistics``), with
         this model's ``class_prior_``; changing it changes nothing here.
         """
-        check_is_fitted(self, "_params")
+        check_is_fitted(self)
         names = getattr(self, "feature_names_in_", None)
+        frozen_groups = self.joint_.frozen or {}
         built = {}
         for family, (group_family, columns) in self._composite().groups.items():
             settings = self._settings(family)
@@ -206,24 +226,19 @@ class ColumnGroups:
             if names is not None:
                 attributes["feature_names_in_"] = np.asarray(names)[columns]
             attributes.update((f"{k}_", v) for k, v in group_family.learned().items())
-            frozen = self._frozen.get(family)
+            frozen = frozen_groups.get(family)
             options = {} if frozen is None else gaussian_em.install_options(frozen)
             estimator = cls.from_statistics(
                 settings,
                 self.classes_,
-                self._class_stats,
-                self._stats[family],
+                self.joint_.class_stats,
+                self.joint_.feature_stats[family],
                 attributes=attributes,
                 **options,
             )
             estimator.class_prior_ = self.class_prior_
             built[family] = estimator
         return built
-
-
-def dtype_of(stats):
-    """The precision of a statistics pytree (that of its first leaf)."""
-    return tree_leaves(stats)[0].dtype
 
 
 def fits_with_missing(family_class) -> bool:

@@ -21,11 +21,11 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from bayesgen import joint
-from bayesgen._precision import compute_dtype
+from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.families import class_prior
 from bayesgen.families.namespace import tree_map
-from bayesgen.inference import mixture_family_em
+from bayesgen.inference import gaussian_em, mixture_family_em
 from bayesgen.missing import missing_entries
 
 
@@ -84,6 +84,10 @@ def _set_class_prior(estimator, probabilities) -> None:
 class JointView(GenerativeClassifier):
     """Base of the estimators that are views of a fitted joint (see the module docstring).
 
+    A view whose family cannot skip missing entries (``missing_needs_em``) fits rows with
+    some by EM over them when it declares ``fits_missing_by_em`` (its settings:
+    `_missing_em_settings`); otherwise the family decides what NaN does.
+
     Attributes
     ----------
     joint_ : FittedJoint
@@ -108,6 +112,9 @@ class JointView(GenerativeClassifier):
         lambda self, value: joint.family_of(self._base_family(), value),
         doc="The feature family, with what the fit learned about the columns.",
     )
+
+    #: Whether rows with missing entries are fitted by EM over them (see the class docstring).
+    fits_missing_by_em = False
 
     # ------------------------------------------------------------- the value
     def _fit_settings(self) -> joint.FitSettings:
@@ -144,10 +151,40 @@ class JointView(GenerativeClassifier):
         family = self._base_family()
         if self._fits_by_em():
             self._fit_by_em(family, X, R, value)
-        elif value is None:
-            self.joint_ = joint.fit(family, X, R, self.classes_, self._fit_settings())
-        else:
+        elif value is not None:
             self.joint_ = joint.update(family, value, X, R, self._fit_settings())
+        elif family.missing_needs_em and self.fits_missing_by_em:
+            self.joint_ = self._fit_with_missing(family, X, R)
+        else:
+            self.joint_ = joint.fit(family, X, R, self.classes_, self._fit_settings())
+
+    def _fit_with_missing(self, family, X, R: np.ndarray) -> joint.FittedJoint:
+        """`bayesgen.joint.fit` for a family that cannot skip missing entries: EM over them
+        where the rows miss some (`bayesgen.inference.gaussian_em.stats_with_missing`), and
+        what that EM held fixed kept in the value (``frozen``)."""
+        family, _ = family.learn(joint.rows_to_learn_from(family, X, R))
+        with precision(R.dtype):
+            stats, frozen = gaussian_em.stats_with_missing(
+                family, family.encode(X), R, R.dtype, self._missing_em_settings
+            )
+        return joint.from_stats(
+            family,
+            self.classes_,
+            class_prior.suff_stats(R),
+            stats,
+            self._fit_settings(),
+            learned=family.learned(),
+            frozen=frozen,
+        )
+
+    def _missing_em_settings(self, group) -> tuple:
+        """``(estimate, tol, max_iter)`` of the EM over a column group's missing entries."""
+        return self.estimate, self.tol, self.max_iter
+
+    def _em_starts(self, X, R: np.ndarray):
+        """Starting memberships of a mixture family's EM (a list of (n, K, M) arrays), or
+        None for ``n_init`` random ones (`bayesgen.inference.mixture_family_em.fit`)."""
+        return None
 
     def _em_m_step(self, X, responsibilities) -> None:
         """The M-step of EM over unlabelled rows (`bayesgen.estimators.semi_supervised_fit`).
@@ -186,6 +223,14 @@ class JointView(GenerativeClassifier):
                 "partial_fit: the memberships of earlier rows change with the parameters, so "
                 "EM needs every row at once; call fit on all the rows."
             )
+        leaf_stats = None
+        if family.missing_needs_em and self.fits_missing_by_em:  # EM inside each M-step
+
+            def leaf_stats(leaf, encoded, sub, dtype):
+                return gaussian_em.stats_with_missing(
+                    leaf, encoded, sub, dtype, self._missing_em_settings
+                )
+
         fitted = mixture_family_em.fit(
             family,
             X,
@@ -196,6 +241,8 @@ class JointView(GenerativeClassifier):
             tol=self.tol,
             n_init=self.n_init,
             random_state=self.random_state,
+            start=self._em_starts(X, R),
+            leaf_stats=leaf_stats,
         )
         self.joint_ = fitted.joint
         self.n_iter_, self.converged_ = fitted.n_iter, fitted.converged

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from scipy.special import logsumexp
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from bayesgen._lazy import lazy_module
-from bayesgen._precision import precision
-from bayesgen.estimators.base import _to_numpy
+from bayesgen.estimators.joint_view import fitted_attribute
 from bayesgen.estimators.mixed_nb import MixedNB
-from bayesgen.families.class_prior import draw_classes
-from bayesgen.families.protocol import NoClosedForm
-from bayesgen.inference import em, imputation
+from bayesgen.families.component_mixture import (
+    MixtureFamily,
+    MixtureFamilyParams,
+    MixtureFamilyPrior,
+    MixtureFamilyStats,
+)
 from bayesgen.inference.latent_class_start import INIT_PARAMS, initial_memberships
 from bayesgen.validation import check_count, check_positive
-
-jax = lazy_module("jax")
-jnp = lazy_module("jax.numpy")
 
 
 class LatentClassNB(MixedNB):
@@ -152,6 +146,11 @@ class LatentClassNB(MixedNB):
             family_params=family_params,
         )
 
+    weights_ = fitted_attribute(
+        lambda self, value: np.asarray(value.params.weights),
+        doc="The component weights $w_{km}$, shape (n_classes, n_components).",
+    )
+
     def _check_hyperparameters(self):
         super()._check_hyperparameters()
         check_count(self.n_components, "n_components")
@@ -173,179 +172,64 @@ class LatentClassNB(MixedNB):
             )
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
-    def _merge_feature_stats(self, previous, new):
-        raise ValueError(f"{type(self).__name__} cannot merge batches; call fit on all rows.")
+    # ------------------------------------------------------------ the family
+    def _base_family(self) -> MixtureFamily:
+        """MixedNB's column groups as the leaf of a mixture per class, whose weights are
+        their Dirichlet mode whatever the components' estimate."""
+        return MixtureFamily(
+            super()._base_family(),
+            self.n_components,
+            self.weight_concentration_prior,
+            weight_estimate="map",
+        )
 
-    # ------------------------------------------------------------------ EM
-    def _feature_stats(self, X, responsibilities, dtype):
-        responsibilities = np.asarray(responsibilities)
-        self._check_rows_per_class(responsibilities)
-        rng = check_random_state(self.random_state)
-        best = None
-        for _ in range(self.n_init_components):
-            run = self._run_em(X, responsibilities, self._start(X, responsibilities, rng), dtype)
-            if best is None or run["history"][-1] > best["history"][-1]:
-                best = run
-        self._frozen, self._learned = best["frozen"], best["learned"]
-        self.weights_ = best["weights"]
-        self.log_likelihood_history_ = best["history"]
-        self.n_iter_, self.converged_ = best["history"].size, best["converged"]
-        if not self.converged_:
-            warnings.warn(
-                f"EM of the class mixtures did not converge in max_iter={self.max_iter} "
-                f"iterations (tol={self.tol}); raise max_iter or tol.",
-                ConvergenceWarning,
-                stacklevel=6,
-            )
-        return best["stats"]
+    def _composite_of(self, family):
+        return family.leaf
 
-    def _check_rows_per_class(self, responsibilities) -> None:
-        rows = np.count_nonzero(responsibilities > 0, axis=0)
+    def _saved_value(self, state: dict):
+        """A file of the layout before the value: MixedNB's groups over the pairs (class,
+        component) and ``weights_``, as the mixture's value. The component counts were not
+        kept; they are the weights times the class counts (used by no prediction)."""
+        weights = np.asarray(state.pop("weights_"))
+        value = super()._saved_value(state)
+        counts = np.asarray(value.class_stats.counts)[:, None] * weights
+        concentration = np.full(self.n_components, self.weight_concentration_prior, counts.dtype)
+        return value._replace(
+            feature_stats=MixtureFamilyStats(counts, value.feature_stats),
+            feature_prior=MixtureFamilyPrior(concentration, value.feature_prior),
+            params=MixtureFamilyParams(weights, value.params),
+        )
+
+    def _em_starts(self, X, R: np.ndarray) -> list:
+        """``n_init_components`` starts, k-means or random within each class's rows
+        (`bayesgen.inference.latent_class_start`), from one generator seeded by
+        ``random_state``."""
+        rows = np.count_nonzero(R > 0, axis=0)
         for k in np.flatnonzero(rows < self.n_components):
             raise ValueError(
                 f"n_components={self.n_components} needs at least {self.n_components} rows "
                 f"of class {self.classes_[k]!r} with positive weight; found {rows[k]}."
             )
+        rng = check_random_state(self.random_state)
+        return [
+            initial_memberships(X.frame, R, self.n_components, self.init_params, rng)
+            for _ in range(self.n_init_components)
+        ]
 
-    def _run_em(self, X, responsibilities, memberships, dtype) -> dict:
-        """EM from ``memberships`` (n, K, M) on the one driver (`bayesgen.inference.em`):
-        M-step, then E-step and objective, until its convergence rule or ``max_iter``."""
-
-        def step(payload):
-            memberships = payload[0]
-            weighted = responsibilities[:, :, None] * memberships
-            stats, weights = self._m_step(X, weighted, dtype)
-            joint = self._component_log_likelihood(X, dtype) + _log(weights)
-            log_density = logsumexp(joint, axis=2)
-            data = np.sum(np.where(responsibilities > 0, responsibilities * log_density, 0.0))
-            with np.errstate(invalid="ignore"):
-                memberships = np.exp(joint - log_density[:, :, None])
-            memberships = np.where(np.isfinite(memberships), memberships, 1 / weights.shape[1])
-            objective = float(data) + self._component_log_prior(weights)
-            return (memberships, stats, weights), objective
-
-        state = em.run((memberships, None, None), step, tol=self.tol, max_iter=self.max_iter)
-        _, stats, weights = state.payload
-        return {
-            "stats": stats,
-            "weights": weights,
-            "frozen": self._frozen,
-            "learned": self._learned,
-            "history": np.asarray(state.history),
-            "converged": bool(state.converged),
-        }
-
-    def _m_step(self, X, weighted, dtype):
-        """MixedNB's fit with the (k, m) pairs as classes; the weights' Dirichlet mode."""
-        n_rows, n_classes, n_components = weighted.shape
-        for name in ("_stats", "_frozen"):  # each M-step is a fresh fit of the components
-            vars(self).pop(name, None)
-        flat = jnp.asarray(weighted.reshape(n_rows, n_classes * n_components), dtype)
-        stats = super()._feature_stats(X, flat, dtype)
-        self._stats = _to_numpy(stats)
-        super()._update_parameters()
-        pseudo = weighted.sum(axis=0) + self.weight_concentration_prior - 1
-        pseudo = np.maximum(pseudo, 0)
-        weights = pseudo / pseudo.sum(axis=1, keepdims=True)
-        return stats, weights
-
-    def _component_log_prior(self, weights) -> float:
-        """The components' log prior (MixedNB's) plus the weights' Dirichlet log density."""
-        try:
-            families = super()._feature_log_prior()
-        except NoClosedForm:
-            families = 0.0
-        beta = self.weight_concentration_prior
-        with np.errstate(divide="ignore", invalid="ignore"):
-            terms = np.where(beta == 1, 0.0, (beta - 1) * _log(weights))
-        return families + float(np.sum(terms))
-
-    def _feature_log_prior(self) -> float:
-        with precision(self.class_count_.dtype):
-            return self._component_log_prior(self.weights_)
-
-    def _start(self, X, responsibilities, rng) -> np.ndarray:
-        """Initial memberships (n, K, M): k-means or random within each class's rows."""
-        return initial_memberships(
-            X.frame, responsibilities, self.n_components, self.init_params, rng
-        )
-
-    # ------------------------------------------------------------ densities
-    def _component_log_likelihood(self, X, dtype, *, row_terms=True) -> np.ndarray:
-        """$\\log p(x_i \\mid k, m)$, shape (n_samples, n_classes, n_components)."""
-        flat = np.asarray(super()._log_likelihood(X, dtype, row_terms=row_terms))
-        return flat.reshape(flat.shape[0], -1, self.n_components)
-
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        joint = self._component_log_likelihood(X, dtype, row_terms=row_terms)
-        return logsumexp(joint + _log(self.weights_).astype(joint.dtype), axis=2)
-
-    def impute(self, X, *, method="mean", y=None, random_state=None):
-        """Fill the missing entries from the model, observed ones kept.
-
-        As `MixedNB.impute`, with the weights over the pairs (class, component):
-        $p(k, m \\mid x_o) \\propto \\pi_k w_{km} p(x_o \\mid k, m)$ (given ``y``, over
-        that class's components), so a missing column is filled from the components that
-        the row's observed columns point to.
-        """
-        check_is_fitted(self)
-        if method not in imputation.METHODS:
-            raise ValueError(f"method must be one of {imputation.METHODS}; got {method!r}.")
-        columns = self._check_X(X, reset=False)
-        joint = self._component_log_likelihood(columns, np.float64) + _log(self.weights_)
-        if y is None:
-            joint = joint + _log(self.class_prior_)[:, None]
-        else:
-            known = np.eye(self.classes_.shape[0], dtype=bool)[np.asarray(self._class_index(y))]
-            joint = np.where(known[:, :, None], joint, -np.inf)
-        flat = joint.reshape(joint.shape[0], -1)
-        pair_weights = np.exp(flat - logsumexp(flat, axis=1, keepdims=True))
-        rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
-        composite = self._composite()
-        encoded = composite.encode(self._values(columns, composite))
-        imputed = composite.decode(
-            composite.conditional(self._params, encoded, pair_weights, method, rng)
-        )
-        filled = columns.frame.copy()
-        for family, positions in self._groups.items():
-            for position, column in zip(positions, imputed[family].T, strict=True):
-                observed = filled.iloc[:, position].notna().to_numpy()
-                if observed.all():  # nothing to fill; a bool column keeps its dtype
-                    continue
-                filled.iloc[:, position] = np.where(observed, filled.iloc[:, position], column)
-        return filled if self._fitted_on_frame else filled.to_numpy()
+    def _em_m_step(self, X, responsibilities) -> None:
+        """The M-step of EM over unlabelled rows: the components' EM run anew from its
+        starts on the class weights."""
+        self._add_rows(X, responsibilities, reset=True)
 
     # ------------------------------------------------------------------ story
     def _story_part(self):
-        from bayesgen import stories
         from bayesgen.stories.latent_class import latent_class_part
 
-        composite = self._composite()
-        n_pairs = self.classes_.shape[0] * self.n_components
-        _, priors = self._stats_and_priors(composite)
-        parts = {}
-        for family, (group_family, columns) in composite.groups.items():
-            prior = group_family.story_prior(priors[family], len(columns))
-            part = stories.part(family)
-            parts[family] = part(group_family, jax.tree.map(jnp.asarray, prior), n_pairs)
+        n_classes = self.classes_.shape[0]
+        groups = self._group_parts(self.joint_.feature_prior.leaves, n_classes * self.n_components)
         return latent_class_part(
-            stories.combined_part(parts),
-            self.classes_.shape[0],
-            self.n_components,
-            self.weight_concentration_prior,
+            groups, n_classes, self.n_components, self.weight_concentration_prior
         )
-
-    def _sampling_sites(self):
-        return {"component_weights": self.weights_, **super()._sampling_sites()}
-
-    def _draw_features(self, classes, rng, **options) -> dict:
-        """The story's draws in NumPy: each row's component from its class's weights, then
-        its columns from the pair (class, component), flattened as ``k M + m``."""
-        component = draw_classes(np.asarray(self.weights_)[classes], rng)
-        pairs = classes * self.n_components + component
-        composite = self._composite()
-        params = composite.params_from_sites(super()._sampling_sites())
-        return {"component": component, **composite.draw_features(params, pairs, rng, **options)}
 
     # ------------------------------------------------------------------ posterior
     @property
@@ -381,8 +265,3 @@ class LatentClassNB(MixedNB):
 
     def _with_parameters(self, sites):
         self._check_exact_posterior()
-
-
-def _log(values) -> np.ndarray:
-    with np.errstate(divide="ignore"):
-        return np.log(values)

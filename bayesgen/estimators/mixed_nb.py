@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from bayesgen._lazy import lazy_module
-from bayesgen.estimators.base import _like, _to_numpy
-from bayesgen.estimators.column_groups import (
-    ColumnGroups,
-    column_families,
-    dtype_of,
-    fits_with_missing,
-)
+from bayesgen.estimators.column_groups import ColumnGroups, column_families, fits_with_missing
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
+from bayesgen.estimators.joint_view import JointView
 from bayesgen.families import column_choice
-from bayesgen.families.composite import CompositeFamily
-from bayesgen.families.namespace import namespace, tree_map
 from bayesgen.frames import as_training_frame
-from bayesgen.inference import gaussian_em, imputation, semi_supervised
+from bayesgen.inference import imputation, semi_supervised
 from bayesgen.validation import check_positive
 
 jax = lazy_module("jax")
@@ -69,12 +60,14 @@ def _labelled_rows(y, n_rows: int, sample_weight=None, marker=-1):
     return rows, class_index, classes.shape[0]
 
 
-class _Columns:
-    """Validated input of MixedNB: a DataFrame, seen by the base class as float rows."""
+class _Columns(dict):
+    """Validated input of MixedNB: each column group's values as its family reads them, by
+    group name (what the composite family takes), with the DataFrame they came from."""
 
     dtype = np.dtype(np.float64)
 
-    def __init__(self, frame: pd.DataFrame):
+    def __init__(self, frame: pd.DataFrame, groups: dict):
+        super().__init__(groups)
         self.frame = frame
         self.shape = frame.shape
 
@@ -82,7 +75,7 @@ class _Columns:
         return self.shape[0]
 
 
-class MixedNB(ColumnGroups, NaiveBayesClassPrior):
+class MixedNB(ColumnGroups, NaiveBayesClassPrior, JointView):
     model_name = "mixed-nb"
     __doc__ = (
         """Naive Bayes over mixed columns: one family per group of columns, one label per row.
@@ -139,6 +132,9 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     class_prior_ : ndarray of shape (n_classes,)
     feature_families_ : dict
         The family chosen for each column, in column order.
+    column_groups_ : dict
+        Each chosen family's columns, ``{family: [column positions]}``: the groups, in the
+        order their story parts run and their rows are drawn.
     family_log_evidence_ : dict
         For each column whose family was chosen by evidence, the log evidence of every
         admissible family, ``{column: {family: log p(x | y)}}``.
@@ -206,7 +202,8 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         self._check_family_params()
 
     # ---------------------------------------------------------------- columns
-    def _check_X(self, X, *, reset, choosing=False):
+    def _frame(self, X) -> pd.DataFrame:
+        """``X`` as a DataFrame (an array's columns numbered), its shape and values checked."""
         if isinstance(X, pd.DataFrame):
             if min(X.shape) == 0:
                 raise ValueError(f"Found array with shape {X.shape}: X needs rows and columns.")
@@ -219,17 +216,23 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
             frame = X
         else:  # scikit-learn's checks: dense, 2-D, non-empty, not complex
             frame = pd.DataFrame(check_array(X, dtype=None, ensure_all_finite=False))
-        if not choosing:
-            validate_data(self, X, reset=reset, skip_check_array=True)
+        return frame
+
+    def _check_X(self, X, *, reset):
+        frame = self._frame(X)
+        validate_data(self, X, reset=reset, skip_check_array=True)
         self._check_no_infinite(frame)
         if reset:
             self._fitted_on_frame = isinstance(X, pd.DataFrame)
-            self._groups = {
-                family: [i for i, f in enumerate(self.feature_families_.values()) if f == family]
-                for family in column_families()
-                if family in self.feature_families_.values()
-            }
-        return _Columns(frame)
+        composite = self._composite_of(self._base_family())
+        raw = {
+            family: check_array(
+                frame.iloc[:, columns], dtype=None, ensure_all_finite=False, ensure_2d=True
+            )
+            for family, (_, columns) in composite.groups.items()
+        }
+        values = composite.check_columns(raw, owner="MixedNB", columns=list(frame.columns))
+        return _Columns(frame, values)
 
     @staticmethod
     def _check_no_infinite(frame: pd.DataFrame) -> None:
@@ -259,7 +262,8 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     def _choose_families(self, X, y, sample_weight=None) -> None:
         """Set ``feature_families_`` and ``family_log_evidence_`` from X and labels y."""
         self._check_hyperparameters()
-        frame = self._check_X(X, reset=False, choosing=True).frame
+        frame = self._frame(X)
+        self._check_no_infinite(frame)
         chosen = dict(self.features or {})
         unknown_columns = [c for c in chosen if c not in frame.columns]
         if unknown_columns:
@@ -285,108 +289,27 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
             )
             if candidates:
                 evidence[column] = candidates
-        self.feature_families_ = families
+        self._set_feature_families(families)
         self.family_log_evidence_ = evidence
 
-    def _values(self, X: _Columns, composite: CompositeFamily) -> dict:
-        """Each group's columns as its family reads them (not yet encoded)."""
-        raw = {
-            family: check_array(
-                X.frame.iloc[:, columns], dtype=None, ensure_all_finite=False, ensure_2d=True
-            )
-            for family, columns in self._groups.items()
-        }
-        return composite.check_columns(raw, owner="MixedNB", columns=list(X.frame.columns))
+    # ------------------------------------------------------------ the value
+    fits_missing_by_em = True
 
-    def _encoded(self, X: _Columns, dtype=None) -> dict:
-        composite = self._composite()
-        encoded = composite.encode(self._values(X, composite))
-        if dtype is None:
-            return encoded
-        return {
-            family: values.astype(dtype, copy=False) if values.dtype.kind == "f" else values
-            for family, values in encoded.items()
-        }
+    def _missing_em_settings(self, group):
+        settings = self._settings(group)
+        return settings["estimate"], settings["tol"], settings["max_iter"]
 
-    def _parameters(self, dtype=None) -> dict:
-        if dtype is None:
-            return self._params
-        return tree_map(lambda leaf: np.asarray(leaf, dtype), self._params)
-
-    # ------------------------------------------------------------------ hooks
     def _add_rows(self, X, responsibilities, *, reset):
-        if reset:  # a fresh fit: nothing learned, no statistics, nothing frozen by EM
-            for name in ("_stats", "_learned", "_frozen", "_params"):
-                vars(self).pop(name, None)
+        if not reset:  # EM over a group's missing entries needs every row at once
+            for family, (group_family, _) in self._composite().groups.items():
+                values = group_family.encode(X[family])
+                if group_family.missing_needs_em and np.isnan(values).any():
+                    raise ValueError(
+                        "X contains NaN: partial_fit cannot add rows with missing values to "
+                        f"the {family} columns of a fitted MixedNB (EM needs every row at "
+                        "once); use fit."
+                    )
         super()._add_rows(X, responsibilities, reset=reset)
-
-    def _feature_stats(self, X, responsibilities, dtype):
-        composite = self._composite()
-        values = self._values(X, composite)
-        # Only rows with positive weight teach a family (categories): weight 0 removes a row.
-        weighted = np.asarray(namespace(responsibilities).sum(responsibilities, axis=1)) > 0
-        stored = getattr(self, "_stats", None)
-        composite, relaid = composite.learn(
-            {family: group[weighted] for family, group in values.items()}, stored
-        )
-        self._learned = composite.learned()
-        if stored is not None:
-            self._stats = relaid  # laid out for the categories the batch added
-        self._frozen = dict(getattr(self, "_frozen", {}))
-        stats = {}
-        for family, (group_family, _) in composite.groups.items():
-            encoded = group_family.encode(values[family])
-            if group_family.missing_needs_em and np.isnan(encoded).any():
-                stats[family] = self._fit_missing(
-                    family, group_family, encoded, responsibilities, dtype, stored
-                )
-            else:
-                stats[family] = group_family.suff_stats(encoded, responsibilities, dtype)
-                if stored is None:
-                    self._frozen[family] = None
-        return stats
-
-    def _fit_missing(self, family, group_family, X, responsibilities, dtype, stored):
-        """EM over the missing entries of one group (`bayesgen.inference.gaussian_em`)."""
-        if stored is not None:
-            raise ValueError(
-                "X contains NaN: partial_fit cannot add rows with missing values to the "
-                f"{family} columns of a fitted MixedNB (EM needs every row at once); use fit."
-            )
-        settings = self._settings(family)
-        kind = settings["estimate"]
-        fit = gaussian_em.run(
-            group_family,
-            X,
-            np.asarray(responsibilities),
-            dtype,
-            m_step=gaussian_em.family_m_step(group_family, kind),
-            kind=kind,
-            tol=settings["tol"],
-            max_iter=settings["max_iter"],
-        )
-        self._frozen[family] = fit.frozen
-        return fit.stats
-
-    def _merge_feature_stats(self, previous, new):
-        return self._composite().merge(previous, new)
-
-    def _update_parameters(self):
-        # In each group's own precision; NumPy statistics (a plain fit) are estimated in NumPy.
-        stats = {
-            family: _like(value, value, dtype_of(value)) for family, value in self._stats.items()
-        }
-        frozen = {
-            family: None if held is None else _like(held, stats[family], dtype_of(stats[family]))
-            for family, held in self._frozen.items()
-        }
-        _, params = self._composite().estimate(stats, self._kinds(), frozen)
-        self._params = _to_numpy(params)
-
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        return self._composite().log_likelihood(
-            self._parameters(dtype), self._encoded(X, dtype), row_terms=row_terms
-        )
 
     def impute(self, X, *, method="mean", y=None, random_state=None, n_imputations=None):
         """Fill the missing entries of every group from the model, observed ones kept.
@@ -410,14 +333,15 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         else:
             class_weights = np.eye(self.classes_.shape[0])[np.asarray(self._class_index(y))]
         rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
-        composite = self._composite()
-        encoded = composite.encode(self._values(columns, composite))
-        imputed = composite.decode(
-            composite.conditional(self._params, encoded, class_weights, method, rng)
+        family = self._feature_family()
+        imputed = family.decode(
+            family.conditional(
+                self.joint_.params, family.encode(columns), class_weights, method, rng
+            )
         )
         filled = columns.frame.copy()
-        for family, positions in self._groups.items():
-            for position, column in zip(positions, imputed[family].T, strict=True):
+        for group, (_, positions) in self._composite().groups.items():
+            for position, column in zip(positions, imputed[group].T, strict=True):
                 current = filled.iloc[:, position]
                 observed = current.notna().to_numpy()
                 if observed.all():
@@ -431,25 +355,21 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
 
     # ------------------------------------------------------------------ story
     def _story_part(self):
+        return self._group_parts(self.joint_.feature_prior, self.classes_.shape[0])
+
+    def _group_parts(self, priors: dict, n_classes: int):
+        """Every group's story part, joined (`bayesgen.stories.combined_part`)."""
         from bayesgen import stories
 
-        composite, n_classes = self._composite(), self.classes_.shape[0]
-        _, priors = self._stats_and_priors(composite)
         parts = {}
-        for family, (group_family, columns) in composite.groups.items():
+        for family, (group_family, columns) in self._composite().groups.items():
             prior = group_family.story_prior(priors[family], len(columns))
             part = stories.part(family)
             parts[family] = part(group_family, jax.tree.map(jnp.asarray, prior), n_classes)
         return stories.combined_part(parts)
 
-    def _sampling_sites(self):
-        return self._composite().sampling_sites(self._params)
-
-    def _sampling_family(self):
-        return self._composite()
-
     def _features_from_draws(self, draws):
-        columns = self._composite().features_from_draws(draws)
+        columns = self._feature_family().features_from_draws(draws)
         names = list(self.feature_families_)
         schema = getattr(self, "_training_columns", None)
         if schema is not None:  # the training columns' names and dtypes
@@ -458,47 +378,24 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         return frame if self._fitted_on_frame else frame.to_numpy()
 
     def _story_features(self, X: _Columns) -> dict:
-        return {family: jnp.asarray(values) for family, values in self._encoded(X).items()}
+        encoded = self._feature_family().encode(X)
+        return {family: jnp.asarray(values) for family, values in encoded.items()}
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
+        if not self.fitted_with_unlabeled_:  # else the base's reason comes first
+            self._check_groups_exact()
         super()._check_exact_posterior()
+
+    def _check_groups_exact(self):
+        frozen = self.joint_.frozen or {}
         for family, (group_family, _) in self._composite().groups.items():
             if not group_family.has_exact_posterior:
                 raise ValueError(f"MixedNB's {family} family has no closed-form posterior.")
-            if self._frozen.get(family) is not None:
+            if frozen.get(family) is not None:
                 raise ValueError(
                     f"This MixedNB's {family} family was fitted on rows with missing values "
                     "(by EM), so its posterior has no closed form; use posterior(method="
                     "'nuts', X=X, y=y) with the training rows, and pass that InferenceData to "
                     "predict_proba_draws."
                 )
-
-    def _posteriors(self, composite: CompositeFamily, *, numpy: bool = False) -> dict:
-        return composite.posterior(*reversed(self._stats_and_priors(composite, numpy=numpy)))
-
-    def _parameter_posterior_draws(self, key, num_samples):
-        composite = self._composite()
-        numpy = isinstance(key, np.random.Generator)
-        draws = composite.sample_params(key, self._posteriors(composite, numpy=numpy), num_samples)
-        return composite.sites(tree_map(np.asarray, draws))
-
-    def _with_parameters(self, sites):
-        drawn = copy.copy(self)
-        drawn._params = self._composite().params_from_sites(sites)
-        return drawn
-
-    def _feature_log_prior(self) -> float:
-        composite = self._composite()
-        _, priors = self._stats_and_priors(composite)
-        params = jax.tree.map(jnp.asarray, self._params)
-        return composite.log_prior(jax.tree.map(jnp.asarray, priors), params, self._kinds())
-
-    def _predictive_log_likelihood(self, X, dtype):
-        composite = self._composite()
-        return composite.predictive_log_likelihood(
-            self._posteriors(composite), self._encoded(X, dtype)
-        )
-
-    def _parameter_dims(self, features):
-        return self._composite().parameter_dims(features)

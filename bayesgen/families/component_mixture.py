@@ -36,7 +36,12 @@ import numpy as np
 from scipy.special import logsumexp
 
 from bayesgen.families import class_prior, dirichlet
-from bayesgen.families.estimates import check_concentration, pseudo_counts, pseudo_log_density
+from bayesgen.families.estimates import (
+    ESTIMATE_KINDS,
+    check_concentration,
+    pseudo_counts,
+    pseudo_log_density,
+)
 from bayesgen.families.protocol import FeatureFamily, NoClosedForm
 
 if TYPE_CHECKING:
@@ -117,6 +122,10 @@ class MixtureFamily(FeatureFamily):
         Components per class, $M$.
     weight_concentration : float, default=1.0
         $\\beta$ of the Dirichlet prior on each class's weights.
+    weight_estimate : {"map", "mle", "mean"}, optional
+        The point estimate of the weights; by default the same as the components'
+        (``LatentClassNB`` keeps the weights at their posterior mode whatever its
+        components' estimate).
 
     Examples
     --------
@@ -140,10 +149,22 @@ class MixtureFamily(FeatureFamily):
     #: The statistics need the memberships, which need the parameters: fitted by EM.
     statistics_need_parameters = True
 
-    def __init__(self, leaf=None, n_components=2, weight_concentration=1.0):
+    def __init__(self, leaf=None, n_components=2, weight_concentration=1.0, weight_estimate=None):
         self.leaf = leaf
         self.n_components = n_components
         self.weight_concentration = weight_concentration
+        self.weight_estimate = weight_estimate
+
+    def _like(self, leaf) -> MixtureFamily:
+        """This mixture over another ``leaf``."""
+        return MixtureFamily(
+            leaf, self.n_components, self.weight_concentration, self.weight_estimate
+        )
+
+    def _weight_kind(self, kind: str) -> str:
+        if self.weight_estimate is not None:
+            return self.weight_estimate
+        return "mle" if kind == "unbiased" else kind
 
     def check(self) -> MixtureFamily:
         """This family, once its hyperparameters are checked.
@@ -151,12 +172,17 @@ class MixtureFamily(FeatureFamily):
         Raises
         ------
         ValueError
-            For a leaf that is not a feature family (or is a mixture), ``n_components`` < 1
-            or a non-positive ``weight_concentration``.
+            For a leaf that is not a feature family (or is a mixture), ``n_components`` < 1,
+            a non-positive ``weight_concentration`` or an unknown ``weight_estimate``.
         """
         _check_leaf(self.leaf).check()
         _check_components(self.n_components)
         check_concentration(self.weight_concentration, "weight_concentration", 1)
+        if self.weight_estimate is not None and self.weight_estimate not in ESTIMATE_KINDS:
+            raise ValueError(
+                f"weight_estimate must be None or one of {ESTIMATE_KINDS}; got "
+                f"{self.weight_estimate!r}."
+            )
         return self
 
     @property
@@ -185,12 +211,17 @@ class MixtureFamily(FeatureFamily):
                 "the mixture family's statistics need the component memberships, which come "
                 "from its parameters: fit it by EM (bayesgen.inference.mixture_family_em.fit)."
             )
+        counts, sub = self.sub_responsibilities(responsibilities, memberships, dtype)
+        return MixtureFamilyStats(counts, self.leaf.suff_stats(X, sub, dtype))
+
+    def sub_responsibilities(self, responsibilities, memberships, dtype=None):
+        """``(component counts, sub-class responsibilities)``: $N_{km}$ (K, M) and
+        $R_{ik}\\gamma_{ikm}$ as (n, K M), the rows the leaf's statistics are taken on."""
         R = np.asarray(responsibilities)
         dtype = R.dtype if dtype is None else dtype
         sub = (R[:, :, None] * np.asarray(memberships, dtype=dtype)).astype(dtype, copy=False)
         n, K, M = sub.shape
-        leaves = self.leaf.suff_stats(X, sub.reshape(n, K * M), dtype)
-        return MixtureFamilyStats(sub.sum(axis=0), leaves)
+        return sub.sum(axis=0), sub.reshape(n, K * M)
 
     def merge(self, a, b):
         """Statistics of the union of two disjoint batches (under the same memberships rule)."""
@@ -217,20 +248,19 @@ class MixtureFamily(FeatureFamily):
         weights = dirichlet.point_estimate(
             np.asarray(prior.weight_concentration),
             self._component_counts(stats),
-            "mle" if kind == "unbiased" else kind,
+            self._weight_kind(kind),
         )
         leaves = self.leaf.point_estimate(prior.leaves, stats.leaves, kind)
         return MixtureFamilyParams(np.asarray(weights), leaves)
 
     def estimate(self, stats, kind: str, frozen=None):
         """``(prior, parameters)``: the leaf's own estimate of the components (its ridge, its
-        checks) and the Dirichlet ``kind`` estimate of the weights."""
+        checks; ``frozen`` is the leaf's, what its EM over missing entries held fixed) and
+        the Dirichlet ``kind`` estimate of the weights."""
         counts = self._component_counts(stats)
-        leaf_prior, leaves = self.leaf.estimate(stats.leaves, kind)
+        leaf_prior, leaves = self.leaf.estimate(stats.leaves, kind, frozen)
         concentration = np.full(counts.shape[1], self.weight_concentration, counts.dtype)
-        weights = dirichlet.point_estimate(
-            concentration, counts, "mle" if kind == "unbiased" else kind
-        )
+        weights = dirichlet.point_estimate(concentration, counts, self._weight_kind(kind))
         prior = MixtureFamilyPrior(concentration, leaf_prior)
         return prior, MixtureFamilyParams(np.asarray(weights), leaves)
 
@@ -249,12 +279,15 @@ class MixtureFamily(FeatureFamily):
 
     def log_prior(self, prior, params, kind: str = "map") -> float:
         """The weights' Dirichlet term (the mode of which the ``kind`` estimate is) plus the
-        leaf's."""
-        weight_kind = "mle" if kind == "unbiased" else kind
-        pseudo = pseudo_counts(prior.weight_concentration, weight_kind)
+        leaf's (0 for a leaf without one: its estimate is then no mode of a prior)."""
+        pseudo = pseudo_counts(prior.weight_concentration, self._weight_kind(kind))
         weights = np.asarray(params.weights, dtype=np.float64)
         weight_term = pseudo_log_density(np.broadcast_to(pseudo, weights.shape), weights)
-        return float(weight_term) + float(self.leaf.log_prior(prior.leaves, params.leaves, kind))
+        try:
+            leaf_term = float(self.leaf.log_prior(prior.leaves, params.leaves, kind))
+        except NoClosedForm:
+            leaf_term = 0.0
+        return float(weight_term) + leaf_term
 
     # ------------------------------------------------------------ densities
     def _component_log_likelihood(self, params, X, row_terms: bool) -> np.ndarray:
@@ -289,13 +322,15 @@ class MixtureFamily(FeatureFamily):
 
     # ---------------------------------------------------------------- draws
     def draw_features(self, params, classes, rng, **options) -> dict:
-        """A component per row from its class's weights, then the leaf's features given it."""
+        """A component per row from its class's weights (site ``"component"``), then the
+        leaf's features given it."""
         weights = np.asarray(params.weights, dtype=np.float64)
         M = weights.shape[1]
         component = class_prior.draw_classes(weights[np.asarray(classes)], rng)
-        return self.leaf.draw_features(
+        features = self.leaf.draw_features(
             params.leaves, np.asarray(classes) * M + component, rng, **options
         )
+        return {"component": component, **features}
 
     def mean(self, params):
         """$E[x_j \\mid k] = \\sum_m w_{km} E[x_j \\mid \\theta_{km}]$, (n_classes, n_features)."""
@@ -360,7 +395,7 @@ class MixtureFamily(FeatureFamily):
         relaid = None if stats is None else stats._replace(leaves=leaves)
         if leaf is self.leaf:
             return self, relaid
-        return MixtureFamily(leaf, self.n_components, self.weight_concentration), relaid
+        return self._like(leaf), relaid
 
     def learned(self) -> dict:
         """The leaf's."""
@@ -368,8 +403,7 @@ class MixtureFamily(FeatureFamily):
 
     def with_learned(self, **learned) -> MixtureFamily:
         """This mixture over the leaf with ``learned`` put back."""
-        leaf = self.leaf.with_learned(**learned)
-        return MixtureFamily(leaf, self.n_components, self.weight_concentration)
+        return self._like(self.leaf.with_learned(**learned))
 
     def encode(self, X):
         """The leaf's encoding."""

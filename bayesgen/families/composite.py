@@ -34,6 +34,10 @@ class CompositeFamily(FeatureFamily):
     ----------
     groups : mapping of str to (FeatureFamily, sequence of int)
         For each group name, its family and the positions of its columns in ``X``.
+    estimates : mapping of str to str, optional
+        A group's own point estimate (``"mle"``, ``"map"``, ``"mean"``), used instead of
+        the ``kind`` the methods are given (a table whose Gaussian columns are fitted by
+        maximum likelihood and its counts by their posterior mean).
 
     Examples
     --------
@@ -52,9 +56,22 @@ class CompositeFamily(FeatureFamily):
     (4, 2)
     """
 
-    def __init__(self, groups: Mapping[str, tuple[FeatureFamily, Sequence[int]]]):
+    def __init__(
+        self,
+        groups: Mapping[str, tuple[FeatureFamily, Sequence[int]]],
+        estimates: Mapping[str, str] | None = None,
+    ):
         self.groups = {name: (family, list(columns)) for name, (family, columns) in groups.items()}
+        self.estimates = dict(estimates or {})
         self.name = "composite(" + "+".join(self.groups) + ")"
+
+    def _with_groups(self, groups) -> CompositeFamily:
+        return CompositeFamily(groups, self.estimates)
+
+    def check_estimate(self, kind: str) -> None:
+        """Each group's check of its own estimate (or of ``kind``)."""
+        for name, (family, _) in self.groups.items():
+            family.check_estimate(self._kind(kind, name))
 
     @property
     def has_exact_posterior(self) -> bool:
@@ -83,8 +100,9 @@ class CompositeFamily(FeatureFamily):
             for name, (family, _) in self.groups.items()
         }
 
-    @staticmethod
-    def _kind(kind, name: str) -> str:
+    def _kind(self, kind, name: str) -> str:
+        if name in self.estimates:
+            return self.estimates[name]
         return kind[name] if isinstance(kind, Mapping) else kind
 
     # ----------------------------------------------------------- statistics
@@ -200,7 +218,7 @@ class CompositeFamily(FeatureFamily):
         for name, (family, positions) in self.groups.items():
             widened, relaid[name] = family.learn(X[name], None if stats is None else stats[name])
             groups[name] = (widened, positions)
-        return CompositeFamily(groups), None if stats is None else relaid
+        return self._with_groups(groups), None if stats is None else relaid
 
     def learned(self) -> dict:
         """Each group's `learned`, by group name."""
@@ -208,7 +226,7 @@ class CompositeFamily(FeatureFamily):
 
     def with_learned(self, **learned) -> CompositeFamily:
         """The composite with each group's learned state (a `learned` result) put back."""
-        return CompositeFamily(
+        return self._with_groups(
             {
                 name: (family.with_learned(**learned.get(name, {})), positions)
                 for name, (family, positions) in self.groups.items()

@@ -222,3 +222,55 @@ def install_options(frozen) -> dict:
     under ``frozen = (ridge, prior)`` (what `run` returns), so that a ``GaussianDA`` made
     from them (``from_statistics``) keeps that prior."""
     return {"frozen_prior": frozen, "fitted_with_missing": True}
+
+
+def stats_with_missing(family, X, responsibilities, dtype, em_settings):
+    """``(statistics, frozen)`` of encoded rows ``X``, missing entries included.
+
+    A family that skips missing entries (``missing_needs_em`` False) takes its
+    ``suff_stats`` and holds nothing; one that cannot, and whose rows miss some, is fitted
+    by EM over them (`run`), which holds its ``(ridge, prior)``. A `CompositeFamily` does
+    this group by group (``X`` a dict of each group's columns), its statistics and frozen
+    parts dicts by group name.
+
+    Parameters
+    ----------
+    family : FeatureFamily
+    X : ndarray or dict of ndarray
+        Encoded rows (``family.encode``); NaN is missing.
+    responsibilities : ndarray of shape (n_samples, n_classes)
+    dtype : the precision of the statistics
+    em_settings : callable
+        ``em_settings(group) -> (kind, tol, max_iter)`` of the EM over a group's missing
+        entries (``group`` is None for a family that is not a composite).
+
+    Returns
+    -------
+    tuple
+    """
+    groups = getattr(family, "groups", None)
+    if groups is None:
+        return _own_stats(family, X, responsibilities, dtype, lambda: em_settings(None))
+    stats, frozen = {}, {}
+    for name, (group_family, _) in groups.items():
+        stats[name], frozen[name] = _own_stats(
+            group_family, X[name], responsibilities, dtype, lambda name=name: em_settings(name)
+        )
+    return stats, frozen
+
+
+def _own_stats(family, X, responsibilities, dtype, settings):
+    if not (family.missing_needs_em and np.isnan(X).any()):
+        return family.suff_stats(X, responsibilities, dtype), None
+    kind, tol, max_iter = settings()
+    fit = run(
+        family,
+        X,
+        np.asarray(responsibilities),
+        dtype,
+        m_step=family_m_step(family, kind),
+        kind=kind,
+        tol=tol,
+        max_iter=max_iter,
+    )
+    return fit.stats, fit.frozen

@@ -23,7 +23,7 @@ import numpy as np
 
 from bayesgen._precision import compute_dtype
 from bayesgen.families import class_prior
-from bayesgen.families.component_mixture import MixtureFamily
+from bayesgen.families.component_mixture import MixtureFamily, MixtureFamilyStats
 from bayesgen.inference import em
 from bayesgen.inference.sampling import numpy_generator
 from bayesgen.joint import FitSettings, FittedJoint, from_stats, rows_to_learn_from
@@ -53,7 +53,7 @@ class MixtureFamilyFit(NamedTuple):
     history: np.ndarray
 
 
-def _check_rows(family: MixtureFamily, X, R: np.ndarray) -> None:
+def _check_rows(family: MixtureFamily, X, R: np.ndarray, skips_missing: bool) -> None:
     if R.ndim != 2 or R.shape[0] != np.shape(X)[0]:
         raise ValueError(
             f"responsibilities must have shape (n_samples, n_classes) = ({np.shape(X)[0]}, K); "
@@ -61,7 +61,8 @@ def _check_rows(family: MixtureFamily, X, R: np.ndarray) -> None:
         )
     if not np.all(np.isfinite(R)) or np.any(R < 0):
         raise ValueError("responsibilities must be finite and non-negative.")
-    if family.missing_needs_em and np.issubdtype(np.asarray(X).dtype, np.floating):
+    floats = np.issubdtype(np.asarray(X).dtype, np.floating)
+    if skips_missing and family.missing_needs_em and floats:
         if np.isnan(X).any():
             raise ValueError(
                 f"X contains NaN, and the {family.leaf.name} leaf cannot skip missing entries "
@@ -90,7 +91,8 @@ def fit(
     tol: float = 1e-6,
     n_init: int = 1,
     random_state=None,
-    start: np.ndarray | None = None,
+    start=None,
+    leaf_stats=None,
 ) -> MixtureFamilyFit:
     """Fit the per-class mixtures to rows ``X`` with class weights ``R`` by EM.
 
@@ -113,8 +115,16 @@ def fit(
         Restarts from random memberships; the best final objective is kept.
     random_state : None, int or numpy RandomState
         Seeds the starting memberships: the same value gives the same fit.
-    start : ndarray of shape (n_samples, n_classes, n_components), optional
-        Starting memberships for a single run (rows summing to one), instead of random ones.
+    start : ndarray of shape (n_samples, n_classes, n_components), or a sequence of them
+        Starting memberships (rows summing to one), one run from each, instead of
+        ``n_init`` random ones.
+    leaf_stats : callable, optional
+        ``leaf_stats(leaf, X, sub_responsibilities, dtype) -> (statistics, frozen)``: the
+        statistics of the (learned) ``leaf`` of the encoded rows under the sub-classes'
+        responsibilities (n, K M),
+        and what it held fixed (`bayesgen.inference.gaussian_em.stats_with_missing`: EM
+        over missing entries of a leaf that cannot skip them); by default the leaf's
+        ``suff_stats``, nothing held.
 
     Returns
     -------
@@ -131,7 +141,7 @@ def fit(
     n_init = check_count(n_init, "n_init")
     tol = check_positive(tol, "tol", allow_zero=True)
     R = np.asarray(R)
-    _check_rows(family, X, R)
+    _check_rows(family, X, R, skips_missing=leaf_stats is None)
     dtype = compute_dtype(R.dtype)
     R = R.astype(dtype, copy=False)
     family, _ = family.learn(rows_to_learn_from(family, X, R))
@@ -140,28 +150,40 @@ def fit(
     kind = settings.estimate
 
     def step(payload):
-        gamma, _ = payload
-        stats = family.suff_stats(encoded, R, dtype, memberships=gamma)
-        prior, params = family.estimate(stats, kind)
+        gamma = payload[0]
+        if leaf_stats is None:
+            stats, frozen = family.suff_stats(encoded, R, dtype, memberships=gamma), None
+        else:
+            counts, sub = family.sub_responsibilities(R, gamma, dtype)
+            leaves, frozen = leaf_stats(family.leaf, encoded, sub, dtype)
+            stats = MixtureFamilyStats(counts, leaves)
+        prior, params = family.estimate(stats, kind, frozen)
         value, gamma = objective(family, prior, params, encoded, R, kind)
-        return (gamma, stats), value
+        return (gamma, stats, frozen), value
 
     if start is not None:
-        start = np.asarray(start, dtype=dtype)
-        if start.shape != (n, K, M):
-            raise ValueError(f"start must have shape {(n, K, M)}; got {start.shape}.")
-        starts = [start]
+        starts = [start] if np.ndim(start) == 3 else list(start)
+        starts = [np.asarray(initial, dtype=dtype) for initial in starts]
+        for initial in starts:
+            if initial.shape != (n, K, M):
+                raise ValueError(f"start must have shape {(n, K, M)}; got {initial.shape}.")
     else:
         rng = numpy_generator(random_state)
         starts = [rng.dirichlet(np.ones(M), size=(n, K)).astype(dtype) for _ in range(n_init)]
     best = None
     for initial in starts:
-        state = em.run((initial, None), step, tol=tol, max_iter=max_iter)
+        state = em.run((initial, None, None), step, tol=tol, max_iter=max_iter)
         if best is None or state.history[-1] > best.history[-1]:
             best = state
-    stats = best.payload[1]
+    _, stats, frozen = best.payload
     fitted = from_stats(
-        family, classes, class_prior.suff_stats(R), stats, settings, learned=family.learned()
+        family,
+        classes,
+        class_prior.suff_stats(R),
+        stats,
+        settings,
+        learned=family.learned(),
+        frozen=frozen,
     )
     return MixtureFamilyFit(
         fitted, int(best.iteration), bool(best.converged), np.asarray(best.history)

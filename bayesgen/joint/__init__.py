@@ -16,7 +16,13 @@ from bayesgen.joint.fitting import (
     update,
 )
 from bayesgen.joint.scoring import log_class_probabilities, log_joint, with_params
-from bayesgen.joint.value import ClassPriorRule, FitSettings, FittedJoint, class_probabilities
+from bayesgen.joint.value import (
+    ClassPriorRule,
+    FitSettings,
+    FittedJoint,
+    class_probabilities,
+    holds_frozen,
+)
 
 __all__ = [
     "ClassPriorRule",
@@ -27,6 +33,7 @@ __all__ = [
     "family_of",
     "fit",
     "from_stats",
+    "holds_frozen",
     "log_class_probabilities",
     "log_joint",
     "merge",

@@ -111,6 +111,7 @@ def from_stats(
         feature_prior=_as_numpy(prior),
         params=_as_numpy(params),
         learned=learned,
+        frozen=None if frozen is None else _as_numpy(frozen),
     )
 
 
@@ -174,7 +175,15 @@ def _merged(family, joint: FittedJoint, class_stats, feature_stats, settings) ->
             _as_numpy(joint.class_stats, dtype), _as_numpy(class_stats, dtype)
         )
         stats = family.merge(_as_numpy(joint.feature_stats, dtype), _as_numpy(feature_stats, dtype))
-    return from_stats(family, joint.classes, counts, stats, settings, learned=family.learned())
+    return from_stats(
+        family,
+        joint.classes,
+        counts,
+        stats,
+        settings,
+        learned=family.learned(),
+        frozen=joint.frozen,
+    )
 
 
 def update(

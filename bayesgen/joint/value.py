@@ -78,6 +78,11 @@ class FittedJoint(NamedTuple):
         `bayesgen.joint.with_params`).
     learned : dict
         What the family learned about the columns (``family.learned()``), empty for most.
+    frozen : pytree or None
+        What an EM held fixed instead of resolving it from the statistics (the family's
+        ``estimate(stats, kind, frozen)``: the ridge and prior of EM over missing entries,
+        by column group for a composite); None for a closed-form fit. Kept through
+        `bayesgen.joint.update`, so rows added later are estimated under it too.
     """
 
     classes: np.ndarray
@@ -87,6 +92,16 @@ class FittedJoint(NamedTuple):
     feature_prior: Any
     params: Any
     learned: dict
+    frozen: Any = None
+
+
+def holds_frozen(joint: FittedJoint) -> bool:
+    """Whether an EM fixed part of ``joint``'s prior (``frozen`` holds something): its
+    parameters then have no closed-form posterior given the statistics alone."""
+    frozen = joint.frozen
+    if isinstance(frozen, dict):
+        return any(item is not None for item in frozen.values())
+    return frozen is not None
 
 
 def check_settings(settings: FitSettings) -> FitSettings:

@@ -161,7 +161,9 @@ class Decoder:
         cls = registry.named_tuple_types().get(name)
         if cls is None:
             self.fail(where, f"unknown state type {name!r} (not a bayesgen statistics type)")
-        if set(fields) != set(cls._fields):
+        # A field added later with a default may be absent from files written before it.
+        required = set(cls._fields) - set(cls._field_defaults)
+        if not required <= set(fields) <= set(cls._fields):
             self.fail(where, f"{name} has fields {list(cls._fields)}, the file has {list(fields)}")
         return cls(**{f: self.decode(v, f"{where}.{f}", depth) for f, v in fields.items()})
 

@@ -124,7 +124,8 @@ def test_story_log_density_is_the_closed_form():
     sites = {
         "class_prior": model.class_prior_,
         "component_weights": model.weights_,
-        **model._composite().sites(model._params),  # the fitted parameters as the story names them
+        # the fitted components' parameters as the story names them
+        **model._composite().sites(model.joint_.params.leaves),
     }
     with jax.enable_x64(True):
         trace = handlers.trace(handlers.substitute(model.story, data=sites)).get_trace(frame, y)
@@ -146,8 +147,11 @@ def test_story_log_density_is_the_closed_form():
 def test_score_samples_is_the_mixture_over_classes_and_components():
     frame, y = _table(n=200)
     model = LatentClassNB(random_state=0).fit(frame, y)
+    groups = model._composite()  # every pair (class, component) is a class of the groups
     with precision(np.float64):
-        components = model._component_log_likelihood(model._check_X(frame, reset=False), np.float64)
+        encoded = groups.encode(model._check_X(frame, reset=False))
+        flat = np.asarray(groups.log_likelihood(model.joint_.params.leaves, encoded))
+    components = flat.reshape(len(frame), -1, model.n_components)
     expected = logsumexp(
         components + np.log(model.weights_) + np.log(model.class_prior_)[:, None], axis=(1, 2)
     )

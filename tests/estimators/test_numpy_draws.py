@@ -157,11 +157,7 @@ def test_latent_class_rows_are_the_class_mixture():
     for k, label in enumerate(model.classes_):
         rows = np.asarray(model.sample(N, y=label, random_state=k)[0], dtype=np.float64)
         pairs = slice(k * 2, k * 2 + 2)
-        means = (
-            model._composite()
-            .params_from_sites(super(bg.LatentClassNB, model)._sampling_sites())["gaussian"]
-            .means[pairs]
-        )
+        means = model.joint_.params.leaves["gaussian"].means[pairs]
         weights = model.weights_[k]
         mixture_mean = weights @ means
         _within(rows.mean(axis=0), mixture_mean, rows.std(axis=0) / np.sqrt(N), "mixture means")

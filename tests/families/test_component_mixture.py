@@ -75,13 +75,15 @@ def test_log_likelihood_is_the_brute_force_mixture_with_missing_entries_integrat
     np.testing.assert_allclose(got, expected, rtol=1e-13)
 
 
-def _hand_written_em(X, R, gamma, n_iter):
-    """Poisson-mixture EM written out from the formulas (maximum likelihood)."""
+def _hand_written_em(X, R, gamma, n_iter, weight_concentration=None):
+    """Poisson-mixture EM written out from the formulas (maximum likelihood; the weights'
+    Dirichlet(beta) mode when ``weight_concentration`` is beta)."""
     for _ in range(n_iter):
         sub = R[:, :, None] * gamma  # (n, K, M)
         counts = sub.sum(axis=0)
         rates = np.einsum("nkm,nj->kmj", sub, X) / counts[:, :, None]
-        weights = counts / counts.sum(axis=1, keepdims=True)
+        pseudo = counts if weight_concentration is None else counts + weight_concentration - 1
+        weights = pseudo / pseudo.sum(axis=1, keepdims=True)
         log_terms = np.log(weights)[None] + np.stack(
             [
                 [scipy.stats.poisson.logpmf(X, rates[k, m]).sum(axis=1) for m in range(2)]
@@ -103,6 +105,31 @@ def test_em_steps_are_the_hand_written_em_from_the_same_start():
     weights, rates = _hand_written_em(X, R, start, 7)
     np.testing.assert_allclose(fitted.joint.params.weights, weights, rtol=1e-10)
     np.testing.assert_allclose(fitted.joint.params.leaves, rates, rtol=1e-10)
+
+
+def test_weight_estimate_fixes_the_weights_mode_and_starts_run_from_each():
+    """``weight_estimate="map"`` keeps the weights at their Dirichlet mode under maximum-
+    likelihood components (the hand-written EM with pseudo-counts beta - 1); of two given
+    starts, the run of higher final objective is kept."""
+    X, y, _, _ = _clustered_counts(seed=2)
+    classes, R = _one_hot(y)
+    rng = np.random.default_rng(5)
+    starts = [rng.dirichlet(np.ones(2), size=(X.shape[0], 2)) for _ in range(2)]
+    family = MixtureFamily(PoissonFamily(), 2, weight_concentration=3.0, weight_estimate="map")
+    runs = [
+        mixture_family_em.fit(family, X, R, classes, ML, max_iter=6, tol=0.0, start=start)
+        for start in starts
+    ]
+    both = mixture_family_em.fit(family, X, R, classes, ML, max_iter=6, tol=0.0, start=starts)
+    kept = int(np.argmax([run.history[-1] for run in runs]))
+    assert runs[0].history[-1] != runs[1].history[-1]  # the choice is not a tie
+    np.testing.assert_array_equal(both.history, runs[kept].history)
+    kept = starts[kept]
+    weights, rates = _hand_written_em(X, R, kept, 6, weight_concentration=3.0)
+    np.testing.assert_allclose(both.joint.params.weights, weights, rtol=1e-10)
+    np.testing.assert_allclose(both.joint.params.leaves, rates, rtol=1e-10)
+    with pytest.raises(ValueError, match="weight_estimate must be None or one of .*'median'"):
+        MixtureFamily(PoissonFamily(), 2, weight_estimate="median").check()
 
 
 @pytest.mark.parametrize("estimate", ["mle", "map", "mean"])

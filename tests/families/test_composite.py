@@ -125,3 +125,69 @@ def test_conditional_fills_only_missing_entries_group_by_group():
         own = np.asarray(family.conditional(params[name], holes[:, columns], weights, "mean", rng))
         missing = np.isnan(holes[:, columns])
         np.testing.assert_allclose(filled[:, columns][missing], own[missing])
+
+
+def test_a_group_estimate_replaces_the_kind_it_is_given():
+    """``estimates={"gaussian": "mle"}``: that group's parameters are its own family's
+    maximum-likelihood estimate whatever kind the composite is asked for; the others
+    follow the kind, and the log prior takes each group's own kind."""
+    X, R = _data()
+    family = CompositeFamily(GROUPS, estimates={"gaussian": "mle"})
+    stats, prior, params = _fit(family, X, R, kind="mean")
+    for name, (group, columns) in GROUPS.items():
+        own_stats = group.suff_stats(X[:, columns], R, np.float64)
+        kind = "mle" if name == "gaussian" else "mean"
+        own = group.point_estimate(group.prior(own_stats), own_stats, kind)
+        for found, expected in zip(
+            jax.tree.leaves(params[name]), jax.tree.leaves(own), strict=True
+        ):
+            np.testing.assert_allclose(found, expected, rtol=1e-12)
+    kinds = {name: "mle" if name == "gaussian" else "mean" for name in GROUPS}
+    total = sum(
+        float(group.log_prior(prior[name], params[name], kind=kinds[name]))
+        for name, (group, _) in GROUPS.items()
+    )
+    np.testing.assert_allclose(family.log_prior(prior, params, kind="mean"), total, rtol=1e-12)
+    widened, _ = family.learn({name: X[:, columns] for name, (_, columns) in GROUPS.items()})
+    assert widened.estimates == {"gaussian": "mle"}
+
+
+def test_statistics_with_missing_entries_run_em_only_for_the_group_that_needs_it():
+    """`gaussian_em.stats_with_missing`: the Gaussian group with NaN gets `gaussian_em.run`'s
+    statistics and its (ridge, prior); the Poisson group skips its NaN in its own
+    statistics and holds nothing."""
+    from bayesgen.inference import gaussian_em
+
+    X, R = _data()
+    X[::4, 0] = np.nan
+    X[1::5, 2] = np.nan
+    groups = {name: GROUPS[name] for name in ("gaussian", "poisson")}
+    family = CompositeFamily(groups)
+    values = {name: X[:, columns] for name, (_, columns) in groups.items()}
+    asked = []
+
+    def settings(name):
+        asked.append(name)
+        return "map", 1e-8, 200
+
+    stats, frozen = gaussian_em.stats_with_missing(family, values, R, np.float64, settings)
+    assert asked == ["gaussian"] and frozen["poisson"] is None
+    gaussian = groups["gaussian"][0]
+    expected = gaussian_em.run(
+        gaussian,
+        values["gaussian"],
+        R,
+        np.float64,
+        m_step=gaussian_em.family_m_step(gaussian, "map"),
+        kind="map",
+        tol=1e-8,
+        max_iter=200,
+    )
+    for found, wanted in zip(
+        jax.tree.leaves(stats["gaussian"]), jax.tree.leaves(expected.stats), strict=True
+    ):
+        np.testing.assert_array_equal(found, wanted)
+    np.testing.assert_array_equal(frozen["gaussian"][0], expected.frozen[0])
+    own = groups["poisson"][0].suff_stats(values["poisson"], R, np.float64)
+    for found, wanted in zip(jax.tree.leaves(stats["poisson"]), jax.tree.leaves(own), strict=True):
+        np.testing.assert_array_equal(found, wanted)

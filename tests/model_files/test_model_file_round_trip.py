@@ -297,3 +297,44 @@ def test_jax_arrays_are_stored_as_numpy(tmp_path):
     loaded = _round_trip(model, tmp_path)
     assert type(loaded.extra_) is np.ndarray
     np.testing.assert_array_equal(loaded.extra_, np.asarray(model.extra_))
+
+
+def _without_field(path, field: str, out):
+    """A copy of the model file at ``path`` whose FittedJoint lacks ``field``."""
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(out, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "header.json":
+
+                def drop(node):
+                    if isinstance(node, dict):
+                        if node.get("name") == "FittedJoint":
+                            node["fields"].pop(field)
+                        for value in node.values():
+                            drop(value)
+                    elif isinstance(node, list):
+                        for value in node:
+                            drop(value)
+
+                header = json.loads(data)
+                drop(header)
+                data = json.dumps(header).encode()
+            target.writestr(item, data)
+    return out
+
+
+def test_a_value_written_before_its_frozen_field_loads_and_a_missing_field_is_refused(tmp_path):
+    """FittedJoint's ``frozen`` (what an EM held fixed) came later, with a default: a file
+    without it loads as a closed-form fit; a field without a default must be there."""
+    model = bayesgen.GaussianNB().fit(IRIS_X, IRIS_Y)
+    model.save(tmp_path / "model.bgm")
+    older = _without_field(tmp_path / "model.bgm", "frozen", tmp_path / "older.bgm")
+    loaded = bayesgen.load(older)
+    assert loaded.joint_.frozen is None
+    _assert_predicts_alike(model, loaded, IRIS_X)
+    broken = _without_field(tmp_path / "model.bgm", "params", tmp_path / "broken.bgm")
+    with pytest.raises(bayesgen.ModelFileError, match="FittedJoint has fields"):
+        bayesgen.load(broken)
