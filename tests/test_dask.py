@@ -16,9 +16,11 @@ import bayesgen.dask as bgdask  # noqa: E402
 from bayesgen import (  # noqa: E402
     BernoulliNB,
     CategoricalNB,
+    ComplementNB,
     ExponentialNB,
     FamilyClassifier,
     GaussianDA,
+    MixedNB,
     MultinomialNB,
     PoissonNB,
 )
@@ -130,8 +132,16 @@ def test_gaussian_fit_equals_in_memory_fit(client, covariance_type, estimate):
         (PoissonNB(alpha=0.5), False),
         (ExponentialNB(beta=2.0), False),
         (FamilyClassifier(family=PoissonFamily(alpha=0.5), estimate="mean"), False),
+        (ComplementNB(alpha=0.5, norm=True), False),
     ],
-    ids=["MultinomialNB", "BernoulliNB", "PoissonNB", "ExponentialNB", "FamilyClassifier"],
+    ids=[
+        "MultinomialNB",
+        "BernoulliNB",
+        "PoissonNB",
+        "ExponentialNB",
+        "FamilyClassifier",
+        "ComplementNB",
+    ],
 )
 def test_count_fit_equals_in_memory_fit(client, model, binary):
     """Count statistics are sums: the tree of block sums == the in-memory sums."""
@@ -254,9 +264,14 @@ def test_bad_input_is_named(client):
         bgdask.fit(GaussianDA(), _dask(missing), _dask(y))
     with pytest.raises(ValueError, match="supports .*GaussianDA .*got CategoricalNB"):
         bgdask.fit(CategoricalNB(), _dask(X), _dask(y))
+    with pytest.raises(ValueError, match="supports .*ComplementNB.*got MixedNB"):
+        bgdask.fit(MixedNB(), _dask(X), _dask(y))
     with pytest.raises(ValueError, match="supports .*got FamilyClassifier"):
         mixture = FamilyClassifier(family=MixtureFamily(PoissonFamily(), 2))
         bgdask.fit(mixture, _dask(np.abs(X)), _dask(y))
+    unlabelled = np.where(np.arange(400) % 5 == 0, -1, y)
+    with pytest.raises(ValueError, match="80 unlabelled rows, and ComplementNB's scores are no"):
+        bgdask.fit(ComplementNB(), _dask(np.abs(X)), _dask(unlabelled))
     with pytest.raises(ValueError, match="ledoit-wolf"):
         bgdask.fit(GaussianDA(shrinkage="ledoit-wolf"), _dask(X), _dask(y))
     with pytest.raises(ValueError, match="needs X to be a dask DataFrame"):

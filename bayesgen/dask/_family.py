@@ -22,7 +22,10 @@ def _merges_exactly(estimator) -> bool:
     """A view of a family whose block statistics merge exactly (``merges_exactly``)."""
     if not isinstance(estimator, JointView):
         return False
-    family = estimator._base_family()
+    try:
+        family = estimator._base_family()
+    except ValueError:  # a family chosen from the data (MixedNB's columns): not yet known
+        return False
     return family.merges_exactly and not getattr(family, "statistics_need_parameters", False)
 
 

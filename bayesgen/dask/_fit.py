@@ -25,7 +25,8 @@ def fit(estimator, X, y, sample_weight=None):
 
     Parameters
     ----------
-    estimator : GaussianDA, QDA, LDA, GaussianNB, BernoulliNB, MultinomialNB or PoissonNB
+    estimator : GaussianDA, QDA, LDA, GaussianNB, BernoulliNB, MultinomialNB, PoissonNB,
+        ExponentialNB, ComplementNB (labelled rows only), or FamilyClassifier over such a family
         Fitted in place. Not supported (a ``ValueError`` says why): ``CategoricalNB``,
         ``MixedNB``, ``MixtureDA``, ``KernelDensityDA`` and ``shrinkage="ledoit-wolf"``,
         whose fits need more than merged statistics.
@@ -79,6 +80,12 @@ def fit(estimator, X, y, sample_weight=None):
     labels = np.concatenate(labels) if labels else np.empty(0)
     n_unlabeled = [count for _, count in found]
     if sum(n_unlabeled):
+        if not estimator._base_family().is_density:
+            raise ValueError(
+                f"y has {sum(n_unlabeled)} unlabelled rows, and {type(estimator).__name__}'s "
+                "scores are no likelihood, so EM cannot fit them; drop them, or pass "
+                "unlabeled_marker=None if that label is a class."
+            )
         semi_supervised.warn_if_marker_is_a_class(marker, labels, sum(n_unlabeled), 3)
         return _em.fit(estimator, blocks, labels, n_unlabeled, dtype)
     classes = np.unique(check_labels(labels))

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils.metaestimators import available_if
 
 from bayesgen.estimators.count_nb import NaiveBayesClassPrior
-from bayesgen.families.estimates import check_concentration
-from bayesgen.families.multinomial import MultinomialFamily
+from bayesgen.estimators.joint_view import JointView, fitted_attribute
+from bayesgen.families.complement import ComplementWeights
 from bayesgen.inference import semi_supervised
 from bayesgen.validation import check_counts
 
@@ -30,7 +29,7 @@ def _has_density(_estimator) -> bool:
     return False
 
 
-class ComplementNB(NaiveBayesClassPrior):
+class ComplementNB(NaiveBayesClassPrior, JointView):
     """Complement naive Bayes (Rennie et al. 2003), as scikit-learn's ``ComplementNB``.
 
     A **heuristic**, not a generative model: each class's weights are estimated from the
@@ -95,6 +94,8 @@ class ComplementNB(NaiveBayesClassPrior):
 
     model_name = "complement-nb"
     n_classes = None  # no EM, so the classes are always those of the labels
+    #: The weights smooth the complement counts by ``alpha``: no other estimate is offered.
+    estimate = "mean"
 
     def __init__(
         self, *, alpha=1.0, norm=False, fit_prior=True, class_prior=None, unlabeled_marker=-1
@@ -139,32 +140,15 @@ class ComplementNB(NaiveBayesClassPrior):
                 )
         return super().fit(X, y, sample_weight=sample_weight)
 
-    # ------------------------------------------------------------------ hooks
-    def _family(self) -> MultinomialFamily:
-        return MultinomialFamily(alpha=self.alpha)
+    # ------------------------------------------------------------ the value
+    feature_count_ = fitted_attribute(lambda self, value: value.feature_stats.feature_counts)
+    feature_all_ = fitted_attribute(
+        lambda self, value: np.asarray(value.feature_stats.feature_counts).sum(axis=0)
+    )
+    feature_log_prob_ = fitted_attribute(lambda self, value: value.params)
 
-    def _feature_stats(self, X, responsibilities, dtype):
-        return self._family().suff_stats(X, responsibilities, dtype)
-
-    def _merge_feature_stats(self, previous, new):
-        return self._family().merge(previous, new)
-
-    def _update_parameters(self):
-        feature_count = np.asarray(self._stats.feature_counts)
-        alpha = check_concentration(self.alpha, "alpha", feature_count.shape[1])
-        complement = feature_count.sum(axis=0) + alpha - feature_count
-        logged = np.log(complement / complement.sum(axis=1, keepdims=True))
-        self.feature_count_ = feature_count
-        self.feature_all_ = feature_count.sum(axis=0)
-        if self.norm:
-            self.feature_log_prob_ = logged / logged.sum(axis=1, keepdims=True)
-        else:
-            self.feature_log_prob_ = -logged
-
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        weights = np.asarray(self.feature_log_prob_, dtype=dtype)
-        scores = X @ weights.T
-        return np.asarray(scores.toarray() if sp.issparse(scores) else scores)
+    def _base_family(self) -> ComplementWeights:
+        return ComplementWeights(alpha=self.alpha, norm=self.norm)
 
     def _log_class_prior(self, dtype) -> np.ndarray:
         # scikit-learn's ComplementNB leaves the prior out of its scores (n_classes >= 2).
@@ -199,9 +183,6 @@ class ComplementNB(NaiveBayesClassPrior):
 
     def _em_m_step(self, X, responsibilities):
         self._refuse("fit by EM")
-
-    def _feature_log_prior(self) -> float:
-        return 0.0
 
     def _sampling_sites(self):
         self._refuse("sample rows from")

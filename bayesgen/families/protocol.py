@@ -106,6 +106,9 @@ class FeatureFamily(abc.ABC):
     column_preference : int
         Rank among the families a column admits (`admits_column`) when their evidence
         ties exactly: the lowest wins.
+    is_density : bool
+        Whether ``log_likelihood`` is a log density of the features (False for the scores
+        of complement naive Bayes): EM over unlabelled rows needs one.
     """
 
     name: ClassVar[str]
@@ -117,6 +120,7 @@ class FeatureFamily(abc.ABC):
     merges_exactly: ClassVar[bool] = True
     column_family: ClassVar[bool] = False
     column_preference: ClassVar[int] = 100
+    is_density: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -1,6 +1,7 @@
-"""Write model files of the layout that kept ``MixedNB``'s and ``LatentClassNB``'s fitted
-state as separate attributes (``_stats``, ``_params``, ``_frozen``, ``_learned``,
-``weights_``), before they became views of one fitted value (main at 8429aee).
+"""Write model files of the layout that kept ``MixedNB``'s, ``LatentClassNB``'s and
+``ComplementNB``'s fitted state as separate attributes (``_stats``, ``_params``,
+``_frozen``, ``_learned``, ``weights_``, ``feature_log_prob_``), before they became views of
+one fitted value (main at 8429aee).
 
 Run once, on that commit, from the repository root::
 
@@ -41,14 +42,28 @@ def table(n=240, seed=5):
     return frame, y
 
 
+def counts(n=150, seed=6):
+    """Word counts of three classes."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    return rng.poisson(1.0 + 2.0 * (np.arange(6) % 3 == y[:, None])).astype(float), y
+
+
 CASES = {
-    "MixedNB-gappy": lambda: bayesgen.MixedNB(),
-    "LatentClassNB-gappy": lambda: bayesgen.LatentClassNB(n_components=3, random_state=0),
+    "MixedNB-gappy": (lambda: bayesgen.MixedNB(), table),
+    "LatentClassNB-gappy": (
+        lambda: bayesgen.LatentClassNB(n_components=3, random_state=0),
+        table,
+    ),
+    "ComplementNB": (lambda: bayesgen.ComplementNB(alpha=0.5, norm=True), counts),
 }
 
 
 def outputs(model, frame) -> dict:
-    """What the file's model is compared on: predictions, drawn rows and filled cells."""
+    """What the file's model is compared on: predictions, and drawn rows and filled cells
+    of a model with a density (ComplementNB has none)."""
+    if isinstance(model, bayesgen.ComplementNB):
+        return {method: getattr(model, method)(frame) for method in METHODS[:2]}
     found = {method: getattr(model, method)(frame) for method in METHODS}
     drawn, labels = model.sample(9, random_state=0)
     found["sample:y"] = np.asarray(labels).astype(str)
@@ -61,8 +76,8 @@ def outputs(model, frame) -> dict:
 
 def main() -> None:
     FOLDER.mkdir(exist_ok=True)
-    frame, y = table()
-    for case, make in CASES.items():
+    for case, (make, data) in CASES.items():
+        frame, y = data()
         model = make().fit(frame, y)
         model.save(FOLDER / f"{case}.bgm")
         np.savez(FOLDER / f"{case}.npz", **outputs(model, frame))
