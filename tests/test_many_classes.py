@@ -24,8 +24,9 @@ def test_row_chunks_cover_every_row_once_within_the_budget(monkeypatch):
         (lambda: bayesgen.MultinomialNB(), True),
         (lambda: bayesgen.GaussianNB(), False),
         (lambda: bayesgen.QDA(reg_covar=1e-3), False),
+        (lambda: bayesgen.MixedNB(features={0: "poisson", 1: "gaussian"}), True),
     ],
-    ids=["MultinomialNB", "GaussianNB", "QDA"],
+    ids=["MultinomialNB", "GaussianNB", "QDA", "MixedNB"],
 )
 def test_a_chunked_fit_equals_the_one_pass_fit(monkeypatch, make, counts):
     rng = np.random.default_rng(0)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import copy
 
+from sklearn.base import clone
+
 from bayesgen import registry
 from bayesgen._precision import precision
 from bayesgen.estimators import gaussian_regularised
@@ -22,9 +24,9 @@ def _merges_exactly(estimator) -> bool:
     """A view of a family whose block statistics merge exactly (``merges_exactly``)."""
     if not isinstance(estimator, JointView):
         return False
-    try:
-        family = estimator._base_family()
-    except ValueError:  # a family chosen from the data (MixedNB's columns): not yet known
+    try:  # the family of an unfitted copy: dask.fit fits anew, whatever a fit chose before
+        family = clone(estimator)._base_family()
+    except ValueError:  # a family chosen from the data (MixedNB's columns) in fit
         return False
     return family.merges_exactly and not getattr(family, "statistics_need_parameters", False)
 

@@ -116,6 +116,11 @@ class JointView(GenerativeClassifier):
     #: Whether rows with missing entries are fitted by EM over them (see the class docstring).
     fits_missing_by_em = False
 
+    def __sklearn_is_fitted__(self) -> bool:
+        """Fitted when it holds its value (a fit that failed half-way, after choosing
+        MixedNB's column families, is not)."""
+        return "joint_" in self.__dict__
+
     # ------------------------------------------------------------- the value
     def _fit_settings(self) -> joint.FitSettings:
         fixed, concentration, kind = self._class_prior_settings()

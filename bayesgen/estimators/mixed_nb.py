@@ -62,17 +62,29 @@ def _labelled_rows(y, n_rows: int, sample_weight=None, marker=-1):
 
 class _Columns(dict):
     """Validated input of MixedNB: each column group's values as its family reads them, by
-    group name (what the composite family takes), with the DataFrame they came from."""
+    group name (what the composite family takes), with the DataFrame they came from.
+
+    Numbers are float64, the precision MixedNB computes in (``dtype``); a slice of rows
+    (a fit's chunk) is the same for those rows.
+    """
 
     dtype = np.dtype(np.float64)
 
     def __init__(self, frame: pd.DataFrame, groups: dict):
-        super().__init__(groups)
+        super().__init__(
+            (name, values.astype(np.float64) if values.dtype.kind == "f" else values)
+            for name, values in groups.items()
+        )
         self.frame = frame
         self.shape = frame.shape
 
     def __len__(self) -> int:
         return self.shape[0]
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return _Columns(self.frame.iloc[key], {name: self.get(name)[key] for name in self})
+        return super().__getitem__(key)
 
 
 class MixedNB(ColumnGroups, NaiveBayesClassPrior, JointView):

@@ -22,7 +22,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesgen.families.estimates import check_concentration
-from bayesgen.families.multinomial import MultinomialFamily
 from bayesgen.families.protocol import FeatureFamily
 
 
@@ -45,7 +44,11 @@ class ComplementWeights(FeatureFamily):
         self.norm = norm
         self.name = "complement"  # an instance's: a class-level name would register it
 
-    def _counts(self) -> MultinomialFamily:
+    def _counts(self):
+        # Imported here: importing it at the top would register the multinomial family
+        # before the modules alphabetically between (the order of MixedNB's column groups).
+        from bayesgen.families.multinomial import MultinomialFamily
+
         return MultinomialFamily(alpha=self.alpha)
 
     def suff_stats(self, X, responsibilities, dtype):

@@ -21,7 +21,6 @@ from bayesgen.joint.value import (
     FitSettings,
     FittedJoint,
     class_probabilities,
-    holds_frozen,
 )
 
 __all__ = [
@@ -33,7 +32,6 @@ __all__ = [
     "family_of",
     "fit",
     "from_stats",
-    "holds_frozen",
     "log_class_probabilities",
     "log_joint",
     "merge",

@@ -95,15 +95,6 @@ class FittedJoint(NamedTuple):
     frozen: Any = None
 
 
-def holds_frozen(joint: FittedJoint) -> bool:
-    """Whether an EM fixed part of ``joint``'s prior (``frozen`` holds something): its
-    parameters then have no closed-form posterior given the statistics alone."""
-    frozen = joint.frozen
-    if isinstance(frozen, dict):
-        return any(item is not None for item in frozen.values())
-    return frozen is not None
-
-
 def check_settings(settings: FitSettings) -> FitSettings:
     """``settings`` when both estimates are known kinds.
 

@@ -408,3 +408,48 @@ def test_an_imputed_value_the_column_cannot_hold_widens_it():
     group = model.estimators_["gaussian"]
     expected = model.predict_proba(frame[~observed]) @ group.means_[:, 0]
     np.testing.assert_allclose(imputed["n"][~observed], expected, rtol=1e-10)
+
+
+def test_column_groups_keep_their_order():
+    """The groups' order is the order their story parts run and their rows and posterior
+    draws take the random stream, so the same ``random_state`` gives the same draws from
+    one release to the next. It is the families' registration order, which a family
+    module importing another at its top would change (``families/complement.py`` imports
+    the multinomial family only when used, for this)."""
+    from bayesgen.estimators.mixed_nb import column_families
+
+    order = ["bernoulli", "categorical", "poisson", "exponential", "gaussian", "lognormal"]
+    assert list(column_families())[: len(order) + 1] == [*order, "multinomial"]
+    X, y = _frame()
+    model = MixedNB(features={"visits": "multinomial", "w1": "multinomial"}).fit(X, y)
+    assert list(model.column_groups_) == [f for f in column_families() if f in model.column_groups_]
+    assert list(model.estimators_) == list(model.column_groups_)
+
+
+def test_float32_columns_are_computed_in_float64():
+    """MixedNB computes in float64: a float32 table (with a gap) predicts, draws and scores
+    exactly as its values in float64 do."""
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 60)
+    wide = pd.DataFrame({"a": rng.normal(y, 1.0), "b": rng.normal(-y, 2.0)})
+    wide.loc[3, "a"] = np.nan
+    narrow = wide.astype(np.float32)
+    exact = narrow.astype(np.float64)
+    found, expected = MixedNB().fit(narrow, y), MixedNB().fit(exact, y)
+    for method in ("predict_proba", "predict_joint_log_proba", "score_samples"):
+        result = getattr(found, method)(narrow)
+        assert result.dtype == np.float64, method
+        np.testing.assert_array_equal(result, getattr(expected, method)(exact), err_msg=method)
+
+
+def test_a_fit_that_fails_after_choosing_the_families_leaves_the_model_unfitted():
+    from sklearn.exceptions import NotFittedError
+
+    X, y = _frame()
+    model = MixedNB()
+    with pytest.raises(ValueError, match="a classifier needs at least two classes"):
+        model.fit(X, np.zeros(len(y), dtype=int))
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+    with pytest.raises(NotFittedError):
+        model.estimators_  # noqa: B018 - the property is the call under test
