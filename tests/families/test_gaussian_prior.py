@@ -58,7 +58,8 @@ def _scipy_log_prior(prior, params, covariance_type):
 @pytest.mark.parametrize("array", ("numpy", "jax"))
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 def test_log_prior_matches_scipy(covariance_type, array):
-    """NumPy input is scored by SciPy, JAX input by NumPyro: both equal SciPy's sum."""
+    """NumPy input is scored by Cholesky factors and SciPy's normals, JAX input by NumPyro:
+    both equal SciPy's sum."""
     rng = np.random.default_rng(0)
     prior, params = _prior_and_params(rng, covariance_type, 3, 4)
     with jax.enable_x64(True):
@@ -97,3 +98,35 @@ def test_resolve_prior_refuses_bad_hyperparameters(settings, message):
     stats_ = gaussian.suff_stats(X, np.eye(2)[np.arange(20) % 2], "full")
     with pytest.raises(ValueError, match=message):
         gaussian.resolve_prior(stats_, np.zeros(2), "full", **settings)
+
+
+@pytest.mark.parametrize("covariance_type", ("full", "tied"))
+def test_mean_log_prior_of_columns_on_very_different_scales(covariance_type):
+    """Covariances of columns whose scales span 1e-3 to 1e4 (breast-cancer areas beside
+    fractal dimensions) are positive definite, but SciPy's ``multivariate_normal`` refuses
+    them; the log density equals SciPy's on the columns rescaled to unit variance, less
+    the log-determinant of the scaling (x = D z)."""
+    rng = np.random.default_rng(3)
+    d, K = 6, 3
+    scales = np.logspace(-3, 4, d)
+    B = rng.normal(size=(K, d, d))
+    correlations = B @ np.swapaxes(B, 1, 2) + 0.5 * np.eye(d)
+    covariances = scales[:, None] * correlations * scales[None, :]
+    if covariance_type == "tied":
+        covariances = covariances[0]
+    m0 = scales * rng.normal(size=d)
+    means = m0 + scales * rng.normal(size=(K, d))
+    kappa0 = 0.7
+    prior = gaussian.NormalInverseWishart(m0, kappa0, d + 3.5, np.diag(scales**2))
+    per_class = covariances if covariance_type == "full" else [covariances] * K
+    with pytest.raises(np.linalg.LinAlgError):  # what the fit met (issue 32)
+        stats.multivariate_normal.logpdf(means[0], m0, per_class[0] / kappa0)
+    got = gaussian.mean_log_prior(prior, means, covariances, covariance_type)
+    expected = [
+        stats.multivariate_normal.logpdf(
+            mean / scales, m0 / scales, sigma / np.outer(scales, scales) / kappa0
+        )
+        - np.sum(np.log(scales))
+        for mean, sigma in zip(means, per_class, strict=True)
+    ]
+    np.testing.assert_allclose(got, expected, rtol=1e-10)

@@ -225,20 +225,27 @@ def mean_log_prior(
 
 
 def _scipy_mean_log_prior(m0, kappa0, means, covariances, covariance_type):
-    """`mean_log_prior` on NumPy input, by SciPy."""
+    """`mean_log_prior` on NumPy input: a Cholesky factor per covariance (SciPy's
+    ``multivariate_normal`` refuses matrices whose eigenvalues span more than about 1e9,
+    which the covariances of columns on very different scales do although they are
+    positive definite), and SciPy's normals for the diagonal types."""
     from scipy import stats as scipy_stats
+    from scipy.linalg import solve_triangular
 
     means = np.asarray(means)
     if covariance_type in ("full", "tied"):
         batch = means.shape[:-1]
-        flat_means = means.reshape(-1, means.shape[-1])
-        flat_covariances = np.broadcast_to(covariances, (*batch, *covariances.shape[-2:]))
-        flat_covariances = flat_covariances.reshape(-1, *covariances.shape[-2:])
-        values = [
-            scipy_stats.multivariate_normal.logpdf(mean, np.asarray(m0), sigma / kappa0)
-            for mean, sigma in zip(flat_means, flat_covariances, strict=True)
+        d = means.shape[-1]
+        scaled = np.broadcast_to(covariances, (*batch, d, d)) / np.asarray(kappa0)
+        lower = np.linalg.cholesky(scaled).reshape(-1, d, d)
+        differences = (means - np.asarray(m0)).reshape(-1, d)
+        squares = [
+            np.sum(solve_triangular(factor, difference, lower=True) ** 2)
+            for factor, difference in zip(lower, differences, strict=True)
         ]
-        return np.reshape(values, batch)
+        log_determinant = 2.0 * np.sum(np.log(np.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
+        values = -0.5 * (d * np.log(2.0 * np.pi) + log_determinant + np.asarray(squares))
+        return values.reshape(batch)
     if covariance_type == "spherical":
         covariances = covariances[..., None]
     scale = np.sqrt(covariances / np.asarray(kappa0))
