@@ -59,3 +59,24 @@ def _as_dtype(values: np.ndarray, column: dict) -> pd.Series:
         return pd.Series(values).astype(dtype)
     except (TypeError, ValueError):  # a value the dtype cannot hold: keep what was drawn
         return pd.Series(values)
+
+
+def with_filled_cells(frame: pd.DataFrame, columns: dict) -> pd.DataFrame:
+    """A copy of ``frame`` whose missing cells take the values of ``columns`` there.
+
+    ``columns`` maps a column position to its filled values (one per row). A column with
+    nothing missing is kept as it is; any other keeps its dtype (float32, string,
+    category, ``Int64``, ...) unless a filled value does not fit it, when it widens.
+    """
+    filled = frame.copy()
+    for position, values in columns.items():
+        current = filled.iloc[:, position]
+        observed = current.notna().to_numpy()
+        if observed.all():
+            continue
+        merged = np.where(observed, current, values)
+        try:
+            filled.isetitem(position, pd.array(merged, dtype=current.dtype))
+        except (TypeError, ValueError):
+            filled.isetitem(position, merged)
+    return filled

@@ -102,8 +102,7 @@ def imputation_error(model, X_train, X_test) -> tuple[float, float]:
     masked = X_test.copy()
     truth = masked[MASKED_FEATURE].to_numpy()
     masked[MASKED_FEATURE] = np.nan
-    column = list(X_test.columns).index(MASKED_FEATURE)
-    filled = model.impute(masked)[:, column]
+    filled = model.impute(masked)[MASKED_FEATURE].to_numpy()
     model_rmse = float(np.sqrt(np.mean((filled - truth) ** 2)))
     mean_rmse = float(np.sqrt(np.mean((X_train[MASKED_FEATURE].mean() - truth) ** 2)))
     return model_rmse, mean_rmse

@@ -12,7 +12,7 @@ from bayesgen.estimators.column_groups import ColumnGroups, column_families, fit
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.estimators.joint_view import JointView
 from bayesgen.families import column_choice
-from bayesgen.frames import as_training_frame
+from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, semi_supervised
 from bayesgen.validation import check_positive
 
@@ -351,18 +351,14 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior, JointView):
                 self.joint_.params, family.encode(columns), class_weights, method, rng
             )
         )
-        filled = columns.frame.copy()
-        for group, (_, positions) in self._composite().groups.items():
-            for position, column in zip(positions, imputed[group].T, strict=True):
-                current = filled.iloc[:, position]
-                observed = current.notna().to_numpy()
-                if observed.all():
-                    continue  # nothing to fill: the column is kept as it is, dtype and all
-                values = np.where(observed, current, column)
-                try:  # the column keeps its dtype (float32, string, category, Int64, ...)
-                    filled.isetitem(position, pd.array(values, dtype=current.dtype))
-                except (TypeError, ValueError):  # a value it cannot hold: the column widens
-                    filled.isetitem(position, values)
+        filled = with_filled_cells(
+            columns.frame,
+            {
+                position: column
+                for group, (_, positions) in self._composite().groups.items()
+                for position, column in zip(positions, imputed[group].T, strict=True)
+            },
+        )
         return filled if self._fitted_on_frame else filled.to_numpy()
 
     # ------------------------------------------------------------------ story

@@ -9,6 +9,7 @@ file holds one idea. It relies on the classifier's ``classes_``, ``class_prior_`
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
@@ -17,7 +18,7 @@ from bayesgen._lazy import lazy_module
 from bayesgen.estimators import multiple_imputation
 from bayesgen.families import class_prior
 from bayesgen.families.protocol import NoClosedForm
-from bayesgen.frames import as_training_frame
+from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, novelty, sampling
 
 jnp = lazy_module("jax.numpy")
@@ -202,7 +203,9 @@ class GenerativeUses:
         Returns
         -------
         ndarray of shape (n_samples, n_features), or (n_imputations, n_samples, n_features)
-            The latter when ``n_imputations`` is given.
+            The latter when ``n_imputations`` is given. For a DataFrame ``X``, a DataFrame
+            with its index and columns (each keeping its dtype where the filled values fit
+            it), or a list of ``n_imputations`` of them.
 
         Raises
         ------
@@ -241,8 +244,10 @@ class GenerativeUses:
                 )
             class_weights = imputation.label_weights(self._class_index(y), len(self.classes_))
         rng = sampling.numpy_generator(random_state)
-        filled = self._impute_rows(X, class_weights, method, rng)
-        return imputation.keep_observed(X, filled)
+        filled = imputation.keep_observed(X, self._impute_rows(X, class_weights, method, rng))
+        if isinstance(given, pd.DataFrame):  # the table back, its index and dtypes kept
+            return with_filled_cells(given, dict(enumerate(np.asarray(filled).T)))
+        return filled
 
     @available_if(_has_density)
     def tail_probability(self, X, *, n_draws=4000, random_state=None):

@@ -111,3 +111,35 @@ def test_bad_impute_arguments():
         model.impute(X[:2], method="median")
     with pytest.raises(ValueError, match="y must have one label per row"):
         model.impute(X[:2], y=[0])
+
+
+@pytest.mark.parametrize("make", [LDA, lambda: PoissonNB(alpha=0.5)], ids=["LDA", "PoissonNB"])
+def test_a_dataframe_is_imputed_into_a_dataframe(make):
+    """impute(DataFrame) is a DataFrame: the same index and columns, observed cells as
+    given, and the filled cells those of the same model imputing the array; a float32
+    column stays float32. With n_imputations, a list of such DataFrames."""
+    import pandas as pd
+
+    X, y = load_wine(return_X_y=True)
+    X = X[:, :5] if make is LDA else np.round(X[:, [2, 4, 12]])
+    rng = np.random.default_rng(4)
+    gappy = np.where(rng.random(X.shape) < 0.2, np.nan, X)
+    names = [f"c{j}" for j in range(X.shape[1])]
+    frame = pd.DataFrame(gappy, columns=names, index=np.arange(1000, 1000 + len(X)))
+    frame[names[0]] = frame[names[0]].astype(np.float32)
+    on_frame, on_array = make().fit(frame, y), make().fit(frame.to_numpy(np.float64), y)
+    filled = on_frame.impute(frame)
+    assert isinstance(filled, pd.DataFrame)
+    assert list(filled.columns) == names and filled.index.equals(frame.index)
+    assert filled[names[0]].dtype == np.float32 and filled.notna().all().all()
+    observed = frame.notna().to_numpy()
+    np.testing.assert_array_equal(filled.to_numpy()[observed], frame.to_numpy()[observed])
+    expected = on_array.impute(frame.to_numpy(np.float64))
+    np.testing.assert_allclose(filled.to_numpy(np.float64), expected, rtol=1e-6)
+    copies = on_frame.impute(frame, method="sample", n_imputations=2, random_state=0)
+    arrays = on_array.impute(
+        frame.to_numpy(np.float64), method="sample", n_imputations=2, random_state=0
+    )
+    assert len(copies) == 2 and all(isinstance(copy, pd.DataFrame) for copy in copies)
+    for copy, array in zip(copies, arrays, strict=True):
+        np.testing.assert_allclose(copy.to_numpy(np.float64), array, rtol=1e-6)
