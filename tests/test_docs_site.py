@@ -9,11 +9,17 @@ point at files that exist.
 """
 
 import contextlib
+import functools
+import html
+import http.server
 import io
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import threading
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -127,6 +133,74 @@ def test_the_page_hook_keeps_mathjax_s_glyphs(site):
     code = "\n".join(line for line in hook.splitlines() if not line.lstrip().startswith("//"))
     assert "document$.subscribe" in code and "typesetPromise" in code
     assert "clearCache" not in code
+
+
+# Characters MathJax draws with no width: function application and invisible times,
+# separator and plus (U+2061-2064), and the zero-width space.
+INVISIBLE_GLYPHS = {"mjx-c2061", "mjx-c2062", "mjx-c2063", "mjx-c2064", "mjx-c200B"}
+GLYPH_PROBE = Path(__file__).with_name("glyph_probe.js")
+PROBE_OUTPUT = re.compile(r'<pre id="glyph-probe">(?P<report>[^<]*)</pre>')
+
+
+@pytest.fixture(scope="module")
+def served_site(site, tmp_path_factory):
+    """A copy of the site, each page with `glyph_probe.js` appended, served over http
+    (MathJax loads its fonts relative to its script, which a file:// page may not)."""
+    copy = tmp_path_factory.mktemp("served") / "site"
+    shutil.copytree(site, copy)
+    shutil.copy(GLYPH_PROBE, copy / GLYPH_PROBE.name)
+    for page in copy.rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        probe = f'<script src="/{GLYPH_PROBE.name}"></script></body>'
+        page.write_text(text.replace("</body>", probe), encoding="utf-8")
+    handler = functools.partial(_QuietHandler, directory=str(copy))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        pass
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    raise AssertionError(
+        "The documentation's formulas are checked in a real browser: install Debian's "
+        "chromium (apt-get install chromium), as .ci/run does when it is missing."
+    )
+
+
+@pytest.mark.parametrize("page", ["models", "missing-features", "uncertainty"])
+def test_a_browser_draws_every_formula(served_site, page, tmp_path):
+    """Issue 33: every formula rendered blank in Chromium while the DOM held MathJax's
+    nodes. Headless Chromium loads the page, MathJax typesets it, and every glyph but the
+    invisible operators must take up width (a glyph whose font CSS is missing has none)."""
+    command = [
+        _chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        f"--user-data-dir={tmp_path / 'profile'}",
+        "--virtual-time-budget=30000",
+        "--dump-dom",
+        f"{served_site}/{page}/",
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    match = PROBE_OUTPUT.search(result.stdout)
+    assert match, f"no glyph report (MathJax never finished):\n{result.stderr[-2000:]}"
+    report = json.loads(html.unescape(match.group("report")))
+    assert report["formulas"] >= 10, report
+    assert report["blankFormulas"] == 0, report
+    assert set(report["zeroWidthClasses"]) <= INVISIBLE_GLYPHS, report
 
 
 def test_namedtuple_fields_are_not_shown_as_descriptors(site):
