@@ -1,7 +1,7 @@
 """``python -m benchmarks [--quick] [--section S] [--write PATH]``: every workload, one table.
 
 Times bayesgen and scikit-learn side by side in one process (start-up and memory in fresh
-subprocesses), prints a Markdown report of medians, ratios, goals and peak memory, and with
+subprocesses), prints a Markdown report of medians, ratios and peak memory, and with
 ``--write`` saves it. The full run takes a few minutes on 2 cores; ``--quick`` uses tiny
 sizes (the test suite's smoke run). ``--section synthetic`` runs the synthetic-data
 comparison instead (`benchmarks.synthetic_data`, the table of ``docs/synthetic-data.md``),
@@ -31,21 +31,6 @@ from benchmarks import (  # noqa: E402
 )
 from benchmarks.gaussian import Timing, run  # noqa: E402
 
-# Goals of issue 8: the largest acceptable ratio bayesgen / scikit-learn per row.
-GOALS = {
-    ("LDA", "fit"): 0.5,
-    ("QDA", "fit"): 0.5,
-    ("GaussianNB", "fit"): 0.5,
-    ("LDA", "predict_proba"): 1.0,
-    ("QDA", "predict_proba"): 1.0,
-    ("GaussianNB", "predict_proba"): 0.3,
-    ("MultinomialNB (sparse)", "fit"): 1.0,
-    ("MultinomialNB (sparse)", "predict_proba"): 1.0,
-    ("BernoulliNB (sparse)", "fit"): 1.0,
-    ("BernoulliNB (sparse)", "predict_proba"): 1.0,
-}
-FIRST_CALL_GOAL_SECONDS = 1.5
-
 
 def _sizes(quick: bool) -> dict:
     if quick:
@@ -70,33 +55,18 @@ def _sizes(quick: bool) -> dict:
     }
 
 
-def _verdict(timing: Timing) -> str:
-    if timing.operation.startswith("first") or timing.operation.endswith("cache"):
-        met = timing.bayesgen <= FIRST_CALL_GOAL_SECONDS
-        return f"≤ {FIRST_CALL_GOAL_SECONDS} s: " + (
-            "met" if met else f"missed by {timing.bayesgen / FIRST_CALL_GOAL_SECONDS:.1f}x"
-        )
-    goal = GOALS.get((timing.model, timing.operation))
-    if goal is None:
-        return ""
-    if timing.ratio <= goal:
-        return f"≤ {goal}x: met"
-    return f"≤ {goal}x: missed by {timing.ratio / goal:.1f}x"
-
-
 def _table(title: str, timings: list[Timing]) -> list[str]:
     lines = [
         f"### {title}",
         "",
-        "| model | operation | bayesgen first call s | bayesgen s | scikit-learn s | ratio "
-        "| goal |",
-        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+        "| model | operation | bayesgen first call s | bayesgen s | scikit-learn s | ratio |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
     ]
     for t in timings:
         first = "" if np.isnan(t.first_call) else f"{t.first_call:.3f}"
         lines.append(
             f"| {t.model} | {t.operation} | {first} | {t.bayesgen:.3f} | {t.sklearn:.3f} | "
-            f"{t.ratio:.2f}x | {_verdict(t)} |"
+            f"{t.ratio:.2f}x |"
         )
     return lines + [""]
 
@@ -163,8 +133,7 @@ def main(argv: list[str] | None = None) -> str:
         em,
     )
     lines += _table(
-        f"First call in a fresh process, compilation included: n = {sn:,}, d = {sd}, "
-        f"K = {sk} (goal ≤ {FIRST_CALL_GOAL_SECONDS} s)",
+        f"First call in a fresh process, compilation included: n = {sn:,}, d = {sd}, K = {sk}",
         first,
     )
     mn, md, mk, _ = sizes["missing"]
@@ -175,7 +144,7 @@ def main(argv: list[str] | None = None) -> str:
     )
     answer_runs = sizes["first_answer"]["runs"]
     lines += first_answer.table(
-        f"First answer: fresh processes, median of {answer_runs} each (issue 17's goals)",
+        f"First answer: fresh processes, median of {answer_runs} each",
         answers,
     )
     lines += [
