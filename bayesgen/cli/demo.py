@@ -33,6 +33,22 @@ def wine_split():
     return X_train, X_test, y_train, y_test
 
 
+def digits_example():
+    """The textbook's calibration example: ``MultinomialNB(alpha=1)`` on the digits, 30% test,
+    stratified, seed 0 (test accuracy 0.896, and a probability above 0.999 for 94% of the
+    test images). Returns ``(fitted model, X_test, y_test)``."""
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    from bayesgen import MultinomialNB
+
+    X, y = load_digits(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, stratify=y, random_state=0
+    )
+    return MultinomialNB(alpha=1.0).fit(X_train, y_train), X_test, y_test
+
+
 def comparison(models, X_test, y_test) -> list[str]:
     """The table of test accuracy, log loss, calibration error and mean log p(x)."""
     from sklearn.metrics import accuracy_score, log_loss
@@ -40,8 +56,7 @@ def comparison(models, X_test, y_test) -> list[str]:
     from bayesgen.metrics import expected_calibration_error
 
     lines = [
-        f"{'model':<12}{'accuracy':>10}{'textbook':>10}{'log loss':>10}"
-        f"{'calib. err':>12}{'mean log p(x)':>15}"
+        f"{'model':<12}{'accuracy':>10}{'book':>10}{'log loss':>10}{'ECE':>12}{'mean log p(x)':>15}"
     ]
     for name, model in models.items():
         probabilities = model.predict_proba(X_test)
@@ -53,7 +68,12 @@ def comparison(models, X_test, y_test) -> list[str]:
             f"{name:<12}{accuracy:>10.3f}{TEXTBOOK_ACCURACY[name]:>10.3f}{loss:>10.3f}"
             f"{calibration:>12.3f}{density:>15.2f}"
         )
-    return lines
+    return lines + [
+        "book: the test accuracy printed for this split by the wine example of the textbook",
+        "chapter on generative classifiers the project started from. ECE: expected calibration",
+        "error (top-label probability, 10 equal-width bins). mean log p(x): the fitted density",
+        "of the test wines.",
+    ]
 
 
 def abstaining(models, X_test, y_test, coverage: float = 0.9) -> list[str]:
@@ -118,7 +138,7 @@ def write_figures(models, X_train, X_test, y_train, y_test, folder: Path) -> lis
     from bayesgen import plot
 
     folder.mkdir(parents=True, exist_ok=True)
-    qda, naive_bayes = models["QDA"], models["GaussianNB"]
+    qda = models["QDA"]
     paths = []
 
     def save(figure, name):
@@ -136,15 +156,15 @@ def write_figures(models, X_train, X_test, y_train, y_test, folder: Path) -> lis
     )
     save(ax.figure, "decision_regions.png")
 
-    ax = plot.reliability_diagram(naive_bayes, X_test, y_test, n_bins=5, strategy="quantile")
+    # Every wine is predicted with a probability near 1, so the wine split has nothing to
+    # show here; the textbook's calibration example, naive Bayes on the digits, has.
+    digits_model, X_digits, y_digits = digits_example()
+    ax = plot.reliability_diagram(digits_model, X_digits, y_digits, n_bins=10)
     ax.set_title(
-        f"GaussianNB on the {len(y_test)} test wines (all classes): is a\n"
-        "predicted probability of p right a fraction p of the time?",
+        f"MultinomialNB on {len(y_digits)} test digits (the textbook's calibration example):\n"
+        "is a predicted probability of p right a fraction p of the time?",
         fontsize="medium",
     )
-    # Wine is easy: every confidence is above 0.75, so the corner is what there is to see.
-    ax.set_xlim(0.75, 1.03)
-    ax.set_ylim(0.75, 1.03)
     save(ax.figure, "reliability.png")
 
     start = X_test[y_test == "class_0"].iloc[0].to_numpy()
@@ -165,7 +185,7 @@ def write_figures(models, X_train, X_test, y_train, y_test, folder: Path) -> lis
 
     axes = plot.synthetic_vs_real(
         qda, X_train, features=["alcohol", "flavanoids", "color_intensity", "proline"],
-        random_state=0,
+        random_state=0, ncols=2, bins=15,
     )  # fmt: skip
     save(np.ravel(axes)[0].figure, "synthetic_vs_real.png")
     return paths

@@ -114,7 +114,7 @@ def synthetic_vs_real(
         ax.hist(real, bins=edges, density=True, alpha=0.5, color="C0", label="real")
         ax.hist(drawn, bins=edges, density=True, alpha=0.5, color="C1", label="synthetic")
         ax.set_title(names[j])
-        ax.set_xlabel(f"{names[j]} (units of the data)")
+        ax.set_xlabel(names[j])
         # Every panel carries the legend: a panel read alone still says which bars are which.
         ax.legend(fontsize="x-small")
     shown = flat[: len(chosen)]
@@ -126,7 +126,7 @@ def synthetic_vs_real(
     if axes is None:
         shown[0].figure.suptitle(
             f"{type(model).__name__}: real rows vs {n_samples} rows sampled from the fitted "
-            "model (all classes, labels drawn from the class prior)",
+            "model\n(all classes, labels drawn from the class prior)",
             fontsize="medium",
         )
     return shown

@@ -42,7 +42,8 @@ def _quantile_bins(correct, confidence, n_bins: int):
 
 
 def _write_counts(ax, confidence, accuracy, counts, method: str, color) -> None:
-    """Each bin's row count beside its point; bins drawn on one spot share one label."""
+    """Each bin's row count beside its point; bins drawn on one spot share one label, the
+    number of rows they hold together."""
     groups: list[list[int]] = []
     for i in range(len(counts)):
         near = groups and (
@@ -57,7 +58,7 @@ def _write_counts(ax, confidence, accuracy, counts, method: str, color) -> None:
     for group in groups:
         first = group[0]
         ax.annotate(
-            "+".join(str(int(counts[i])) for i in group),
+            str(int(sum(counts[i] for i in group))),
             (confidence[first], accuracy[first]),
             xytext=offset,
             textcoords="offset points",
@@ -87,7 +88,7 @@ def reliability_diagram(
     has its points on the
     diagonal. The legend gives each method's expected calibration error; the number beside
     each point is how many rows its bin holds (a point of 3 rows says little; bins whose
-    points fall on one spot share a label, "10+11").
+    points fall on one spot share one label, the rows they hold together).
 
     With few rows, ``strategy="quantile"`` makes bins of about equal counts instead (edges
     at quantiles of the confidences; tied confidences merge bins), and the error in the

@@ -115,7 +115,7 @@ def test_counts_label_every_uniform_bin(problem):
     ax = reliability_diagram(model, X, y, n_bins=10, methods="plugin")
     proba = model.predict_proba(X)
     counts = np.histogram(proba.max(axis=1), np.linspace(0, 1, 11))[0]
-    shown = [int(n) for text in ax.texts for n in text.get_text().split("+")]
+    shown = [int(text.get_text()) for text in ax.texts]
     assert sorted(shown) == sorted(counts[counts > 0].tolist())
     assert not reliability_diagram(model, X, y, show_counts=False).texts
 
@@ -136,3 +136,17 @@ def test_unknown_strategy_is_named(problem):
     model, X, y = problem
     with pytest.raises(ValueError, match="strategy must be one of"):
         reliability_diagram(model, X, y, strategy="equal")
+
+
+def test_bins_on_one_spot_share_the_label_of_their_total():
+    """Issue 33: the demo's figure labelled a point "11+10+11+11"; it now says 43."""
+    import matplotlib.pyplot as plt
+
+    from bayesgen.plot._reliability import _write_counts
+
+    figure, ax = plt.subplots()
+    confidence = np.array([0.95, 0.9999, 0.99995, 0.99999, 1.0])
+    accuracy = np.array([0.818, 1.0, 1.0, 1.0, 1.0])
+    _write_counts(ax, confidence, accuracy, np.array([11, 11, 10, 11, 11]), "plugin", "C0")
+    assert [text.get_text() for text in ax.texts] == ["11", "43"]
+    plt.close(figure)
