@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
 
 import numpy as np
@@ -15,6 +17,22 @@ from sklearn.utils.validation import (
 )
 
 from bayesgen.device_arrays import check_device_features, is_device_array
+
+#: Whether the rows being checked are scored one by one (prediction), not summed into
+#: statistics (fit): a row's own overflow then makes only that row's density zero.
+_SCORING_ROWS = contextvars.ContextVar("scoring_rows", default=False)
+
+
+@contextlib.contextmanager
+def scoring_rows():
+    """Check rows that will be scored, not summed: values too large for the statistics'
+    sums of squares are accepted (each row is scored on its own; one too far out to score
+    gets density zero), where `check_features` refuses them for a fit."""
+    token = _SCORING_ROWS.set(True)
+    try:
+        yield
+    finally:
+        _SCORING_ROWS.reset(token)
 
 
 class FewRowsWarning(UserWarning):
@@ -55,8 +73,8 @@ def check_features(
     ------
     ValueError
         If ``X`` is not numeric, has the wrong number of features, holds NaN or ±inf, or
-        values so large that the sums of their squares overflow (named, with the row and
-        column of the first).
+        (outside `scoring_rows`) values so large that the sums of their squares overflow
+        (named, with the row and column of the first).
     """
     if device_arrays and is_device_array(X):
         return check_device_features(
@@ -119,7 +137,8 @@ def _check_finite(X, estimator, *, allow_nan: bool = False) -> None:
     if allow_nan:
         finite |= np.isnan(values)
     if finite.all():
-        _check_magnitude(X, values, estimator)
+        if not _SCORING_ROWS.get():
+            _check_magnitude(X, values, estimator)
         return
     row, column = _first_entry(X, ~finite)
     value = X[row, column]

@@ -35,6 +35,7 @@ from bayesgen.validation import (
     check_features,
     check_labels,
     check_weights,
+    scoring_rows,
 )
 
 jax = lazy_module("jax")
@@ -358,7 +359,8 @@ class GenerativeClassifier(
     # --------------------------------------------------------------- prediction
     def _prepare(self, X):
         check_is_fitted(self)
-        X = self._check_X(X, reset=False)
+        with scoring_rows():
+            X = self._check_X(X, reset=False)
         return X, compute_dtype(X.dtype)
 
     def predict_joint_log_proba(self, X) -> np.ndarray:
@@ -430,6 +432,13 @@ class GenerativeClassifier(
         """``log p(k | x)`` (``log``) or ``p(k | x)`` under the point estimate."""
         joint = self._joint(X, row_terms=False)
         log_prior = self._log_class_prior(joint.dtype)
+        # A row no class could score: every density 0, or an overflow (+inf, NaN).
+        unscored = ~np.isfinite(np.max(joint, axis=1, initial=-np.inf)) | np.isnan(joint).any(1)
+        if unscored.any():
+            limit = self._limit_log_posterior(X, unscored, log_prior)
+            if limit is not None:
+                joint = joint.copy()
+                joint[unscored] = limit
         if log:
             n_impossible = int(np.count_nonzero(np.isneginf(log_space.row_max(joint))))
             posterior = normalise(joint, log_prior)
@@ -446,6 +455,12 @@ class GenerativeClassifier(
                 stacklevel=3,
             )
         return posterior
+
+    def _limit_log_posterior(self, X, rows: np.ndarray, log_prior: np.ndarray):
+        """``log p(k | x)`` of the ``rows`` of ``X`` that no class density could score in
+        floating point (`FeatureFamily.limit_log_posterior`), or None where the model has
+        no such limit (the rows then get the class prior, with a warning)."""
+        return None
 
     def _predictive_log_proba(self, X) -> np.ndarray:
         """``log p(k | x, D)``: the parameters integrated out of the joint.

@@ -552,8 +552,11 @@ class GaussianDA(FisherProjection, JointView):
         else:
             params = self._fitted_params()
             X = X.astype(dtype, copy=False)
-        complete = gaussian.log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
-        return self._feature_family().with_missing_rows(params, X, complete, row_terms=row_terms)
+        # A row far out in every class's tail overflows its quadratic form: density 0.
+        with np.errstate(over="ignore", invalid="ignore"):
+            complete = gaussian.log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
+            family = self._feature_family()
+            return family.with_missing_rows(params, X, complete, row_terms=row_terms)
 
     def _fitted_params(self, dtype=None) -> gaussian.GaussianParams:
         """The fitted parameters (as JAX arrays in ``dtype`` when one is given)."""

@@ -25,8 +25,10 @@ from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.families import class_prior
 from bayesgen.families.namespace import tree_map
+from bayesgen.families.protocol import NoClosedForm
 from bayesgen.inference import gaussian_em, mixture_family_em
 from bayesgen.missing import missing_entries
+from bayesgen.validation import scoring_rows
 
 
 class fitted_attribute:  # noqa: N801 - used like ``property``
@@ -325,7 +327,19 @@ class JointView(GenerativeClassifier):
     def _log_likelihood(self, X, dtype, *, row_terms=True):
         family = self._feature_family()
         params = tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), self.joint_.params)
-        return family.log_likelihood(params, family.encode(X), row_terms=row_terms)
+        # A row far out in every class's tail overflows its quadratic form: its density is
+        # 0 (-inf), which the class probabilities handle (_limit_log_posterior).
+        with np.errstate(over="ignore"):
+            return family.log_likelihood(params, family.encode(X), row_terms=row_terms)
+
+    def _limit_log_posterior(self, X, rows, log_prior):
+        family = self._feature_family()
+        with scoring_rows():
+            encoded = family.encode(self._check_X(X, reset=False))
+        try:
+            return family.limit_log_posterior(self.joint_.params, encoded[rows], log_prior)
+        except NoClosedForm:
+            return None
 
     def _impute_rows(self, X, class_weights, method, rng):
         """The family's fill of the missing entries (encoded), observed entries kept."""

@@ -204,6 +204,13 @@ class FeatureFamily(abc.ABC):
         $p(y \\mid x)$).
         """
 
+    def limit_log_posterior(self, params, X, log_class_prior):
+        """``log p(k | x)`` of rows whose every class density underflows to 0 in floating
+        point although the class probabilities are defined (a row far out in every class's
+        tail); a family that can order its classes there says so (the Gaussian does).
+        Raises `NoClosedForm` otherwise: such rows then get the class prior, with a warning."""
+        raise NoClosedForm(f"the {self.name} family has no limit of its class probabilities")
+
     def predictive_log_likelihood(self, posterior, X):
         """$\\log p(x \\mid k, D)$ with the parameters integrated out."""
         raise NoClosedForm(f"the {self.name} family has no closed-form posterior predictive")

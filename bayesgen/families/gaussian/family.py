@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 
 from bayesgen.families import class_prior
-from bayesgen.families.gaussian import missing, missing_conditionals, predictive
+from bayesgen.families.gaussian import far_rows, missing, missing_conditionals, predictive
 from bayesgen.families.gaussian.completed_stats import completed_stats
 from bayesgen.families.gaussian.likelihood import log_likelihood
 from bayesgen.families.gaussian.posterior import (
@@ -230,10 +230,12 @@ class GaussianFamily(FeatureFamily):
     def log_likelihood(self, params: GaussianParams, X, *, row_terms: bool = True):
         """``(n_samples, n_classes)`` $\\log p(x_i \\mid k)$, NaN entries integrated out.
 
-        Returns a NumPy array (the rows with missing entries are scored on the host).
+        Returns a NumPy array (the rows with missing entries are scored on the host). A
+        finite row so far out that its quadratic form overflows has density 0 (``-inf``).
         """
-        complete = log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
-        return self.with_missing_rows(params, X, complete, row_terms=row_terms)
+        with np.errstate(over="ignore", invalid="ignore"):
+            complete = log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
+            return self.with_missing_rows(params, X, complete, row_terms=row_terms)
 
     def with_missing_rows(
         self, params: GaussianParams, X, complete, *, row_terms: bool = True
@@ -246,15 +248,21 @@ class GaussianFamily(FeatureFamily):
         term the same for every class of a row (which need not be the complete rows').
         """
         result = complete if isinstance(complete, np.ndarray) else np.array(complete)
-        flagged = np.flatnonzero(np.isnan(result[:, 0]))
+        flagged = np.flatnonzero(np.isnan(result).any(axis=1))
+        if flagged.size == 0:
+            return result
         # Every row flagged (as when entries are missing at random): X itself, not a copy.
         rows = np.asarray(X if flagged.size == X.shape[0] else X[flagged])
         gappy = np.isnan(rows).any(axis=1)
-        if not gappy.any():
-            return result
-        incomplete = flagged[gappy]
-        if not gappy.all():
-            rows = rows[gappy]
+        if gappy.any():
+            self._score_observed_blocks(params, result, flagged[gappy], rows[gappy], row_terms)
+        # What is still NaN overflowed (inf - inf in a quadratic form): a density of 0.
+        still = result[flagged]
+        result[flagged] = np.where(np.isnan(still), -np.inf, still)
+        return result
+
+    def _score_observed_blocks(self, params, result, incomplete, rows, row_terms) -> None:
+        """``result[incomplete]``: the observed-block densities of the gappy ``rows``."""
         dtype = result.dtype
         means = np.asarray(params.means).astype(dtype)
         if self.covariance_type in ("diag", "spherical"):
@@ -271,7 +279,13 @@ class GaussianFamily(FeatureFamily):
             result[incomplete] = missing.log_likelihood(
                 means, covariances, rows, row_terms=row_terms
             )
-        return result
+
+    def limit_log_posterior(self, params: GaussianParams, X, log_class_prior) -> np.ndarray:
+        """Rows so far out that every quadratic form overflows: classes ordered by the
+        leading terms of the log joint (`far_rows.limit_log_posterior`)."""
+        return far_rows.limit_log_posterior(
+            np.asarray(params.means), self.full_covariances(params), X, log_class_prior
+        )
 
     def full_covariances(self, params: GaussianParams) -> np.ndarray:
         """Every class's covariance as a ``(n_classes, n_features, n_features)`` array."""

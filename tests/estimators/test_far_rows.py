@@ -1,0 +1,139 @@
+"""Issue 33: one finite row far out (entries beyond about 1e153) made predict, novelty and
+tail_probability refuse the whole call, or gave that row the class prior.
+
+The answer is computed independently here in extended precision (NumPy's long double has
+an exponent range to about 1e4932, so the quadratic forms of these rows do not overflow):
+the class probabilities, the density (``-inf`` exactly when it is below float64's range)
+and the other rows' answers, which must not change.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_wine
+
+from bayesgen import LDA, QDA, GaussianDA, GaussianNB
+from bayesgen.cli import main
+
+MODELS = {
+    "QDA": QDA,
+    "LDA": LDA,
+    "GaussianNB": GaussianNB,
+    "spherical": lambda: GaussianDA(covariance_type="spherical"),
+}
+
+
+@pytest.fixture(scope="module")
+def wine():
+    return load_wine(return_X_y=True)
+
+
+def _long_double_joint(model, row):
+    """log p(x_o, k) - log p(x_o, 0) and log p(x_o, 0), in long double, from the fitted
+    means and covariances. The differences are expanded, x'(A_k - A_0)x - 2x'(A_k m_k -
+    A_0 m_0) + ..., so that a shared covariance's quadratic terms cancel exactly."""
+    observed = ~np.isnan(row)
+    x = row[observed].astype(np.longdouble)
+    covariances = model._feature_family().full_covariances(model.joint_.params)
+    terms = []
+    for k, mean in enumerate(model.means_):
+        block = covariances[k][np.ix_(observed, observed)]
+        precision = np.linalg.inv(block).astype(np.longdouble)
+        m = mean[observed].astype(np.longdouble)
+        _, log_det = np.linalg.slogdet(block)
+        constant = np.log(np.longdouble(model.class_prior_[k])) - 0.5 * (
+            m @ precision @ m + log_det + observed.sum() * np.log(2 * np.pi)
+        )
+        terms.append((precision, precision @ m, constant))
+    precision_0, linear_0, constant_0 = terms[0]
+    first = -0.5 * (x @ precision_0 @ x) + x @ linear_0 + constant_0
+    differences = np.array(
+        [
+            -0.5 * (x @ (precision - precision_0) @ x)
+            + x @ (linear - linear_0)
+            + (constant - constant_0)
+            for precision, linear, constant in terms
+        ]
+    )
+    return differences, first
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+@pytest.mark.parametrize("value", [1e154, -1e300, 1.7e308])
+@pytest.mark.parametrize("gappy", [False, True], ids=["complete", "one-missing"])
+def test_a_far_row_gets_its_own_answer(wine, name, value, gappy):
+    X, y = wine
+    model = MODELS[name]().fit(X, y)
+    rows = X[:4].copy()
+    rows[1, 0] = value
+    if gappy:
+        rows[1, 3] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no overflow warning escapes either
+        proba = model.predict_proba(rows)
+        scores = model.score_samples(rows)
+    differences, first = _long_double_joint(model, rows[1])
+    expected = np.exp(differences - np.max(differences))
+    np.testing.assert_allclose(proba[1], (expected / expected.sum()).astype(float), atol=1e-12)
+    density = first + np.max(differences) + np.log(np.sum(expected))
+    # Where the quadratic form itself exceeds float64's range (a log density below about
+    # half of its most negative value) the density is 0.
+    if density < np.finfo(np.float64).min / 2:
+        assert scores[1] == -np.inf
+    else:
+        np.testing.assert_allclose(scores[1], float(density), rtol=1e-6)
+    # The other rows are answered as they are without the far one.
+    others = np.delete(rows, 1, axis=0)
+    np.testing.assert_array_equal(np.delete(proba, 1, axis=0), model.predict_proba(others))
+    np.testing.assert_array_equal(np.delete(scores, 1), model.score_samples(others))
+
+
+def test_tail_probability_ranks_a_far_row_below_every_training_row(wine):
+    X, y = wine
+    model = QDA().fit(X, y)
+    rows = X[:3].copy()
+    rows[1, 0] = 1e200
+    tail = model.tail_probability(rows, random_state=0)
+    # Below every training score: the randomised rank is U / (N + 1).
+    assert 0 < tail[1] <= 1 / (len(X) + 1)
+    np.testing.assert_allclose(
+        tail[[0, 2]], model.tail_probability(rows[[0, 2]], random_state=0), atol=0.02
+    )
+
+
+def test_fit_still_refuses_values_whose_squares_overflow_its_sums(wine):
+    X, y = wine
+    X = X.copy()
+    X[5, 2] = 1e200
+    with pytest.raises(ValueError, match=r"X contains 1e\+200 \(first at row 5, column 2\)"):
+        QDA().fit(X, y)
+
+
+def test_the_command_line_predicts_a_far_row(tmp_path, wine):
+    from click.testing import CliRunner
+
+    X, y = wine
+    table = tmp_path / "wine.csv"
+    columns = [f"x{j}" for j in range(X.shape[1])]
+    header = ",".join([*columns, "y"])
+    table.write_text(
+        header
+        + "\n"
+        + "\n".join(",".join(map(str, [*r.tolist(), c])) for r, c in zip(X, y, strict=True))
+    )
+    new = tmp_path / "new.csv"
+    far = X[:2].copy()
+    far[1, 0] = 1e200
+    new.write_text(
+        ",".join(columns) + "\n" + "\n".join(",".join(map(str, r.tolist())) for r in far)
+    )
+    runner = CliRunner()
+    model = tmp_path / "m.bgm"
+    fitted = runner.invoke(main, ["fit", str(table), "--target", "y", "--model", "qda",
+                                  "--out", str(model)])  # fmt: skip
+    assert fitted.exit_code == 0, fitted.output
+    result = runner.invoke(main, ["predict", str(model), str(new), "--proba", "--novelty"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.strip().splitlines()
+    assert len(lines) == 3 and ",-inf," in lines[2]
