@@ -7,7 +7,7 @@ from sklearn.utils.validation import validate_data
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, log_parameters
 from bayesgen.estimators.joint_view import fitted_attribute
-from bayesgen.families import categorical
+from bayesgen.families import categorical, e1071_floor
 from bayesgen.families.categorical import CategoricalFamily
 from bayesgen.validation import _check_finite, _column_name, check_positive
 
@@ -47,6 +47,7 @@ class CategoricalNB(CountNB):
         $(n + \\alpha)/(N + \\alpha C_j)$ and a value not seen in training is an error
         at prediction time.
 """
+        + e1071_floor.THRESHOLD_DOC
         + COMMON_PARAMETERS_DOC
         + """
     Attributes
@@ -85,6 +86,8 @@ class CategoricalNB(CountNB):
         n_classes=None,
         unlabeled_marker=-1,
         random_state=None,
+        threshold=None,
+        eps=0.0,
     ):
         self.alpha = alpha
         self.min_categories = min_categories
@@ -99,10 +102,13 @@ class CategoricalNB(CountNB):
         self.n_classes = n_classes
         self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
+        self.threshold = threshold
+        self.eps = eps
 
     def _check_hyperparameters(self):
         super()._check_hyperparameters()
         check_positive(self.alpha, "alpha")
+        e1071_floor.check(self.threshold, self.eps)
         if not isinstance(self.unseen_category, (bool, np.bool_)):
             raise ValueError(
                 f"unseen_category must be True or False; got {self.unseen_category!r}."
@@ -124,6 +130,14 @@ class CategoricalNB(CountNB):
         else:
             categorical.check_hashable(X, "CategoricalNB", lambda j: _column_name(self, j))
         return X
+
+    def _log_likelihood(self, X, dtype, *, row_terms=True):
+        if self.threshold is None:
+            return super()._log_likelihood(X, dtype, row_terms=row_terms)
+        # e1071's floor: a category's probability at most eps counts as threshold.
+        family = self._feature_family()
+        params = e1071_floor.floor_probabilities(self.joint_.params, self.threshold, self.eps)
+        return family.log_likelihood(params.astype(dtype), family.encode(X), row_terms=row_terms)
 
     # ------------------------------------------------------------------ the value
     categories_ = fitted_attribute(

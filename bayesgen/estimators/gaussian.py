@@ -16,7 +16,7 @@ from bayesgen.estimators import gaussian_regularised, missing_posterior
 from bayesgen.estimators.base import _like_numpy, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.estimators.joint_view import JointView, fitted_attribute, saved_value
-from bayesgen.families import class_prior, gaussian
+from bayesgen.families import class_prior, e1071_floor, gaussian
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
@@ -482,6 +482,11 @@ class GaussianDA(FisherProjection, JointView):
                 self, params, lambda: self._pooled_covariance(prior, stats)
             ),
         )
+        floor = self._floor()
+        if floor is not None:  # e1071's: a standard deviation at most eps is threshold
+            params = params._replace(
+                covariances=e1071_floor.floor_variances(params.covariances, *floor)
+            )
         self._check_positive_definite(params)
         self._warn_few_rows(stats.counts, stats.means.shape[1])
         if covariance_type == "tied":
@@ -543,7 +548,16 @@ class GaussianDA(FisherProjection, JointView):
         for Ledoit–Wolf's fourth moments (a NumPy path; so is EM over unlabelled rows)."""
         return not gaussian_regularised.needs_fourth_moments(self)
 
+    def _floor(self):
+        """``(threshold, eps)`` of R's e1071 floor, or None (GaussianNB's ``threshold``)."""
+        return None
+
     def _log_likelihood(self, X, dtype, *, row_terms=True):
+        floor = self._floor()
+        if floor is not None:
+            params = self._fitted_params()
+            X = np.asarray(X, dtype=dtype)
+            return e1071_floor.gaussian_log_likelihood(params.means, params.covariances, X, *floor)
         # Every row is scored as complete first (NumPy blocks for NumPy input, JAX on X's
         # device for a jax.Array); the family rescores the rows with missing entries.
         if is_device_array(X):

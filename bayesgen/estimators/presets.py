@@ -16,6 +16,7 @@ from bayesgen.estimators.sklearn_names import (
     LinearDiscriminantNames,
     QuadraticDiscriminantNames,
 )
+from bayesgen.families import e1071_floor
 
 
 class _GaussianPreset(GaussianDA):
@@ -258,4 +259,59 @@ class GaussianNB(GaussianNBNames, _GaussianPreset):
         "Gaussian naive Bayes: features independent given the class (diagonal covariances).",
         "diag",
         "0.96",
+        e1071_floor.THRESHOLD_DOC,
     ).replace("{name}", "GaussianNB")
+
+    def __init__(
+        self,
+        *,
+        threshold=None,
+        eps=0.0,
+        estimate="mle",
+        priors=None,
+        reg_covar=1e-6,
+        class_concentration_prior=1.0,
+        mean_prior=None,
+        mean_precision_prior=1.0,
+        degrees_of_freedom_prior=None,
+        covariance_prior=None,
+        reg_alpha=1.0,
+        reg_gamma=1.0,
+        shrinkage=None,
+        max_iter=200,
+        tol=1e-6,
+        n_init=1,
+        unlabeled_weight=1.0,
+        n_classes=None,
+        unlabeled_marker=-1,
+        random_state=None,
+    ):
+        self.threshold = threshold
+        self.eps = eps
+        super().__init__(
+            estimate=estimate,
+            priors=priors,
+            reg_covar=reg_covar,
+            class_concentration_prior=class_concentration_prior,
+            mean_prior=mean_prior,
+            mean_precision_prior=mean_precision_prior,
+            degrees_of_freedom_prior=degrees_of_freedom_prior,
+            covariance_prior=covariance_prior,
+            reg_alpha=reg_alpha,
+            reg_gamma=reg_gamma,
+            shrinkage=shrinkage,
+            max_iter=max_iter,
+            tol=tol,
+            n_init=n_init,
+            unlabeled_weight=unlabeled_weight,
+            n_classes=n_classes,
+            unlabeled_marker=unlabeled_marker,
+            random_state=random_state,
+        )
+
+    def _check_hyperparameters(self):
+        super()._check_hyperparameters()
+        e1071_floor.check(self.threshold, self.eps)
+
+    def _floor(self):
+        return None if self.threshold is None else (float(self.threshold), float(self.eps))
