@@ -266,3 +266,15 @@ def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be {bound}; got {value!r}.")
     return float(value)
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` of ``warnings.warn`` that names the first frame outside bayesgen
+    (the user's call), however deep inside the package the warning is raised."""
+    import sys
+
+    package = __name__.split(".")[0]
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == package:
+        frame, level = frame.f_back, level + 1
+    return level

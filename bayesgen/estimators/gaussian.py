@@ -20,7 +20,7 @@ from bayesgen.families import class_prior, e1071_floor, gaussian
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
-from bayesgen.validation import FewRowsWarning, check_features, check_positive
+from bayesgen.validation import FewRowsWarning, caller_stacklevel, check_features, check_positive
 from bayesgen.wide_data import check_covariance_cost
 
 jax = lazy_module("jax")
@@ -424,16 +424,20 @@ class GaussianDA(FisherProjection, JointView):
 
     def _fit_with_missing(self, X, responsibilities, dtype):
         """EM over the missing entries of ``X`` (`gaussian_em.run`) with `_point_estimate`
-        as its M-step. Records ``n_iter_``, ``converged_`` and ``log_likelihood_history_``
-        and returns the expected statistics at convergence and the ``(ridge, prior)`` EM
-        kept fixed, under which they are installed."""
+        as its M-step, or its fixed point in closed form where there is one
+        (`gaussian_em.diagonal_fixed_point`). Records ``n_iter_``, ``converged_`` and
+        ``log_likelihood_history_`` and returns the expected statistics at convergence and
+        the ``(ridge, prior)`` EM kept fixed, under which they are installed."""
 
         def m_step(stats, frozen):
             ridge, prior, params = self._point_estimate(_to_numpy(stats), frozen)
             return params, (ridge, prior)
 
-        fit = gaussian_em.run(
-            self._feature_family(),
+        family = self._feature_family()
+        fit = gaussian_em.diagonal_fixed_point(
+            family, X, responsibilities, dtype, m_step=m_step, kind=self.estimate
+        ) or gaussian_em.run(
+            family,
             X,
             responsibilities,
             dtype,
@@ -444,6 +448,7 @@ class GaussianDA(FisherProjection, JointView):
         )
         self.n_iter_, self.converged_ = fit.n_iter, fit.converged
         self.log_likelihood_history_ = fit.history
+        self._warn_few_complete_rows(X, np.asarray(responsibilities))
         return fit.stats, fit.frozen
 
     def _merge_feature_stats(self, previous, new):
@@ -502,6 +507,41 @@ class GaussianDA(FisherProjection, JointView):
             ridge, prior, params = self._point_estimate(stats, None)
         self.ridge_ = ridge
         self.joint_ = self.joint_._replace(feature_prior=prior, params=params)
+
+    def _warn_few_complete_rows(self, X, responsibilities: np.ndarray) -> None:
+        """Warn (`FewRowsWarning`) when a class's full covariance is never seen whole: fewer
+        of its rows are complete than there are features.
+
+        EM over the missing entries then estimates the covariance from blocks of it, and on
+        small classes (wine: about 40 rows, 13 features, a fifth of the entries missing) it
+        drifts onto the ridge: the class density is nearly singular and its probabilities
+        overconfident (test log loss 14.7 against LDA's 0.17 on the issue's split).
+        """
+        if self.covariance_type != "full" or self.estimate not in ("mle", "unbiased"):
+            return  # a prior ("map", "mean") keeps each covariance proper
+        if gaussian_regularised.is_regularised(self):
+            return
+        n_features = X.shape[1]
+        in_class = responsibilities > 0
+        complete = np.count_nonzero(in_class & ~np.isnan(X).any(axis=1)[:, None], axis=0)
+        rows = np.count_nonzero(in_class, axis=0)
+        few = np.flatnonzero((rows > 0) & (complete < n_features))
+        if few.size == 0:
+            return
+        names = ", ".join(
+            f"{str(self.classes_[k])!r} ({complete[k]} complete of {rows[k]} rows)" for k in few[:5]
+        )
+        subject = "class" if few.size == 1 else "classes"
+        verb, owner = ("has", "its") if few.size == 1 else ("have", "their")
+        warnings.warn(
+            f"{type(self).__name__}: {subject} {names}{' ...' if few.size > 5 else ''} "
+            f"{verb} fewer complete rows than the {n_features} features, so EM estimates "
+            f"{owner} covariance from incomplete rows alone and can make it nearly singular "
+            "(overconfident probabilities); use reg_alpha to move it toward the pooled "
+            "covariance (RDACV chooses reg_alpha by cross-validation), LDA, or GaussianNB.",
+            FewRowsWarning,
+            stacklevel=caller_stacklevel(),
+        )
 
     def _warn_few_rows(self, counts, n_features: int) -> None:
         """Warn (`FewRowsWarning`) when a class's own covariance rests on the ridge alone.

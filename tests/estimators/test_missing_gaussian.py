@@ -1,5 +1,7 @@
 """Gaussian models integrate missing features out: the marginal of the observed block."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -93,3 +95,62 @@ def test_map_fit_of_gappy_columns_on_very_different_scales(covariance_type):
     assert history.size > 1 and np.all(np.isfinite(history))
     assert np.all(np.diff(history) >= -1e-9 * np.abs(history[:-1]))
     assert np.all(np.isfinite(model.predict_joint_log_proba(X_test)))
+
+
+def _gappy_wine_split():
+    """Issue 32's repro: a 70/30 stratified split (seed 0), each training cell hidden with
+    probability 0.2 (numpy.random.default_rng(77))."""
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_wine(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(
+        X, y, test_size=0.3, stratify=y, random_state=0
+    )
+    X_train = X_train.copy()
+    X_train[np.random.default_rng(77).random(X_train.shape) < 0.2] = np.nan
+    return X_train, X_test, y_train, y_test
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # it drifts on
+def test_a_class_with_fewer_complete_rows_than_features_warns_and_names_the_remedy():
+    """Issue 32: QDA on gappy wine (about 40 rows a class, 13 features, 1 to 5 complete rows)
+    collapsed to test log loss 14.7 silently. It now warns, naming each class with its
+    complete and total rows (counted here), and the remedy it names holds up."""
+    from sklearn.metrics import log_loss
+
+    from bayesgen import LDA, QDA
+    from bayesgen.validation import FewRowsWarning
+
+    X_train, X_test, y_train, y_test = _gappy_wine_split()
+    complete = ~np.isnan(X_train).any(axis=1)
+    with pytest.warns(FewRowsWarning) as caught:
+        collapsed = QDA().fit(X_train, y_train)
+    message = " ".join(str(w.message) for w in caught if w.category is FewRowsWarning)
+    for k in range(3):
+        rows = y_train == k
+        assert f"'{k}' ({np.sum(complete & rows)} complete of {np.sum(rows)} rows)" in message
+    assert "reg_alpha" in message and "LDA" in message
+    assert log_loss(y_test, collapsed.predict_proba(X_test)) > 5  # what the warning is about
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FewRowsWarning)
+        for remedy in (QDA(reg_alpha=0.5), LDA()):
+            remedy.fit(X_train, y_train)
+            assert log_loss(y_test, remedy.predict_proba(X_test)) <= 0.3
+
+
+def test_enough_complete_rows_or_a_prior_do_not_warn():
+    from sklearn.datasets import load_iris
+
+    from bayesgen import QDA
+    from bayesgen.validation import FewRowsWarning
+
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[np.random.default_rng(77).random(X.shape) < 0.2] = np.nan
+    complete = ~np.isnan(X).any(axis=1)
+    assert min(np.sum(complete & (y == k)) for k in range(3)) >= X.shape[1]
+    wine_train, _, wine_labels, _ = _gappy_wine_split()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FewRowsWarning)
+        QDA().fit(X, y)
+        QDA(estimate="map").fit(wine_train, wine_labels)  # the prior keeps it proper
