@@ -19,6 +19,10 @@ R-hat computable (``arviz.rhat`` over the ``chain`` dim of the InferenceData).
 
 from __future__ import annotations
 
+import collections
+import hashlib
+import threading
+
 import numpy as np
 
 #: Sweeps each chain discards before its first kept draw.
@@ -50,7 +54,76 @@ def _tempered(stats, weight: float):
     return stats._replace(counts=stats.counts * weight, scatter=stats.scatter * weight)
 
 
+#: Chains kept for reuse (`run`), least recently used first out.
+CACHED_RUNS = 8
+_cache: collections.OrderedDict = collections.OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _fingerprint(family, prior, X, responsibilities, expected_stats, rng, sizes) -> str:
+    """A digest of everything the chains depend on, the generator's state included."""
+    digest = hashlib.sha256()
+    digest.update(repr((type(family).__name__, vars(family), sizes)).encode())
+    digest.update(repr(rng.bit_generator.state).encode())
+    for tree in (prior, expected_stats):
+        for leaf in tree:
+            digest.update(np.ascontiguousarray(np.asarray(leaf, dtype=np.float64)).tobytes())
+    for array in (X, responsibilities):
+        array = np.ascontiguousarray(np.asarray(array, dtype=np.float64))
+        digest.update(repr(array.shape).encode())
+        digest.update(array.tobytes())
+    return digest.hexdigest()
+
+
 def run(
+    family,
+    prior,
+    X: np.ndarray,
+    responsibilities: np.ndarray,
+    expected_stats,
+    *,
+    rng: np.random.Generator,
+    num_chains: int,
+    num_samples: int,
+    num_warmup: int,
+):
+    """Data-augmentation chains over the rows ``X``, computed once for the same inputs.
+
+    The chains are a deterministic function of their inputs and of ``rng``'s state, so a
+    second call with the same fitted model, rows, sizes and generator state (the same
+    ``random_state``) returns the same draws from a cache of the last `CACHED_RUNS` runs,
+    and leaves ``rng`` in the state the run would have left it; anything else (a refit, other
+    rows) misses it. Parameters and returns as `chains`.
+    """
+    sizes = (num_chains, num_samples, num_warmup)
+    key = _fingerprint(family, prior, X, responsibilities, expected_stats, rng, sizes)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+    if hit is not None:
+        means, covariances, end_state = hit
+        rng.bit_generator.state = end_state
+        return means.copy(), covariances.copy()
+    means, covariances = chains(
+        family,
+        prior,
+        X,
+        responsibilities,
+        expected_stats,
+        rng=rng,
+        num_chains=num_chains,
+        num_samples=num_samples,
+        num_warmup=num_warmup,
+    )
+    with _cache_lock:
+        _cache[key] = (means.copy(), covariances.copy(), rng.bit_generator.state)
+        while len(_cache) > CACHED_RUNS:
+            _cache.popitem(last=False)
+    return means, covariances
+
+
+def chains(
     family,
     prior,
     X: np.ndarray,
