@@ -15,6 +15,7 @@ from bayesgen import (
     FamilyClassifier,
     GaussianDA,
     GaussianNB,
+    Imputer,
     LatentClassNB,
     MixedNB,
     MultinomialNB,
@@ -50,6 +51,7 @@ ESTIMATORS = [
     ExponentialNB(),
     FamilyClassifier(random_state=0),  # two diagonal Gaussian components per class, by EM
     FamilyClassifier(family=PoissonFamily(), estimate="mean"),
+    Imputer(),  # a transformer: the table as one class of GaussianDA
 ]
 
 # check_array_api_input runs (and passes) when SCIPY_ARRAY_API=1 is set before SciPy is

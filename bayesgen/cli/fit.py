@@ -117,9 +117,9 @@ def check_numeric(features: pd.DataFrame, model: str) -> pd.DataFrame:
 @click.argument("data", type=click.Path(dir_okay=False))
 @click.option(
     "--target",
-    required=True,
     help="Column of class labels, read as written (NA, None are class names); blank cells "
-    "and --unlabeled-marker cells are unlabelled.",
+    "and --unlabeled-marker cells are unlabelled. Without it the whole table is one class "
+    "(for impute, sample and scores; --model defaults to gaussian-da then).",
 )
 @click.option(
     "--unlabeled-marker",
@@ -132,9 +132,7 @@ def check_numeric(features: pd.DataFrame, model: str) -> pd.DataFrame:
     "--model",
     "model_name",
     type=click.Choice(sorted(MODELS)),
-    default="qda",
-    show_default=True,
-    help="Which generative classifier.",
+    help="Which generative classifier (default: qda; gaussian-da without --target).",
 )
 @click.option(
     "--estimate",
@@ -165,8 +163,14 @@ def fit(  # noqa: PLR0913 -- one argument per command-line option
     mixture likelihood. Blank feature cells are missing values, integrated out exactly.
     """
     check_output(out, {"DATA": data})
-    table = read_table(data, na_values=na_values, literal_columns=[target])
-    select_columns(table, [target], "--target")
+    model_name = model_name or ("qda" if target is not None else "gaussian-da")
+    if target is None:
+        _check_takes_one_class(model_name)
+        if unlabeled_marker is not None:
+            raise UserError("--unlabeled-marker needs --target (a column of labels).")
+    targets = [] if target is None else [target]
+    table = read_table(data, na_values=na_values, literal_columns=targets)
+    select_columns(table, targets, "--target")
     names = (
         [name.strip() for name in features.split(",") if name.strip()]
         if features
@@ -184,7 +188,7 @@ def fit(  # noqa: PLR0913 -- one argument per command-line option
             "no model can learn from them; leave them out with --features."
         )
     X = check_numeric(X, model_name)
-    y = labels_of(table[target])
+    y = labels_of(table[target]) if target is not None else _one_class(table.shape[0])
     model = build_model(model_name, estimate=estimate, alpha=alpha, params=params)
     if unlabeled_marker is not None:
         if "unlabeled_marker" not in model.get_params():
@@ -205,8 +209,33 @@ def fit(  # noqa: PLR0913 -- one argument per command-line option
     }
     with user_errors(f"--out '{out}': "), atomic_output(out) as temporary:
         model.save(temporary, metadata=metadata)
+    if target is None:
+        click.echo(
+            f"Fitted {model_name} on {table.shape[0]} rows as one class (no --target), "
+            f"{len(names)} features; saved to {out}."
+        )
+        return
     click.echo(
         f"Fitted {model_name} on {table.shape[0]} rows ({unlabelled} unlabelled), "
         f"{len(names)} features, classes {', '.join(map(str, model.classes_))}; "
         f"saved to {out}."
+    )
+
+
+def _one_class(n_rows: int) -> np.ndarray:
+    """Labels of a table without --target: every row in the one class ``TABLE_CLASS``."""
+    from bayesgen.estimators.imputer import TABLE_CLASS
+
+    return np.full(n_rows, TABLE_CLASS, dtype=object)
+
+
+def _check_takes_one_class(model_name: str) -> None:
+    """Refuse, before reading the data, a model that needs two classes when there is no
+    --target, naming those that take one."""
+    if getattr(MODELS[model_name], "min_classes", 2) <= 1:
+        return
+    takes_one = sorted(name for name, cls in MODELS.items() if getattr(cls, "min_classes", 2) <= 1)
+    raise UserError(
+        f"model '{model_name}' needs at least two classes, so it needs --target; without a "
+        f"class column use one of: {', '.join(takes_one)}."
     )

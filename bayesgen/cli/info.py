@@ -52,7 +52,12 @@ def describe(model, info: dict) -> list[str]:
     if "data" in metadata:
         lines.append(
             f"trained on: {metadata['data']}, {metadata['n_rows']} rows "
-            f"({metadata['n_unlabelled']} unlabelled), target column '{metadata['target']}'"
+            f"({metadata['n_unlabelled']} unlabelled), "
+            + (
+                f"target column '{metadata['target']}'"
+                if metadata.get("target") is not None
+                else "no target column (the table is one class)"
+            )
         )
     lines.append(f"training size: {counts.sum():g} (weighted rows per class summed)")
     lines.append("classes (training count, class prior):")

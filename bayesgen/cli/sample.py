@@ -38,5 +38,7 @@ def sample(model_path, n_rows, class_, seed, out):
         X, y = model.sample(n_rows, y=label, random_state=seed)
     names = feature_names(model, info) or [f"x{j}" for j in range(X.shape[1])]
     table = X.copy() if isinstance(X, pd.DataFrame) else pd.DataFrame(X, columns=names)
-    table[metadata_of(info).get("target", "class")] = y
+    metadata = metadata_of(info)
+    if "target" not in metadata or metadata["target"] is not None:  # a table without one
+        table[metadata.get("target", "class")] = y
     write_table(table, out)

@@ -23,6 +23,7 @@ class FamilyClassifier(NaiveBayesClassPrior, JointView):
     #: Registered (exported, whitelisted for model files) with no command-line name: a
     #: family is a value the command line has no syntax for.
     model_name = None
+    min_classes = 1  # one class: the family's density of the whole table
     __doc__ = (
         r"""A generative classifier whose class densities are any feature family.
 

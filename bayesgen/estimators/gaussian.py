@@ -134,6 +134,9 @@ def _parameter_writer(field: str):
 
 class GaussianDA(FisherProjection, JointView):
     model_name = "gaussian-da"
+    #: One class is the table's own density (imputation, sampling, scores without labels);
+    #: the presets LDA and QDA refuse it, as scikit-learn's discriminant analysis does.
+    min_classes = 1
     __doc__ = (
         """Gaussian discriminant analysis: a Gaussian density per class.
 

@@ -33,6 +33,7 @@ INIT_PARAMS = ("kmeans", "random")
 
 class MixtureDA(GenerativeClassifier):
     model_name = "mixture-da"
+    min_classes = 1  # one class: a Gaussian mixture of the whole table
     __doc__ = (
         r"""Mixture discriminant analysis: a mixture of Gaussians as each class's density.
 

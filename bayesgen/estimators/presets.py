@@ -139,6 +139,7 @@ class _CovarianceEstimatorFit:
 
 class LDA(_CovarianceEstimatorFit, LinearDiscriminantNames, _GaussianPreset):
     model_name = "lda"
+    min_classes = 2  # as scikit-learn's LinearDiscriminantAnalysis
     covariance_type = "tied"
     __doc__ = _preset_doc(
         "Linear discriminant analysis: Gaussian classes sharing one covariance.",
@@ -197,6 +198,7 @@ class LDA(_CovarianceEstimatorFit, LinearDiscriminantNames, _GaussianPreset):
 
 class QDA(_CovarianceEstimatorFit, QuadraticDiscriminantNames, _GaussianPreset):
     model_name = "qda"
+    min_classes = 2  # as scikit-learn's QuadraticDiscriminantAnalysis
     covariance_type = "full"
     __doc__ = _preset_doc(
         "Quadratic discriminant analysis: a full covariance per class.",

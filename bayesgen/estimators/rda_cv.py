@@ -151,8 +151,14 @@ class RDACV(Registered, ModelFileMixin, ClassifierMixin, BaseEstimator):
                 "Fit GaussianDA(reg_alpha=..., reg_gamma=...) on them instead."
             )
         y = check_labels(y)
-        # Data no fit can use (one class, no features, ...) is the caller's error, raised as
-        # GaussianDA raises it, not a failed fold: one closed-form fit on all rows first.
+        classes = np.unique(y)
+        if classes.shape[0] < 2:  # GaussianDA takes one (a table's density); RDA has no rule
+            raise ValueError(
+                f"y has {classes.shape[0]} class ({classes.tolist()}); a classifier needs at "
+                "least two classes."
+            )
+        # Data no fit can use (no features, ...) is the caller's error, raised as GaussianDA
+        # raises it, not a failed fold: one closed-form fit on all rows first.
         clone(base).fit(X, y, sample_weight=sample_weight)
         rows = np.asarray(X)
         weights = None if sample_weight is None else check_weights(sample_weight, rows)

@@ -119,7 +119,24 @@ CASES = {
         "at least two classes",
     ),
     "fit: unknown model": ([*FIT, "--model", "svm"], "Invalid value for '--model'"),
-    "fit: missing --target": (["fit", "{data}", "--out", "{out-model}"], "Missing option"),
+    # Without --target the table is one class (tests/cli/test_no_target.py); QDA needs two.
+    "fit: qda without --target": (
+        ["fit", "{data}", "--model", "qda", "--out", "{out-model}"],
+        "model 'qda' needs at least two classes, so it needs --target",
+    ),
+    "fit: --unlabeled-marker without --target": (
+        [
+            "fit",
+            "{data}",
+            "--model",
+            "gaussian-nb",
+            "--unlabeled-marker",
+            "x",
+            "--out",
+            "{out-model}",
+        ],
+        "--unlabeled-marker needs --target",
+    ),  # fmt: skip
     "fit: output folder missing": (
         ["fit", "{data}", "--target", "species", "--out", "{no-folder}"],
         "absent",

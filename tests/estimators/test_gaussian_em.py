@@ -10,10 +10,6 @@ from sklearn.datasets import load_wine
 from bayesgen import GaussianDA
 
 COVARIANCE_TYPES = ["full", "tied", "diag", "spherical"]
-# These tests exercise EM's mechanics on wine with a tenth of its entries missing, whose
-# smallest class has fewer complete rows than features: a full covariance's fit says so
-# (FewRowsWarning, tested in test_missing_gaussian.py), which is not what is tested here.
-pytestmark = pytest.mark.filterwarnings("ignore::bayesgen.validation.FewRowsWarning")
 
 
 def _wine_with_holes(rate=0.1, seed=0):

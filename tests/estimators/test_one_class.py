@@ -3,7 +3,7 @@
 The model is then the density of that class: every row is predicted to be it with
 probability 1, and ``score_samples`` is that class's own log density (checked against
 SciPy's), which is what a one-class generative model is for (novelty, synthetic rows).
-Discriminant analysis refuses a single class, as scikit-learn's does.
+LDA and QDA refuse a single class, as scikit-learn's do; GaussianDA takes one.
 """
 
 import numpy as np
@@ -64,7 +64,19 @@ def test_partial_fit_takes_one_class_too():
     np.testing.assert_allclose(model.feature_log_prob_, whole.feature_log_prob_, rtol=1e-12)
 
 
-@pytest.mark.parametrize("model", [bayesgen.LDA(), bayesgen.QDA(), bayesgen.GaussianDA()])
+def test_gaussian_da_takes_one_class_as_the_table_s_density():
+    """GaussianDA (no scikit-learn counterpart) fits one class, the density of a table
+    without labels (bayesgen.Imputer, ``bayesgen fit`` without --target): its
+    score_samples is SciPy's normal density of the fitted mean and covariance."""
+    model = bayesgen.GaussianDA(reg_covar=0).fit(ONE, LABELS)
+    np.testing.assert_allclose(model.means_[0], ONE.mean(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(model.covariances_[0], np.cov(ONE.T, bias=True), rtol=1e-10)
+    expected = stats.multivariate_normal(ONE.mean(axis=0), np.cov(ONE.T, bias=True)).logpdf(X)
+    np.testing.assert_allclose(model.score_samples(X), expected, rtol=1e-10)
+    assert set(model.predict(X)) == {"versicolor"}
+
+
+@pytest.mark.parametrize("model", [bayesgen.LDA(), bayesgen.QDA()])
 def test_discriminant_analysis_refuses_one_class_as_scikit_learn_does(model):
     with pytest.raises(ValueError, match="a classifier needs at least two classes"):
         model.fit(ONE, LABELS)
