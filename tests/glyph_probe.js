@@ -12,7 +12,7 @@ window.addEventListener("load", () => {
         formulas: containers.length,
         glyphs: glyphs.length,
         blankFormulas: containers.filter((c) => !Array.from(c.querySelectorAll("mjx-c")).some(drawn)).length,
-        zeroWidthClasses: [...new Set(glyphs.filter((g) => !drawn(g)).map((g) => g.className))],
+        zeroWidthClasses: [...new Set(glyphs.filter((g) => !drawn(g)).map((g) => g.classList[0]))],
       };
       const out = document.createElement("pre");
       out.id = "glyph-probe";

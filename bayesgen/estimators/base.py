@@ -449,8 +449,9 @@ class GenerativeClassifier(
         if n_impossible:
             warnings.warn(
                 f"{n_impossible} row(s) of X have probability zero under every class (a point "
-                "estimate with zero probabilities: estimate='mle', or 'map' with alpha <= 1); "
-                "their class probabilities are the class prior.",
+                "estimate with zero probabilities: estimate='mle', or 'map' with alpha <= 1; or "
+                "a row so far out that every class density underflows); their class "
+                "probabilities are the class prior.",
                 UserWarning,
                 stacklevel=3,
             )

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.model_selection import KFold
+from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen.estimators.registration import Registered
@@ -64,7 +65,8 @@ class Imputer(TransformerMixin, BaseEstimator, Registered):
     cv : int, default=3
         Folds of the held-out comparison (used only with several candidates).
     random_state : None, int or numpy.random.RandomState
-        Seeds the folds and the draws of ``method="sample"``.
+        Seeds the folds (one split shared by every candidate) and the draws of
+        ``method="sample"``; None draws both from NumPy's global generator.
 
     Attributes
     ----------
@@ -131,7 +133,10 @@ class Imputer(TransformerMixin, BaseEstimator, Registered):
         X = _table(X)
         candidates = self._candidates()
         if len(candidates) > 1:
-            self.cv_scores_ = np.array([self._held_out_score(model, X) for model in candidates])
+            seed = self._fold_seed()  # one split, shared by every candidate
+            self.cv_scores_ = np.array(
+                [self._held_out_score(model, X, seed) for model in candidates]
+            )
             best = candidates[int(np.argmax(self.cv_scores_))]
         else:
             self.__dict__.pop("cv_scores_", None)
@@ -145,8 +150,8 @@ class Imputer(TransformerMixin, BaseEstimator, Registered):
             self.feature_names_in_ = names
         return self
 
-    def _held_out_score(self, model, X) -> float:
-        folds = KFold(self.cv, shuffle=True, random_state=self._fold_seed())
+    def _held_out_score(self, model, X, seed: int) -> float:
+        folds = KFold(self.cv, shuffle=True, random_state=seed)
         scores = []
         for train, test in folds.split(np.zeros((np.shape(X)[0], 1))):
             fitted = clone(model).fit(_rows(X, train), _one_class(train))
@@ -154,9 +159,19 @@ class Imputer(TransformerMixin, BaseEstimator, Registered):
         return float(np.mean(scores))
 
     def _fold_seed(self) -> int:
-        if isinstance(self.random_state, numbers.Integral):
+        """The folds' seed: ``random_state`` itself when it is an int, else one draw from
+        it (None: NumPy's global generator, so the folds vary from fit to fit)."""
+        if isinstance(self.random_state, numbers.Integral) and not isinstance(
+            self.random_state, bool
+        ):
             return int(self.random_state)
-        return 0 if self.random_state is None else int(self.random_state.randint(2**31 - 1))
+        try:
+            return int(check_random_state(self.random_state).randint(2**31 - 1))
+        except ValueError as error:
+            raise ValueError(
+                "random_state must be None, an int or a numpy.random.RandomState; got "
+                f"{self.random_state!r}."
+            ) from error
 
     def transform(self, X):
         """``X`` with every missing entry filled (see ``method``); observed entries kept.

@@ -75,7 +75,8 @@ def gaussian_log_likelihood(
     for k in range(means.shape[0]):
         z = (X - means[k]) / sd[k]
         log_density = -0.5 * z * z - np.log(sd[k]) - dtype.type(0.5 * math.log(2 * math.pi))
-        with np.errstate(under="ignore"):
-            factor = np.where(np.exp(log_density) <= eps, floor, log_density)
+        with np.errstate(under="ignore"):  # R's doubles: a float32 density would underflow
+            density = np.exp(log_density.astype(np.float64))
+        factor = np.where(density <= eps, floor, log_density)
         result[:, k] = np.sum(np.where(np.isnan(X), 0, factor), axis=1)
     return result

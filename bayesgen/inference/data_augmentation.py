@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import hashlib
+import pickle
 import threading
 
 import numpy as np
@@ -56,15 +57,19 @@ def _tempered(stats, weight: float):
 
 #: Chains kept for reuse (`run`), least recently used first out.
 CACHED_RUNS = 8
+
+#: Most bytes of draws the cache holds (its oldest runs go first beyond it).
+CACHED_BYTES = 256 * 2**20
 _cache: collections.OrderedDict = collections.OrderedDict()
 _cache_lock = threading.Lock()
 
 
 def _fingerprint(family, prior, X, responsibilities, expected_stats, rng, sizes) -> str:
-    """A digest of everything the chains depend on, the generator's state included."""
+    """A digest of everything the chains depend on, the generator's state included (its
+    bytes: a printed state would follow NumPy's print options, which abbreviate arrays)."""
     digest = hashlib.sha256()
-    digest.update(repr((type(family).__name__, vars(family), sizes)).encode())
-    digest.update(repr(rng.bit_generator.state).encode())
+    digest.update(pickle.dumps((type(family).__name__, vars(family), sizes)))
+    digest.update(pickle.dumps(rng.bit_generator.state))
     for tree in (prior, expected_stats):
         for leaf in tree:
             digest.update(np.ascontiguousarray(np.asarray(leaf, dtype=np.float64)).tobytes())
@@ -91,7 +96,8 @@ def run(
 
     The chains are a deterministic function of their inputs and of ``rng``'s state, so a
     second call with the same fitted model, rows, sizes and generator state (the same
-    ``random_state``) returns the same draws from a cache of the last `CACHED_RUNS` runs,
+    ``random_state``) returns the same draws from a cache of the last `CACHED_RUNS` runs
+    (at most `CACHED_BYTES` of draws),
     and leaves ``rng`` in the state the run would have left it; anything else (a refit, other
     rows) misses it. Parameters and returns as `chains`.
     """
@@ -118,7 +124,10 @@ def run(
     )
     with _cache_lock:
         _cache[key] = (means.copy(), covariances.copy(), rng.bit_generator.state)
-        while len(_cache) > CACHED_RUNS:
+        while len(_cache) > CACHED_RUNS or (
+            len(_cache) > 1
+            and sum(m.nbytes + c.nbytes for m, c, _ in _cache.values()) > CACHED_BYTES
+        ):
             _cache.popitem(last=False)
     return means, covariances
 

@@ -299,8 +299,8 @@ def diagonal_fixed_point(family, X, responsibilities, dtype, *, m_step, kind: st
     Returns
     -------
     MissingFit or None
-        None for another covariance type or estimate, or when a class observes a feature
-        in too few rows (fewer than ``1 + l``), where EM decides.
+        None for another covariance type or estimate, for a class without weight, or when
+        a class observes a feature in too few rows (fewer than ``1 + l``): EM decides then.
     """
     if family.covariance_type != "diag" or kind not in ("mle", "unbiased"):
         return None
@@ -310,7 +310,8 @@ def diagonal_fixed_point(family, X, responsibilities, dtype, *, m_step, kind: st
     observed = ~np.isnan(X)
     values = np.where(observed, X, 0.0)
     n_observed = R.T @ observed  # (K, d)
-    if np.any(n_observed[R.sum(axis=0) > 0] <= lost):
+    # A class without weight yet (a partial_fit batch), or a feature seen too rarely: EM's.
+    if np.any(R.sum(axis=0) <= 0) or np.any(n_observed <= lost):
         return None
     column_means = np.nanmean(X, axis=0)
     start = np.where(observed, X, np.where(np.isnan(column_means), 0.0, column_means))

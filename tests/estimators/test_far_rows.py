@@ -137,3 +137,16 @@ def test_the_command_line_predicts_a_far_row(tmp_path, wine):
     assert result.exit_code == 0, result.output
     lines = result.stdout.strip().splitlines()
     assert len(lines) == 3 and ",-inf," in lines[2]
+
+
+def test_nan_parameters_still_give_nan_not_a_density_of_zero(wine):
+    """Only an overflow of a finite model is read as density 0; NaN parameters (a bug
+    elsewhere) must not turn into -inf silently."""
+    from bayesgen.families.gaussian import GaussianFamily, GaussianParams
+
+    X, _ = wine
+    family = GaussianFamily("full")
+    means = np.full((2, X.shape[1]), np.nan)
+    covariances = np.stack([np.eye(X.shape[1])] * 2)
+    scores = family.log_likelihood(GaussianParams(means, covariances), X[:3])
+    assert np.isnan(scores).all()

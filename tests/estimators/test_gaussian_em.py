@@ -212,3 +212,18 @@ def test_the_closed_form_is_a_fixed_point_of_em_with_a_ridge(estimate):
     np.testing.assert_allclose(params.means, model.means_, rtol=1e-12)
     np.testing.assert_allclose(params.covariances, model.covariances_, rtol=1e-10)
     assert ridge.min() > 0
+
+
+def test_a_class_without_weight_yet_is_left_to_em():
+    """A first partial_fit batch with missing entries and a declared class it lacks fits as
+    before (EM decides; the closed form needs weight in every class)."""
+    from bayesgen import GaussianNB
+
+    _, holes, y = _wine_with_holes(rate=0.2)
+    first = y < 2
+    model = GaussianNB().partial_fit(holes[first], y[first], classes=[0, 1, 2])
+    assert model.class_count_.tolist()[2] == 0
+    assert set(model.predict(holes[first])) <= {0, 1}
+    weights = (y < 2).astype(float)
+    weighted = GaussianNB().fit(holes, y, sample_weight=weights + 1e-300 * (y == 2))
+    assert np.all(np.isfinite(weighted.theta_))

@@ -94,3 +94,12 @@ def test_a_dataframe_comes_back_as_one():
 def test_bad_settings_are_named(kwargs, match):
     with pytest.raises(ValueError, match=match):
         Imputer(**kwargs).fit(_holes(load_wine().data))
+
+
+def test_every_candidate_is_scored_on_the_same_folds():
+    X = _holes(load_wine().data[:, :5], seed=2)
+    imputer = Imputer([GaussianNB(), GaussianNB()], random_state=np.random.RandomState(3))
+    imputer.fit(X)
+    assert imputer.cv_scores_[0] == imputer.cv_scores_[1]
+    with pytest.raises(ValueError, match="random_state must be None, an int or"):
+        Imputer([GaussianNB(), GaussianNB()], random_state=np.random.default_rng(0)).fit(X)

@@ -119,3 +119,15 @@ def test_unbiased_divisors_are_the_textbook_ones():
     np.testing.assert_allclose(tied.covariances_, sum(scatter) / (40 - 3), rtol=1e-12)
     np.testing.assert_allclose(full.class_prior_, counts / 40)
     np.testing.assert_allclose(full.means_[1], X[y == 1].mean(axis=0))
+
+
+def test_the_floor_is_decided_in_double_precision_as_r_does():
+    """A float32 row's density underflows at about exp(-104); e1071 works in doubles, so the
+    floor must not depend on the input's precision (second read of issue 33's floor)."""
+    X = np.array([[0.0, 0.0], [1.0, 0.1], [0.5, 0.2], [10.0, 0.0], [11.0, 0.1], [10.5, 0.2]])
+    y = np.array([0, 0, 0, 1, 1, 1])
+    model = GaussianNB(threshold=0.001).fit(X, y)
+    row = np.array([[16.0, 0.0]])
+    np.testing.assert_allclose(
+        model.score_samples(row.astype(np.float32)), model.score_samples(row), rtol=1e-5
+    )

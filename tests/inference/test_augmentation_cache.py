@@ -72,3 +72,18 @@ def test_a_cache_hit_leaves_the_generator_where_the_run_would(gappy_fit):
     # And the chains equal a run that never saw the cache.
     direct = data_augmentation.chains(*arguments, rng=np.random.default_rng(11), **sizes)
     np.testing.assert_array_equal(direct[0], computed[0])
+
+
+def test_the_key_does_not_depend_on_numpy_s_print_options(gappy_fit):
+    """A printed generator state abbreviates its 624 words under a small print threshold:
+    two states would then share a key. The digest reads their bytes."""
+    X, y, model = gappy_fit
+    R = (y[:, None] == model.classes_[None, :]).astype(float)
+    arguments = (model._feature_family(), model.prior_, X, R, model.suff_stats_)
+    first = np.random.Generator(np.random.MT19937(1))
+    second = np.random.Generator(np.random.MT19937(2))
+    with np.printoptions(threshold=10):
+        keys = [
+            data_augmentation._fingerprint(*arguments, rng, (1, 1, 1)) for rng in (first, second)
+        ]
+    assert keys[0] != keys[1]

@@ -256,9 +256,11 @@ class GaussianFamily(FeatureFamily):
         gappy = np.isnan(rows).any(axis=1)
         if gappy.any():
             self._score_observed_blocks(params, result, flagged[gappy], rows[gappy], row_terms)
-        # What is still NaN overflowed (inf - inf in a quadratic form): a density of 0.
-        still = result[flagged]
-        result[flagged] = np.where(np.isnan(still), -np.inf, still)
+        # With finite parameters, what is still NaN overflowed (inf - inf in a quadratic
+        # form of a row far out): a density of 0. NaN parameters stay NaN.
+        if all(np.isfinite(np.asarray(leaf)).all() for leaf in params):
+            still = result[flagged]
+            result[flagged] = np.where(np.isnan(still), -np.inf, still)
         return result
 
     def _score_observed_blocks(self, params, result, incomplete, rows, row_terms) -> None:
