@@ -22,6 +22,8 @@ _HELPERS = {
     "model_file_info": "bayesgen.model_files",
     "enable_compilation_cache": "bayesgen.compilation_cache",
     "show_progress": "bayesgen.progress",
+    "pool": "bayesgen.pooling",
+    "rubin_pool": "bayesgen.pooling",
 }
 
 

@@ -75,6 +75,7 @@ class Imputer(TransformerMixin, BaseEstimator, Registered):
     cv_scores_ : ndarray of shape (n_candidates,)
         Mean held-out $\log p(x_o)$ per row of each candidate (only with several).
     n_features_in_ : int
+        Number of columns seen in ``fit``.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Set when ``X`` has column names.
 
@@ -82,12 +83,13 @@ class Imputer(TransformerMixin, BaseEstimator, Registered):
     --------
     >>> import numpy as np
     >>> from sklearn.datasets import load_wine
-    >>> from bayesgen import Imputer, MixtureDA
+    >>> from bayesgen import Imputer
     >>> X = load_wine().data
     >>> holes = X.copy()
     >>> holes[np.random.default_rng(0).random(X.shape) < 0.1] = np.nan
     >>> filled = Imputer().fit_transform(holes)
-    >>> bool(np.isnan(filled).any()), bool(np.all(filled[~np.isnan(holes)] == X[~np.isnan(holes)]))
+    >>> observed = ~np.isnan(holes)
+    >>> bool(np.isnan(filled).any()), bool(np.all(filled[observed] == X[observed]))
     (False, True)
     """
 
