@@ -27,7 +27,7 @@ import threading
 import numpy as np
 
 #: Sweeps each chain discards before its first kept draw.
-WARMUP_SWEEPS = 200
+WARMUP_SWEEPS = 50
 
 #: Chains run when the caller does not say.
 NUM_CHAINS = 4

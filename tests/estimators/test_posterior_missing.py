@@ -78,7 +78,7 @@ def test_augmentation_works_without_extra_arguments_and_reports_its_chains(model
     idata = fitted.posterior(150, random_state=0)
     attrs = idata.posterior.attrs
     assert attrs["sampler"] == "data augmentation"
-    assert attrs["chains"] == 4 and attrs["warmup_sweeps"] == 200
+    assert attrs["chains"] == 4 and attrs["warmup_sweeps"] == 50
     assert idata.posterior.sizes["chain"] == 4
     assert float(az.rhat(idata)["means"].max()) < 1.05
     draws = fitted.predict_proba_draws(X[:4], 40, random_state=0)
