@@ -97,12 +97,13 @@ def run(
     The chains are a deterministic function of their inputs and of ``rng``'s state, so a
     second call with the same fitted model, rows, sizes and generator state (the same
     ``random_state``) returns the same draws from a cache of the last `CACHED_RUNS` runs
-    (at most `CACHED_BYTES` of draws),
-    and leaves ``rng`` in the state the run would have left it; anything else (a refit, other
-    rows) misses it. Parameters and returns as `chains`.
+    (at most `CACHED_BYTES` of draws), and leaves ``rng`` in the state the run would have
+    left it; anything else (a refit, other rows) misses it. Parameters and returns as
+    `chains`.
     """
-    sizes = (num_chains, num_samples, num_warmup)
-    key = _fingerprint(family, prior, X, responsibilities, expected_stats, rng, sizes)
+    data = (family, prior, X, responsibilities, expected_stats)
+    sizes = {"num_chains": num_chains, "num_samples": num_samples, "num_warmup": num_warmup}
+    key = _fingerprint(*data, rng, tuple(sizes.values()))
     with _cache_lock:
         hit = _cache.get(key)
         if hit is not None:
@@ -111,17 +112,7 @@ def run(
         means, covariances, end_state = hit
         rng.bit_generator.state = end_state
         return means.copy(), covariances.copy()
-    means, covariances = chains(
-        family,
-        prior,
-        X,
-        responsibilities,
-        expected_stats,
-        rng=rng,
-        num_chains=num_chains,
-        num_samples=num_samples,
-        num_warmup=num_warmup,
-    )
+    means, covariances = chains(*data, rng=rng, **sizes)
     with _cache_lock:
         _cache[key] = (means.copy(), covariances.copy(), rng.bit_generator.state)
         while len(_cache) > CACHED_RUNS or (
