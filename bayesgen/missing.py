@@ -26,3 +26,15 @@ def missing_entries(X) -> np.ndarray:
     if X.dtype.kind in "fc":
         return np.isnan(X)
     return pd.isna(pd.DataFrame(X)).to_numpy()
+
+
+def at_column_means(X: np.ndarray) -> np.ndarray:
+    """A float ``X`` with each missing entry at its column's mean over the observed ones
+    (0 for a column with none): where EM over missing entries starts. ``X`` itself when
+    nothing is missing."""
+    missing = np.isnan(X)
+    if not missing.any():
+        return X
+    counts = np.maximum(np.sum(~missing, axis=0), 1)
+    column_means = np.sum(np.where(missing, 0.0, X), axis=0) / counts
+    return np.where(missing, column_means, X).astype(X.dtype, copy=False)

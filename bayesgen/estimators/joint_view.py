@@ -140,6 +140,24 @@ class JointView(GenerativeClassifier):
     def _fits_by_em(self) -> bool:
         return bool(getattr(self._base_family(), "statistics_need_parameters", False))
 
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a batch of rows; a family fitted by EM (a mixture) takes one batch only.
+
+        Raises
+        ------
+        ValueError
+            On a second batch of a family fitted by EM: the component memberships of earlier
+            rows change with the parameters, so EM needs every row at once.
+        """
+        if self._fits_by_em() and "joint_" in self.__dict__:
+            self._check_X(X, reset=False)  # a wrong feature count is reported first
+            raise ValueError(
+                f"{type(self).__name__} cannot add rows with partial_fit: the component "
+                "memberships of earlier rows change with the parameters, so EM needs every "
+                "row at once; call fit on all the rows."
+            )
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
     def _add_labelled_rows(self, X, class_index, weights, n_classes: int, *, reset: bool):
         """As the base, except that a family fitted by EM takes all the rows at once (EM
         cannot add chunks: the memberships of earlier rows change with the parameters)."""
@@ -187,6 +205,11 @@ class JointView(GenerativeClassifier):
     def _missing_em_settings(self, group) -> tuple:
         """``(estimate, tol, max_iter)`` of the EM over a column group's missing entries."""
         return self.estimate, self.tol, self.max_iter
+
+    def _em_frozen(self, family, X, R: np.ndarray):
+        """What the mixture's leaf holds fixed during its EM (`mixture_family_em.fit`'s
+        ``frozen``), or None to resolve it from the statistics."""
+        return None
 
     def _em_starts(self, X, R: np.ndarray):
         """Starting memberships of a mixture family's EM (a list of (n, K, M) arrays), or
@@ -250,6 +273,7 @@ class JointView(GenerativeClassifier):
             random_state=self.random_state,
             start=self._em_starts(X, R),
             leaf_stats=leaf_stats,
+            frozen=self._em_frozen(family, X, R),
         )
         self.joint_ = fitted.joint
         self.n_iter_, self.converged_ = fitted.n_iter, fitted.converged

@@ -161,17 +161,6 @@ class LatentClassNB(MixedNB):
         if self.init_params not in INIT_PARAMS:
             raise ValueError(f"init_params must be one of {INIT_PARAMS}; got {self.init_params!r}.")
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Fit on a first batch; a second call is an error (EM needs every row at once)."""
-        if hasattr(self, "classes_"):
-            self._check_X(X, reset=False)  # a wrong feature count is reported first
-            raise ValueError(
-                f"{type(self).__name__} cannot add rows with partial_fit: the component "
-                "memberships of earlier rows change with the parameters, so EM needs every "
-                "row at once; call fit on all the rows."
-            )
-        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
-
     # ------------------------------------------------------------ the family
     def _base_family(self) -> MixtureFamily:
         """MixedNB's column groups as the leaf of a mixture per class, whose weights are

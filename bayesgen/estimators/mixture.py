@@ -2,36 +2,34 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from bayesgen._lazy import lazy_module
-from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators.base import GenerativeClassifier, _to_jax, _to_numpy
+from bayesgen import joint
+from bayesgen.estimators.joint_view import JointView, fitted_attribute
 from bayesgen.families import gaussian
-from bayesgen.families import mixture as mixture_family
-from bayesgen.families.class_prior import draw_classes
-from bayesgen.families.gaussian import missing
-from bayesgen.families.mixture import MixtureParams
-from bayesgen.inference import mixture_em
-from bayesgen.inference.mixture_em import EMSettings
+from bayesgen.families.component_mixture import (
+    MixtureFamily,
+    MixtureFamilyParams,
+    MixtureFamilyPrior,
+    MixtureFamilyStats,
+)
+from bayesgen.families.gaussian.group_tied import GroupTiedGaussian
+from bayesgen.families.namespace import tree_map
+from bayesgen.inference import mixture_family_em
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
+from bayesgen.missing import at_column_means
 from bayesgen.validation import check_count, check_features, check_positive
-
-jax = lazy_module("jax")
-jnp = lazy_module("jax.numpy")
 
 INIT_PARAMS = ("kmeans", "random")
 
 
-class MixtureDA(GenerativeClassifier):
+class MixtureDA(JointView):
     model_name = "mixture-da"
     min_classes = 1  # one class: a Gaussian mixture of the whole table
     __doc__ = (
@@ -51,7 +49,9 @@ class MixtureDA(GenerativeClassifier):
     (``"map"``: the Normal–Inverse-Wishart mode per component and the
     Dirichlet(``weight_concentration_prior``) mode of $w_k$). Missing entries (NaN)
     join the same EM through their exact expected statistics, and are integrated out when
-    predicting. The generative story is
+    predicting. The model is a view of its fitted value ``joint_``: a mixture family per
+    class over Gaussian leaves (``bayesgen.families.component_mixture.MixtureFamily``, fitted
+    by ``bayesgen.inference.mixture_family_em``). The generative story is
     [`bayesgen.stories.mixture.mixture_story`][bayesgen.stories.mixture_story].
     With ``n_components=1`` this is [`bayesgen.GaussianDA`][bayesgen.GaussianDA] (``"tied"`` then
     means
@@ -129,6 +129,9 @@ class MixtureDA(GenerativeClassifier):
         EM over them (``GaussianDA``'s).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
+    joint_ : FittedJoint
+        The fitted value: the mixture family's statistics, prior and parameters (its leaf's
+        over the ``n_classes * M`` components), and the ridge and prior EM held.
 
     Examples
     --------
@@ -195,7 +198,7 @@ class MixtureDA(GenerativeClassifier):
         self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ hooks
+    # ------------------------------------------------------------ the family
     def _check_hyperparameters(self):
         gaussian.check_covariance_type(self.covariance_type)
         if self.estimate not in ("mle", "map"):
@@ -205,13 +208,7 @@ class MixtureDA(GenerativeClassifier):
             )
         if self.init_params not in INIT_PARAMS:
             raise ValueError(f"init_params must be one of {INIT_PARAMS}; got {self.init_params!r}.")
-        counts = self.n_components
-        for value in counts if np.ndim(counts) == 1 else [counts]:
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(
-                    "n_components must be an integer >= 1 or a sequence of them, one per "
-                    f"class; got {counts!r}."
-                )
+        MixtureFamily(gaussian.GaussianFamily(), self.n_components).check()
         check_count(self.n_init_components, "n_init_components")
         check_count(self.max_iter, "max_iter")
         check_positive(self.reg_covar, "reg_covar", allow_zero=True)
@@ -223,6 +220,24 @@ class MixtureDA(GenerativeClassifier):
     def _class_prior_settings(self):
         return self.priors, self.class_concentration_prior, self.estimate
 
+    def _gaussian(self) -> gaussian.GaussianFamily:
+        """The Gaussian family of the hyperparameters (its covariance type as given)."""
+        return gaussian.GaussianFamily.of(self)
+
+    def _base_family(self) -> MixtureFamily:
+        """A mixture per class over Gaussian components; ``"tied"`` shares one covariance
+        among a class's components (`GroupTiedGaussian`)."""
+        leaf = self._gaussian()
+        if self.covariance_type == "tied":
+            settings = {
+                name: getattr(self, name)
+                for name in gaussian.GaussianFamily.HYPERPARAMETERS
+                if name != "covariance_type"
+            }
+            size = MixtureFamily(leaf, self.n_components).size
+            leaf = GroupTiedGaussian(size, **settings)
+        return MixtureFamily(leaf, self.n_components, self.weight_concentration_prior)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
@@ -232,258 +247,144 @@ class MixtureDA(GenerativeClassifier):
         # NaN is a missing value: integrated out when predicting, EM when fitting.
         return check_features(self, X, reset=reset, allow_nan=True)
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Fit on a first batch; a second call is an error.
+    # ----------------------------------------------------------- fitting
+    def _em_frozen(self, family, X, R: np.ndarray):
+        """The components' ridge and prior, from the rows' statistics by class (missing
+        entries at their column means), as ``GaussianDA`` resolves them. They depend on
+        the rows' total weights only, which EM over unlabelled rows keeps, so every EM
+        iteration climbs one objective."""
+        filled = at_column_means(X)
+        resolver = self._gaussian()
+        stats = resolver.suff_stats(np.ascontiguousarray(filled, dtype=R.dtype), R, R.dtype)
+        ridge = resolver.ridge(stats)
+        return np.asarray(ridge), tree_map(np.asarray, resolver.prior(stats, ridge))
 
-        A mixture's statistics are not sums over rows: each batch would need the
-        memberships $\\gamma_{ikm}$ of every earlier row under the final
-        parameters, so EM needs all rows at once. The first call fits like
-        [`fit`][bayesgen.MixtureDA.fit].
-
-        Raises
-        ------
-        ValueError
-            On any call after the first (or after ``fit``).
-        """
-        if hasattr(self, "classes_"):
-            self._check_X(X, reset=False)  # a wrong feature count is reported first
-            raise ValueError(
-                f"{type(self).__name__} cannot add rows with partial_fit: a Gaussian "
-                "mixture's EM needs every row at once (its component memberships change "
-                "with the parameters, so statistics of earlier batches cannot be updated); "
-                "call fit on all the rows."
-            )
-        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
-
-    def _component_counts(self, responsibilities: np.ndarray) -> np.ndarray:
-        n_classes = self.classes_.shape[0]
-        if np.ndim(self.n_components) == 0:
-            counts = np.full(n_classes, int(self.n_components))
-        else:
-            counts = np.asarray(self.n_components, dtype=int)
-            if counts.shape != (n_classes,):
-                raise ValueError(
-                    f"n_components must have one entry per class ({n_classes}: "
-                    f"{self.classes_.tolist()}); got {len(counts)} entries."
-                )
-        rows = np.count_nonzero(responsibilities > 0, axis=0)
+    def _em_starts(self, X, R: np.ndarray) -> list:
+        """``n_init_components`` starting memberships (n, K, M): k-means on each class's
+        rows (weighted by their responsibilities; missing entries at the column means), or
+        random memberships, from one generator seeded by ``random_state``."""
+        family = self._base_family()
+        active = family.active(R.shape[1])
+        counts = active.sum(axis=1)
+        rows = np.count_nonzero(R > 0, axis=0)
         for k in np.flatnonzero(rows < counts):
             raise ValueError(
                 f"n_components={counts[k]} for class {self.classes_[k]!r} needs at least "
                 f"{counts[k]} rows of that class with positive weight (one per component); "
                 f"found {rows[k]}."
             )
-        return counts
-
-    def _resolve_prior(self, X, responsibilities, dtype):
-        """Ridge and prior from the class-level statistics, as GaussianDA resolves them.
-
-        They depend on the rows' total weights only, which EM over unlabelled rows keeps,
-        so every EM iteration climbs one objective. Missing entries count at column means.
-        """
-        padded, responsibilities = mixture_em.pad_rows(mixture_em.filled(X), responsibilities)
-        stats = gaussian.suff_stats(padded, responsibilities, self.covariance_type)
-        # NumPy from here: eager JAX would compile each small step anew for every shape.
-        _, covariance = gaussian.total_moments(stats, self.covariance_type)
-        covariance = np.asarray(covariance)
-        variances = np.diagonal(covariance) if covariance.ndim == 2 else covariance
-        if self.covariance_type == "spherical":
-            variances = np.mean(variances)
-        if self.reg_covar == 0:
-            ridge = np.zeros_like(variances)
-        else:
-            fallback = np.max(variances)  # a constant feature gets the others' scale
-            variances = np.where(variances > 0, variances, fallback if fallback > 0 else 1.0)
-            eps = X.shape[1] * np.finfo(dtype).eps
-            ridge = max(self.reg_covar, eps) * variances
-        ridge = jnp.asarray(ridge, dtype)
-        return ridge, gaussian.GaussianFamily.of(self).prior(stats, ridge)
-
-    def _em_m_step(self, X, responsibilities):
-        """The M-step of EM over unlabelled rows: each class's EM from the current parameters."""
-        dtype = compute_dtype(X.dtype)
-        with precision(dtype):
-            self._install_stats(*self._batch_stats(X, responsibilities, dtype, warm=True))
-
-    def _feature_stats(self, X, responsibilities, dtype, *, warm=False):
-        X = np.asarray(X, dtype=dtype)
-        if not warm:
-            self.n_components_ = self._component_counts(np.asarray(responsibilities))
-            self._active = np.arange(self.n_components_.max()) < self.n_components_[:, None]
-        ridge, prior = self._resolve_prior(X, responsibilities, dtype)
-        self.ridge_, self.prior_ = np.asarray(ridge), _to_numpy(prior)
-        settings = EMSettings(
-            prior,
-            ridge,
-            jnp.asarray(self.weight_concentration_prior, dtype),
-            jnp.asarray(self._active),
-            float(self.tol),
-            self.covariance_type,
-            self.estimate,
-            int(self.max_iter),
-        )
-        if warm:
-            # Inside EM over unlabelled rows: continue each class's EM from the current
-            # parameters, so that the outer objective cannot decrease (generalised EM).
-            start = _to_jax(MixtureParams(self.weights_, self.means_, self.covariances_), dtype)
-            stats, _, _ = mixture_em.run(X, responsibilities, None, settings, start=start)
-            return stats
-        return self._best_of_starts(X, np.asarray(responsibilities), settings)
-
-    def _best_of_starts(self, X, responsibilities, settings):
-        """Run each class's EM from ``n_init_components`` starts; keep each class's best."""
         rng = check_random_state(self.random_state)
-        runs = []
-        for _ in range(self.n_init_components):
-            initial = self._initial_memberships(X, responsibilities, rng)
-            runs.append(mixture_em.run(X, responsibilities, jnp.asarray(initial), settings))
-        chosen = np.argmax([history[-1] for _, history, _ in runs], axis=0)
-        n_iter = max(len(runs[r][1]) for r in chosen)
-        n_classes, n_components = self._active.shape
-        stats = [np.array(field) for field in runs[0][0]]
-        history = np.zeros(n_iter)
-        for k, r in enumerate(chosen):
-            rows = slice(k * n_components, (k + 1) * n_components)
-            for field, source in zip(stats, runs[r][0], strict=True):
-                field[rows] = np.asarray(source)[rows]
-            own = runs[r][1][:, k]  # a converged class keeps its last value
-            history += np.concatenate([own, np.full(n_iter - own.size, own[-1])])
-        self.n_iter_ = n_iter
-        self.converged_ = all(runs[r][2] for r in chosen)
-        self.log_likelihood_history_ = history
-        if not self.converged_:
-            warnings.warn(
-                f"EM of the class mixtures did not converge in max_iter={self.max_iter} "
-                f"iterations (tol={self.tol}); raise max_iter or tol.",
-                ConvergenceWarning,
-                stacklevel=5,
-            )
-        return gaussian.GaussianStats(*(jnp.asarray(field) for field in stats))
+        filled = at_column_means(X)
+        return [self._memberships(filled, R, active, rng) for _ in range(self.n_init_components)]
 
-    def _initial_memberships(self, X, responsibilities, rng) -> np.ndarray:
-        """Starting R_ik γ_ikm, (n_samples, n_classes * M): k-means or random per class."""
-        n_classes, n_components = self._active.shape
-        X = mixture_em.filled(X)
-        initial = np.zeros((X.shape[0], n_classes, n_components), dtype=X.dtype)
-        for k, count in enumerate(self.n_components_):
-            rows = np.flatnonzero(responsibilities[:, k] > 0)
-            weights = responsibilities[rows, k]
+    def _memberships(self, X, R: np.ndarray, active: np.ndarray, rng) -> np.ndarray:
+        gamma = np.where(active, 1.0, 0.0) / active.sum(axis=1, keepdims=True)
+        gamma = np.repeat(gamma[None], X.shape[0], axis=0).astype(R.dtype)
+        for k, count in enumerate(active.sum(axis=1)):
+            rows = np.flatnonzero(R[:, k] > 0)
             if count == 1:
-                membership = np.ones((rows.size, 1))
-            elif self.init_params == "kmeans":
+                continue
+            if self.init_params == "kmeans":
                 with warnings.catch_warnings():
                     # Fewer distinct rows than components: k-means says so; EM copes.
                     warnings.simplefilter("ignore", ConvergenceWarning)
                     kmeans = KMeans(count, n_init=1, random_state=rng.randint(2**31 - 1))
-                    labels = kmeans.fit(X[rows], sample_weight=weights).labels_
+                    labels = kmeans.fit(X[rows], sample_weight=R[rows, k]).labels_
                 membership = np.eye(count)[labels]
             else:
                 membership = rng.uniform(size=(rows.size, count))
                 membership /= membership.sum(axis=1, keepdims=True)
-            initial[rows, k, :count] = weights[:, None] * membership
-        return initial.reshape(X.shape[0], n_classes * n_components)
+            gamma[rows, k, :count] = membership
+        return gamma
 
-    def _merge_feature_stats(self, previous, new):  # partial_fit refuses a second batch
-        raise ValueError(f"{type(self).__name__} cannot merge batches; call fit on all rows.")
+    def _em_m_step(self, X, responsibilities) -> None:
+        """The M-step of EM over unlabelled rows: each class's EM continued from the
+        current parameters, so that the outer objective cannot decrease (generalised EM)."""
+        R = np.asarray(responsibilities)
+        family = self._base_family()
+        self.joint_ = mixture_family_em.fit(
+            family,
+            X,
+            R,
+            self.classes_,
+            self._fit_settings(),
+            max_iter=self.max_iter,
+            tol=self.tol,
+            frozen=self._em_frozen(family, X, R),
+            start_params=self.joint_.params,
+        ).joint
 
-    def _update_parameters(self):
-        dtype = self._stats.means.dtype
-        params = mixture_family.m_step(
-            _to_jax(self._stats, dtype),
-            _to_jax(self.prior_, dtype),
-            jnp.asarray(self.ridge_, dtype),
-            jnp.asarray(self.weight_concentration_prior, dtype),
-            jnp.asarray(self._active),
-            covariance_type=self.covariance_type,
-            kind=self.estimate,
-        )
-        covariances = np.asarray(params.covariances)
-        if self.covariance_type in ("full", "tied"):
-            try:
-                valid = np.isfinite(np.linalg.cholesky(covariances)).all()
-            except np.linalg.LinAlgError:
-                valid = False
+    def _upgrade_saved_state(self, state: dict) -> dict:
+        """A file of the layout before the value: the components' statistics, prior, ridge
+        and parameters were separate attributes; they become ``joint_`` as saved."""
+        state = dict(state)
+        if "joint_" in state or "weights_" not in state:
+            return super()._upgrade_saved_state(state)
+        weights = np.asarray(state.pop("weights_"))
+        K, M = weights.shape
+        means = np.asarray(state.pop("means_")).reshape(K * M, -1)
+        covariances = np.asarray(state.pop("covariances_"))
+        if self.covariance_type == "tied":
+            covariances = np.repeat(covariances, M, axis=0)
         else:
-            valid = np.all(covariances > 0)
-        if not valid:
-            raise ValueError(
-                "A fitted component covariance is singular (a constant feature, or a "
-                f"component with too few rows) and reg_covar={self.reg_covar} adds no ridge; "
-                "use reg_covar > 0 or fewer components."
-            )
-        self.weights_, self.means_, self.covariances_ = (np.asarray(p) for p in params)
-        self.suff_stats_ = self._stats
-
-    def _params(self, dtype) -> MixtureParams:
-        return _to_jax(MixtureParams(self.weights_, self.means_, self.covariances_), dtype)
-
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        params = self._params(dtype)
-        incomplete = np.isnan(X).any(axis=1)
-        result = np.empty((X.shape[0], self.classes_.shape[0]), dtype=dtype)
-        if (~incomplete).any():
-            complete = X[~incomplete].astype(dtype)
-            (padded,) = mixture_em.pad_rows(complete)  # one compile per band of sizes
-            values = mixture_family.class_log_likelihood(params, padded, self.covariance_type)
-            result[~incomplete] = np.asarray(values)[: complete.shape[0]]
-        if not incomplete.any():
-            return result
-        # Rows with missing features: each component's observed-block density.
-        component = mixture_family.missing_component_log_likelihood(
-            params, X[incomplete].astype(dtype), self.covariance_type
+            covariances = covariances.reshape(K * M, *covariances.shape[2:])
+        prior, ridge = state.pop("prior_"), np.asarray(state.pop("ridge_"))
+        leaves = state.pop("_stats")
+        counts = np.asarray(leaves.counts).reshape(K, M)
+        concentration = np.full(M, self.weight_concentration_prior, counts.dtype)
+        state["joint_"] = joint.FittedJoint(
+            classes=state["classes_"],
+            class_stats=state.pop("_class_stats"),
+            class_probabilities=np.asarray(state.pop("class_prior_")),
+            feature_stats=MixtureFamilyStats(counts, leaves),
+            feature_prior=MixtureFamilyPrior(concentration, prior),
+            params=MixtureFamilyParams(weights, gaussian.GaussianParams(means, covariances)),
+            learned={},
+            frozen=(ridge, prior),
         )
-        with np.errstate(divide="ignore"):
-            log_weights = np.log(self.weights_).astype(dtype)
-        result[incomplete] = logsumexp(component + log_weights, axis=2)
-        return result
+        for name in ("_active", "n_components_", "suff_stats_", "class_count_"):
+            state.pop(name, None)
+        return super()._upgrade_saved_state(state)
 
-    def _impute_rows(self, X, class_weights, method, rng):
-        """Fill NaN from the mixture over classes and components of conditional Gaussians."""
-        with precision(compute_dtype(X.dtype)):
-            return self._impute_in_precision(X, class_weights, method, rng)
+    # ------------------------------------------------------ fitted attributes
+    def _shape(self, value):
+        return np.shape(value.params.weights)
 
-    def _impute_in_precision(self, X, class_weights, method, rng):
-        params = self._params(X.dtype)
-        component = mixture_family.missing_component_log_likelihood(params, X, self.covariance_type)
-        with np.errstate(divide="ignore"):
-            joint = component + np.log(self.weights_)
-        membership = np.exp(joint - logsumexp(joint, axis=2, keepdims=True))
-        weights = (class_weights[:, :, None] * membership).reshape(X.shape[0], -1)
-        means = self.means_.reshape(weights.shape[1], -1)
-        covariances = mixture_family.full_flat_covariances(params, self.covariance_type)
-        filled = X.copy()
-        patterns, groups = missing.missing_patterns(X)
-        chosen = draw_classes(weights, rng) if method == "sample" else None
-        for pattern, rows in zip(patterns, groups, strict=True):
-            if not pattern.any():
-                continue
-            values = np.zeros((len(rows), pattern.sum()))
-            for j in np.flatnonzero(weights[rows].any(axis=0)):
-                mean, covariance = missing.conditional(means, covariances, X, rows, pattern, j)
-                if method == "mean":
-                    values += weights[rows, j][:, None] * mean
-                    continue
-                drawn = chosen[rows] == j
-                if drawn.any():
-                    lower = np.linalg.cholesky(covariance)
-                    noise = rng.standard_normal((drawn.sum(), pattern.sum())) @ lower.T
-                    values[drawn] = mean[drawn] + noise
-            filled[np.ix_(rows, pattern)] = values
-        return filled
+    weights_ = fitted_attribute(
+        lambda self, value: np.asarray(value.params.weights),
+        doc="$w_{km}$, shape (n_classes, M).",
+    )
+    means_ = fitted_attribute(
+        lambda self, value: np.asarray(value.params.leaves.means).reshape(*self._shape(value), -1),
+        doc="$\\mu_{km}$, shape (n_classes, M, n_features).",
+    )
+    covariances_ = fitted_attribute(
+        lambda self, value: self._covariances(value),
+        doc="The components' covariances, laid out as ``covariance_type`` says.",
+    )
+    n_components_ = fitted_attribute(
+        lambda self, value: self._base_family().active(self._shape(value)[0]).sum(axis=1),
+        doc="$M_k$, shape (n_classes,).",
+    )
+    prior_ = fitted_attribute(
+        lambda self, value: value.feature_prior.leaves,
+        doc="The components' Normal–Inverse-Wishart prior, its defaults resolved.",
+    )
+    ridge_ = fitted_attribute(
+        lambda self, value: np.asarray(value.frozen[0]),
+        doc="The ridge added to every covariance.",
+    )
+    suff_stats_ = fitted_attribute(
+        lambda self, value: value.feature_stats.leaves,
+        doc="The components' (expected) statistics, ``n_classes * M`` of them.",
+    )
 
-    def _feature_log_prior(self) -> float:
-        if self.estimate == "mle":
-            return 0.0
-        dtype = self.means_.dtype
-        with precision(dtype):
-            per_class = mixture_family.log_prior(
-                self._params(dtype),
-                _to_jax(self.prior_, dtype),
-                jnp.asarray(self.weight_concentration_prior, dtype),
-                jnp.asarray(self._active),
-                covariance_type=self.covariance_type,
-            )
-            return float(jnp.sum(per_class))
+    def _covariances(self, value):
+        K, M = self._shape(value)
+        covariances = np.asarray(value.params.leaves.covariances)
+        if self.covariance_type == "tied":
+            return covariances[::M]
+        return covariances.reshape(K, M, *covariances.shape[1:])
 
     # ------------------------------------------------------------------ story
     def _sampling_sites(self):
@@ -492,26 +393,14 @@ class MixtureDA(GenerativeClassifier):
     def _draw_features(self, classes, rng, **options) -> dict:
         """The story's draws in NumPy: each row's component from its class's weights, then a
         Gaussian row from the pair (class, component), flattened as ``k M + m``."""
-        n_classes, n_components = self.weights_.shape
-        component = draw_classes(np.asarray(self.weights_)[classes], rng)
-        covariances, covariance_type = np.asarray(self.covariances_), self.covariance_type
-        if covariance_type == "tied":  # one covariance per class, shared by its components
-            covariances, covariance_type = np.repeat(covariances, n_components, axis=0), "full"
-        else:
-            covariances = covariances.reshape(n_classes * n_components, *covariances.shape[2:])
-        params = gaussian.GaussianParams(
-            np.asarray(self.means_).reshape(n_classes * n_components, -1), covariances
-        )
-        pairs = classes * n_components + component
-        family = gaussian.GaussianFamily(covariance_type)
-        return {"component": component, **family.draw_features(params, pairs, rng)}
+        return self._feature_family().draw_features(self.joint_.params, classes, rng, **options)
 
     def _story_part(self):
         from bayesgen.stories.mixture import mixture_part
 
         # Sites "weights", "means", "covariances", named like the fitted attributes.
         return mixture_part(
-            jax.tree.map(jnp.asarray, self.prior_),
+            tree_map(np.asarray, self.prior_),
             self.covariance_type,
             self.classes_.shape[0],
             self.weights_.shape[1],
@@ -519,14 +408,6 @@ class MixtureDA(GenerativeClassifier):
         )
 
     # ------------------------------------------------------------------ posterior
-    def _check_exact_posterior(self):
-        raise ValueError(
-            f"{type(self).__name__} has no closed-form posterior: a Gaussian mixture's "
-            "parameters are not conjugate to its likelihood, so posterior(), "
-            "predict_proba_draws() and predict_proba(method='predictive') do not apply; "
-            "use predict_proba() (the EM point estimate)."
-        )
-
     def posterior(self, num_samples=1000, *, method="exact", **kwargs):
         """Not available: neither exact draws nor NUTS apply to a mixture.
 

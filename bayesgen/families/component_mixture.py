@@ -36,12 +36,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from bayesgen.families import class_prior, dirichlet
-from bayesgen.families.estimates import (
-    ESTIMATE_KINDS,
-    check_concentration,
-    pseudo_counts,
-    pseudo_log_density,
-)
+from bayesgen.families.estimates import ESTIMATE_KINDS, check_concentration, pseudo_counts
 from bayesgen.families.protocol import FeatureFamily, NoClosedForm
 
 if TYPE_CHECKING:
@@ -103,12 +98,18 @@ def _check_leaf(leaf) -> FeatureFamily:
     return leaf
 
 
-def _check_components(n_components) -> int:
-    if isinstance(n_components, bool) or not isinstance(n_components, int | np.integer):
-        raise ValueError(f"n_components must be an integer >= 1; got {n_components!r}.")
-    if n_components < 1:
-        raise ValueError(f"n_components must be an integer >= 1; got {n_components}.")
-    return int(n_components)
+def _check_components(n_components) -> tuple[int, ...]:
+    """``n_components`` as a tuple: one count, or one per class."""
+    counts = n_components if np.ndim(n_components) == 1 else [n_components]
+    for value in counts:
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise ValueError(
+                "n_components must be an integer >= 1 or a sequence of them, one per class; "
+                f"got {n_components!r}."
+            )
+    if len(counts) == 0:
+        raise ValueError("n_components must not be an empty sequence.")
+    return tuple(int(value) for value in counts)
 
 
 class MixtureFamily(FeatureFamily):
@@ -118,8 +119,10 @@ class MixtureFamily(FeatureFamily):
     ----------
     leaf : FeatureFamily
         The family of each component (its hyperparameters are the components' prior).
-    n_components : int, default=2
-        Components per class, $M$.
+    n_components : int or sequence of int, default=2
+        Components per class, $M$; or one count $M_k$ per class (in the order of the
+        classes), the arrays then sized by $M = \\max_k M_k$ with weight 0 on a class's
+        components past its own $M_k$.
     weight_concentration : float, default=1.0
         $\\beta$ of the Dirichlet prior on each class's weights.
     weight_estimate : {"map", "mle", "mean"}, optional
@@ -154,6 +157,28 @@ class MixtureFamily(FeatureFamily):
         self.n_components = n_components
         self.weight_concentration = weight_concentration
         self.weight_estimate = weight_estimate
+
+    @property
+    def size(self) -> int:
+        """$M = \\max_k M_k$: the components axis of every array."""
+        return max(_check_components(self.n_components))
+
+    def active(self, n_classes: int) -> np.ndarray:
+        """``(n_classes, M)`` booleans: the components each class has.
+
+        Raises
+        ------
+        ValueError
+            If ``n_components`` is a sequence of another length than ``n_classes``.
+        """
+        counts = _check_components(self.n_components)
+        if np.ndim(self.n_components) == 1 and len(counts) != n_classes:
+            raise ValueError(
+                f"n_components must have one entry per class ({n_classes}); got "
+                f"{len(counts)} entries."
+            )
+        counts = np.broadcast_to(np.asarray(counts), (n_classes,))
+        return np.arange(max(counts)) < counts[:, None]
 
     def _like(self, leaf) -> MixtureFamily:
         """This mixture over another ``leaf``."""
@@ -245,13 +270,20 @@ class MixtureFamily(FeatureFamily):
             If ``stats`` hold another number of components per class than ``n_components``.
         """
         self.leaf.check_estimate(kind)
-        weights = dirichlet.point_estimate(
-            np.asarray(prior.weight_concentration),
-            self._component_counts(stats),
-            self._weight_kind(kind),
-        )
+        weights = self._weights(prior.weight_concentration, self._component_counts(stats), kind)
         leaves = self.leaf.point_estimate(prior.leaves, stats.leaves, kind)
-        return MixtureFamilyParams(np.asarray(weights), leaves)
+        return MixtureFamilyParams(weights, leaves)
+
+    def _weights(self, concentration, counts: np.ndarray, kind: str) -> np.ndarray:
+        """The Dirichlet ``kind`` estimate of each class's weights, 0 past its $M_k$."""
+        weights = np.asarray(
+            dirichlet.point_estimate(np.asarray(concentration), counts, self._weight_kind(kind))
+        )
+        active = self.active(counts.shape[0])
+        if active.all():
+            return weights
+        weights = np.where(active, weights, 0.0)
+        return weights / np.sum(weights, axis=1, keepdims=True)
 
     def estimate(self, stats, kind: str, frozen=None):
         """``(prior, parameters)``: the leaf's own estimate of the components (its ridge, its
@@ -260,13 +292,12 @@ class MixtureFamily(FeatureFamily):
         counts = self._component_counts(stats)
         leaf_prior, leaves = self.leaf.estimate(stats.leaves, kind, frozen)
         concentration = np.full(counts.shape[1], self.weight_concentration, counts.dtype)
-        weights = dirichlet.point_estimate(concentration, counts, self._weight_kind(kind))
         prior = MixtureFamilyPrior(concentration, leaf_prior)
-        return prior, MixtureFamilyParams(np.asarray(weights), leaves)
+        return prior, MixtureFamilyParams(self._weights(concentration, counts, kind), leaves)
 
     def _component_counts(self, stats) -> np.ndarray:
         counts = np.asarray(stats.component_counts)
-        if counts.ndim != 2 or counts.shape[1] != self.n_components:
+        if counts.ndim != 2 or counts.shape[1] != self.size:
             raise ValueError(
                 f"statistics of {counts.shape[-1]} components per class do not fit a mixture "
                 f"of n_components={self.n_components}."
@@ -280,14 +311,36 @@ class MixtureFamily(FeatureFamily):
     def log_prior(self, prior, params, kind: str = "map") -> float:
         """The weights' Dirichlet term (the mode of which the ``kind`` estimate is) plus the
         leaf's (0 for a leaf without one: its estimate is then no mode of a prior)."""
+        return float(np.sum(self.class_log_prior(prior, params, kind)))
+
+    def class_log_prior(self, prior, params, kind: str = "map"):
+        """`log_prior` split by class, ``(n_classes,)``, where the leaf splits its own by
+        sub-class (``sub_class_log_prior``; a component past its class's $M_k$ then adds
+        nothing); otherwise the total, a float.
+
+        Classes' mixtures are independent given the rows' classes, so with a split each
+        class's EM objective is its own, and restarts are compared class by class.
+        """
         pseudo = pseudo_counts(prior.weight_concentration, self._weight_kind(kind))
         weights = np.asarray(params.weights, dtype=np.float64)
-        weight_term = pseudo_log_density(np.broadcast_to(pseudo, weights.shape), weights)
+        active = self.active(weights.shape[0])
+        pseudo = np.where(active, np.broadcast_to(pseudo, weights.shape), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            weight_terms = np.sum(np.where(pseudo == 0, 0.0, pseudo * np.log(weights)), axis=1)
+        split = getattr(self.leaf, "sub_class_log_prior", None)
+        try:
+            if split is None:
+                raise NoClosedForm(f"the {self.leaf.name} family's prior is not split by class")
+            terms = np.asarray(split(prior.leaves, params.leaves, kind), dtype=np.float64)
+            terms = np.where(active.ravel(), terms, 0.0).reshape(weights.shape)
+            return weight_terms + np.sum(terms, axis=1)
+        except NoClosedForm:
+            pass
         try:
             leaf_term = float(self.leaf.log_prior(prior.leaves, params.leaves, kind))
         except NoClosedForm:
             leaf_term = 0.0
-        return float(weight_term) + leaf_term
+        return float(np.sum(weight_terms)) + leaf_term
 
     # ------------------------------------------------------------ densities
     def _component_log_likelihood(self, params, X, row_terms: bool) -> np.ndarray:
@@ -356,7 +409,7 @@ class MixtureFamily(FeatureFamily):
     # ---------------------------------------------------------- the story
     def prior_for(self, n_features: int, dtype=None):
         """The story's prior: $\\mathrm{Dirichlet}(\\beta)$ and the leaf's `prior_for`."""
-        concentration = np.full(self.n_components, self.weight_concentration, dtype)
+        concentration = np.full(self.size, self.weight_concentration, dtype)
         return MixtureFamilyPrior(concentration, self.leaf.prior_for(n_features, dtype))
 
     def story_prior(self, prior, n_features: int):

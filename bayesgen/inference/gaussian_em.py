@@ -26,6 +26,7 @@ from bayesgen.families import gaussian
 from bayesgen.families.gaussian import missing
 from bayesgen.families.gaussian.completed_stats import completed_stats
 from bayesgen.inference import em, squarem
+from bayesgen.missing import at_column_means
 
 
 class GaussianBatch(NamedTuple):
@@ -124,8 +125,7 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
     # array (a DataFrame's values) by an ulp, and the same rows must give the same fit.
     X = np.ascontiguousarray(X)
     responsibilities = np.asarray(responsibilities, dtype=np.float64)
-    column_means = np.nanmean(X, axis=0)
-    start = np.where(np.isnan(X), np.where(np.isnan(column_means), 0.0, column_means), X)
+    start = at_column_means(X)
     stats = gaussian.suff_stats(
         start.astype(dtype), responsibilities.astype(dtype), family.covariance_type
     )
@@ -313,8 +313,7 @@ def diagonal_fixed_point(family, X, responsibilities, dtype, *, m_step, kind: st
     # A class without weight yet (a partial_fit batch), or a feature seen too rarely: EM's.
     if np.any(R.sum(axis=0) <= 0) or np.any(n_observed <= lost):
         return None
-    column_means = np.nanmean(X, axis=0)
-    start = np.where(observed, X, np.where(np.isnan(column_means), 0.0, column_means))
+    start = at_column_means(X)
     start_stats = gaussian.suff_stats(start.astype(dtype), R.astype(dtype), "diag")
     _, frozen = m_step(start_stats, None)
     ridge = np.asarray(frozen[0], dtype=np.float64)

@@ -8,11 +8,21 @@ One iteration, from memberships $\gamma$ (n, K, M):
    (the log prior whose mode the estimate is, so the objective never decreases), and the
    memberships under them (E-step), in the same pass.
 
-The driver is `bayesgen.inference.em.run`, with its one convergence rule. Restarts start
-from random memberships (a Dirichlet(1) draw per row and class) from one seeded NumPy
-generator, so a fit is reproducible from ``random_state``; the restart with the largest
-final objective is kept. Everything here is a function of the family, the rows and values:
-no estimator is involved.
+A leaf that cannot skip missing entries (a Gaussian with dependent features) joins them to
+the same EM: from its parameters the E-step gives the memberships (each row's observed-block
+density) and the leaf's expected statistics of the completed rows under the sub-classes'
+responsibilities (``leaf.expected_stats``), so components and missing entries are one EM,
+its steps extrapolated by SQUAREM as Gaussian EM over missing entries is
+(`bayesgen.inference.gaussian_em`). The leaf's ridge and prior are held fixed from the
+start (``frozen``), so that every iteration climbs one objective.
+
+The driver is `bayesgen.inference.em.run` (or `em.run_extrapolated`), with its one
+convergence rule. Restarts start from random memberships (a Dirichlet(1) draw per row and
+class) from one seeded NumPy generator, so a fit is reproducible from ``random_state``.
+Where the leaf splits its log prior by class (`MixtureFamily.class_log_prior`) the classes'
+mixtures are independent given the rows' classes, and each class keeps its own best
+restart; otherwise the restart with the largest final objective is kept. Everything here is
+a function of the family, the rows and values: no estimator is involved.
 """
 
 from __future__ import annotations
@@ -24,9 +34,11 @@ import numpy as np
 from bayesgen._precision import compute_dtype
 from bayesgen.families import class_prior
 from bayesgen.families.component_mixture import MixtureFamily, MixtureFamilyStats
-from bayesgen.inference import em
+from bayesgen.families.namespace import tree_map
+from bayesgen.inference import em, gaussian_em
 from bayesgen.inference.sampling import numpy_generator
 from bayesgen.joint import FitSettings, FittedJoint, from_stats, rows_to_learn_from
+from bayesgen.missing import at_column_means
 from bayesgen.validation import check_count, check_positive
 
 DEFAULT_SETTINGS = FitSettings()
@@ -53,7 +65,7 @@ class MixtureFamilyFit(NamedTuple):
     history: np.ndarray
 
 
-def _check_rows(family: MixtureFamily, X, R: np.ndarray, skips_missing: bool) -> None:
+def _check_rows(X, R: np.ndarray) -> None:
     if R.ndim != 2 or R.shape[0] != np.shape(X)[0]:
         raise ValueError(
             f"responsibilities must have shape (n_samples, n_classes) = ({np.shape(X)[0]}, K); "
@@ -61,23 +73,35 @@ def _check_rows(family: MixtureFamily, X, R: np.ndarray, skips_missing: bool) ->
         )
     if not np.all(np.isfinite(R)) or np.any(R < 0):
         raise ValueError("responsibilities must be finite and non-negative.")
-    floats = np.issubdtype(np.asarray(X).dtype, np.floating)
-    if skips_missing and family.missing_needs_em and floats:
-        if np.isnan(X).any():
-            raise ValueError(
-                f"X contains NaN, and the {family.leaf.name} leaf cannot skip missing entries "
-                "in its statistics; use a naive-Bayes leaf (Poisson, Bernoulli, categorical, "
-                "...), or MixtureDA for Gaussian mixtures over gappy rows."
-            )
+
+
+def _joins_missing(family: MixtureFamily, X, leaf_stats) -> bool:
+    """Whether EM over missing entries joins the components' EM: a leaf that cannot skip
+    them, rows that miss some, and no ``leaf_stats`` of the caller's."""
+    if leaf_stats is not None or not family.missing_needs_em:
+        return False
+    X = np.asarray(X)
+    if not (np.issubdtype(X.dtype, np.floating) and np.isnan(X).any()):
+        return False
+    if not hasattr(family.leaf, "expected_stats"):
+        raise ValueError(
+            f"X contains NaN, and the {family.leaf.name} leaf can neither skip missing "
+            "entries in its statistics nor complete them (expected_stats)."
+        )
+    return True
 
 
 def objective(family: MixtureFamily, prior, params, X, R: np.ndarray, kind: str):
     """``(objective, memberships)``: $\\sum_{ik} R_{ik}\\log p(x_i \\mid k) + \\log p(\\theta)$
-    of ``params``, and $\\gamma$ under them."""
+    of ``params``, and $\\gamma$ under them. The objective is one value per class where the
+    family splits its log prior by class (`MixtureFamily.class_log_prior`), else a float."""
     gamma, log_likelihood = family.memberships(params, X)
     # A row of weight 0 adds nothing, even where its class gives it probability 0 (0 * -inf).
-    weighted = R * np.where(R > 0, log_likelihood, 0.0)
-    return float(np.sum(weighted)) + family.log_prior(prior, params, kind), gamma
+    weighted = np.sum(R * np.where(R > 0, log_likelihood, 0.0), axis=0)
+    log_prior = family.class_log_prior(prior, params, kind)
+    if np.ndim(log_prior) == 1:
+        return weighted + log_prior, gamma
+    return float(np.sum(weighted)) + log_prior, gamma
 
 
 def fit(
@@ -93,6 +117,8 @@ def fit(
     random_state=None,
     start=None,
     leaf_stats=None,
+    frozen=None,
+    start_params=None,
 ) -> MixtureFamilyFit:
     """Fit the per-class mixtures to rows ``X`` with class weights ``R`` by EM.
 
@@ -100,8 +126,8 @@ def fit(
     ----------
     family : MixtureFamily
     X : array-like of shape (n_samples, n_features)
-        Rows as the leaf reads them (``family.check_columns``); NaN entries are missing and
-        integrated out.
+        Rows as the leaf reads them (``family.check_columns``); NaN entries are missing:
+        integrated out, or completed by the E-step for a leaf that cannot skip them.
     R : ndarray of shape (n_samples, n_classes)
         Responsibilities (one-hot times sample weight for labelled rows); their dtype is
         the computation's precision.
@@ -125,6 +151,14 @@ def fit(
         and what it held fixed (`bayesgen.inference.gaussian_em.stats_with_missing`: EM
         over missing entries of a leaf that cannot skip them); by default the leaf's
         ``suff_stats``, nothing held.
+    frozen : pytree, optional
+        What the leaf's estimate holds fixed (the Gaussian leaf's ``(ridge, prior)``)
+        instead of resolving it from the statistics; by default nothing, or, where EM over
+        missing entries joins the components', what the leaf resolves from the starting
+        statistics (missing entries at their column means).
+    start_params : MixtureFamilyParams, optional
+        Parameters to start from (one run, its first E-step under them), instead of
+        starting memberships: EM continued from a fit.
 
     Returns
     -------
@@ -134,48 +168,32 @@ def fit(
     ------
     ValueError
         For bad hyperparameters, responsibilities of the wrong shape or sign, a ``start``
-        of the wrong shape, or missing entries under a leaf that cannot skip them.
+        of the wrong shape, or missing entries under a leaf that can neither skip nor
+        complete them.
     """
     family.check()
     max_iter = check_count(max_iter, "max_iter")
     n_init = check_count(n_init, "n_init")
     tol = check_positive(tol, "tol", allow_zero=True)
     R = np.asarray(R)
-    _check_rows(family, X, R, skips_missing=leaf_stats is None)
+    _check_rows(X, R)
     dtype = compute_dtype(R.dtype)
     R = R.astype(dtype, copy=False)
     family, _ = family.learn(rows_to_learn_from(family, X, R))
+    family.active(R.shape[1])  # n_components per class: one per class
     encoded = family.encode(X)
-    n, K, M = R.shape[0], R.shape[1], family.n_components
-    kind = settings.estimate
-
-    def step(payload):
-        gamma = payload[0]
-        if leaf_stats is None:
-            stats, frozen = family.suff_stats(encoded, R, dtype, memberships=gamma), None
-        else:
-            counts, sub = family.sub_responsibilities(R, gamma, dtype)
-            leaves, frozen = leaf_stats(family.leaf, encoded, sub, dtype)
-            stats = MixtureFamilyStats(counts, leaves)
-        prior, params = family.estimate(stats, kind, frozen)
-        value, gamma = objective(family, prior, params, encoded, R, kind)
-        return (gamma, stats, frozen), value
-
-    if start is not None:
-        starts = [start] if np.ndim(start) == 3 else list(start)
-        starts = [np.asarray(initial, dtype=dtype) for initial in starts]
-        for initial in starts:
-            if initial.shape != (n, K, M):
-                raise ValueError(f"start must have shape {(n, K, M)}; got {initial.shape}.")
+    run = _Run(family, encoded, R, dtype, settings.estimate, leaf_stats, frozen)
+    if _joins_missing(family, encoded, leaf_stats):
+        run = _MissingRun(family, encoded, R, dtype, settings.estimate, None, frozen)
+    if start_params is not None:
+        starts = [run.from_params(start_params)]
     else:
-        rng = numpy_generator(random_state)
-        starts = [rng.dirichlet(np.ones(M), size=(n, K)).astype(dtype) for _ in range(n_init)]
-    best = None
-    for initial in starts:
-        state = em.run((initial, None, None), step, tol=tol, max_iter=max_iter)
-        if best is None or state.history[-1] > best.history[-1]:
-            best = state
-    _, stats, frozen = best.payload
+        starts = [
+            run.from_memberships(gamma)
+            for gamma in _starts(family, R, dtype, start, n_init, random_state)
+        ]
+    runs = [run.iterate(initial, tol, max_iter) for initial in starts]
+    stats, frozen, history, n_iter, converged = run.best(runs)
     fitted = from_stats(
         family,
         classes,
@@ -185,6 +203,164 @@ def fit(
         learned=family.learned(),
         frozen=frozen,
     )
-    return MixtureFamilyFit(
-        fitted, int(best.iteration), bool(best.converged), np.asarray(best.history)
-    )
+    return MixtureFamilyFit(fitted, n_iter, converged, history)
+
+
+def _starts(family, R, dtype, start, n_init, random_state) -> list:
+    n, K, M = R.shape[0], R.shape[1], family.size
+    if start is not None:
+        starts = [start] if np.ndim(start) == 3 else list(start)
+        starts = [np.asarray(initial, dtype=dtype) for initial in starts]
+        for initial in starts:
+            if initial.shape != (n, K, M):
+                raise ValueError(f"start must have shape {(n, K, M)}; got {initial.shape}.")
+        return starts
+    rng = numpy_generator(random_state)
+    active = family.active(K)
+    starts = []
+    for _ in range(n_init):
+        gamma = rng.dirichlet(np.ones(M), size=(n, K)).astype(dtype)
+        if not active.all():  # a class's components past its own count start empty
+            gamma = np.where(active, gamma, 0.0)
+            gamma /= gamma.sum(axis=2, keepdims=True)
+        starts.append(gamma)
+    return starts
+
+
+class _Run:
+    """One EM over the components: its steps carry ``(memberships, statistics, frozen,
+    used)``: the memberships under the last parameters, the statistics and what the leaf's
+    estimate held behind those parameters, and the memberships those statistics weight."""
+
+    def __init__(self, family, X, R, dtype, kind, leaf_stats, frozen):
+        self.family, self.X, self.R, self.dtype, self.kind = family, X, R, dtype, kind
+        self.leaf_stats, self.frozen = leaf_stats, frozen
+
+    def stats_of(self, gamma):
+        """The statistics under memberships ``gamma``, and what their estimate holds."""
+        family = self.family
+        if self.leaf_stats is None:
+            return family.suff_stats(self.X, self.R, self.dtype, memberships=gamma), self.frozen
+        counts, sub = family.sub_responsibilities(self.R, gamma, self.dtype)
+        leaves, frozen = self.leaf_stats(family.leaf, self.X, sub, self.dtype)
+        return MixtureFamilyStats(counts, leaves), frozen
+
+    def step(self, payload):
+        used = payload[0]
+        stats, frozen = self.stats_of(used)
+        prior, params = self.family.estimate(stats, self.kind, frozen)
+        value, gamma = objective(self.family, prior, params, self.X, self.R, self.kind)
+        return (gamma, stats, frozen, used), value
+
+    def from_memberships(self, gamma):
+        return (gamma, None, None, None)
+
+    def from_params(self, params):
+        gamma, _ = self.family.memberships(params, self.X)
+        return (gamma, None, None, None)
+
+    def iterate(self, initial, tol, max_iter) -> em.EMState:
+        return em.run(initial, self.step, tol=tol, max_iter=max_iter)
+
+    def final(self, state):
+        """``(statistics, frozen)`` whose estimate has the last recorded objective."""
+        return state.payload[1], state.payload[2]
+
+    def best(self, runs):
+        """The kept statistics, frozen, history, iterations and convergence: each class's
+        best run where the objective is split by class, else the best run."""
+        ends = [np.asarray(state.history[-1]) for state in runs]
+        if ends[0].ndim == 0 or len(runs) == 1:
+            state = runs[int(np.argmax([np.sum(end) for end in ends]))]
+            stats, frozen = self.final(state)
+            history = np.asarray([np.sum(value) for value in state.history])
+            return stats, frozen, history, int(state.iteration), bool(state.converged)
+        chosen = np.argmax(np.stack(ends), axis=0)
+        n_iter = max(len(runs[r].history) for r in chosen)
+        history = np.zeros(n_iter)
+        for k, r in enumerate(chosen):
+            own = np.asarray(runs[r].history)[:, k]  # a class that stopped keeps its last value
+            history += np.concatenate([own, np.full(n_iter - own.size, own[-1])])
+        stats, frozen = self.assemble(runs, chosen)
+        return stats, frozen, history, n_iter, all(bool(runs[r].converged) for r in chosen)
+
+    def assemble(self, runs, chosen):
+        """Each class's statistics from its chosen run: the memberships behind its last
+        statistics, restated (a class's statistics depend on its own memberships only)."""
+        gamma = np.array(runs[0].payload[3])
+        for k, r in enumerate(chosen):
+            gamma[:, k] = runs[r].payload[3][:, k]
+        return self.stats_of(gamma)
+
+
+class _MissingRun(_Run):
+    """EM over components and missing entries at once: the steps carry the leaf's expected
+    statistics, ``(next, used)``: those the next M-step takes and those behind the last
+    recorded objective."""
+
+    def estimate(self, leaves, frozen):
+        counts = np.asarray(leaves.counts).reshape(self.R.shape[1], self.family.size)
+        stats = MixtureFamilyStats(counts.astype(self.dtype, copy=False), leaves)
+        return stats, self.family.estimate(stats, self.kind, frozen)
+
+    def expected(self, params):
+        """``(expected leaf statistics, objective)`` under ``params``."""
+        gamma, _ = self.family.memberships(params, self.X)
+        _, sub = self.family.sub_responsibilities(self.R, gamma, self.dtype)
+        leaves = self.family.leaf.expected_stats(params.leaves, self.X, sub)
+        return tree_map(lambda a: np.asarray(a, self.dtype), leaves)
+
+    def step(self, payload):
+        used = payload[0]
+        _, (prior, params) = self.estimate(used, self.frozen)
+        value, _ = objective(self.family, prior, params, self.X, self.R, self.kind)
+        return (self.expected(params), used), value
+
+    def from_memberships(self, gamma):
+        filled = at_column_means(self.X).astype(self.dtype)
+        _, sub = self.family.sub_responsibilities(self.R, gamma, self.dtype)
+        return self._started(self.family.leaf.suff_stats(filled, sub, self.dtype))
+
+    def from_params(self, params):
+        return self._started(self.expected(params))
+
+    def _started(self, leaves):
+        """The first payload; the leaf's ridge and prior resolved from it unless given
+        (they hold for every start: their totals do not depend on the memberships)."""
+        if self.frozen is None:
+            leaf = self.family.leaf
+            ridge = leaf.ridge(leaves)
+            self.frozen = (ridge, leaf.prior(leaves, ridge))
+        return (leaves, None)
+
+    def iterate(self, initial, tol, max_iter) -> em.EMState:
+        leaf = self.family.leaf
+        fit = em.run_extrapolated(
+            initial,
+            self.step,
+            tol=tol,
+            max_iter=max_iter,
+            extrapolate=gaussian_em.extrapolation(self.kind, leaf.covariance_type),
+            trial_step=gaussian_em.trial(self.step),
+        )
+        return fit.state
+
+    def final(self, state):
+        stats, _ = self.estimate(state.payload[1], self.frozen)
+        return stats, self.frozen
+
+    def assemble(self, runs, chosen):
+        """Each class's sub-classes' statistics from its chosen run."""
+        M = self.family.size
+        parts = [state.payload[1] for state in runs]
+        leaves = tree_map(np.array, parts[0])
+        for k, r in enumerate(chosen):
+            block = slice(k * M, (k + 1) * M)
+            leaves = type(leaves)(
+                *(
+                    np.concatenate([mine[: block.start], theirs[block], mine[block.stop :]])
+                    for mine, theirs in zip(leaves, parts[r], strict=True)
+                )
+            )
+        stats, _ = self.estimate(leaves, self.frozen)
+        return stats, self.frozen

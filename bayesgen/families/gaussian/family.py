@@ -31,7 +31,12 @@ from bayesgen.families.gaussian.posterior import (
     posterior,
     sample_params,
 )
-from bayesgen.families.gaussian.prior import log_prior, resolve_prior
+from bayesgen.families.gaussian.prior import (
+    covariance_log_prior,
+    log_prior,
+    mean_log_prior,
+    resolve_prior,
+)
 from bayesgen.families.gaussian.stats import (
     GaussianStats,
     check_covariance_type,
@@ -40,7 +45,7 @@ from bayesgen.families.gaussian.stats import (
     total_moments,
 )
 from bayesgen.families.namespace import namespace
-from bayesgen.families.protocol import FeatureFamily, as_numbers
+from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers
 
 _COVARIANCE_DIMS = {
     "full": ("class", "feature", "feature2"),
@@ -210,6 +215,26 @@ class GaussianFamily(FeatureFamily):
         if kind in ("mle", "unbiased"):
             return 0.0
         return log_prior(prior, params, self.covariance_type)
+
+    def sub_class_log_prior(self, prior: NormalInverseWishart, params: GaussianParams, kind):
+        """`log_prior` split by class, ``(n_classes,)``: each class's mean and covariance
+        (what a mixture's EM compares class by class).
+
+        Raises
+        ------
+        NoClosedForm
+            For ``"tied"``: one covariance serves every class.
+        """
+        n_classes = np.shape(params.means)[0]
+        if kind in ("mle", "unbiased"):
+            return np.zeros(n_classes)
+        if self.covariance_type == "tied":
+            raise NoClosedForm("a tied covariance's prior is not split by class")
+        prior = type(prior)(*(np.asarray(leaf) for leaf in prior))
+        means, covariances = np.asarray(params.means), np.asarray(params.covariances)
+        return covariance_log_prior(prior, covariances, self.covariance_type) + mean_log_prior(
+            prior, means, covariances, self.covariance_type
+        )
 
     def check_positive_definite(self, params: GaussianParams) -> None:
         """Raise a ``ValueError`` when a covariance of ``params`` is singular."""
