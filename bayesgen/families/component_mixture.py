@@ -343,12 +343,15 @@ class MixtureFamily(FeatureFamily):
         return float(np.sum(weight_terms)) + leaf_term
 
     # ------------------------------------------------------------ densities
-    def _component_log_likelihood(self, params, X, row_terms: bool) -> np.ndarray:
+    def _component_log_likelihood(self, params, X, row_terms: bool, leaf=None) -> np.ndarray:
         """(n_samples, n_classes, n_components) array of
-        $\\log w_{km} + \\log p(x_i \\mid \\theta_{km})$."""
+        $\\log w_{km} + \\log p(x_i \\mid \\theta_{km})$; ``leaf``: the leaf's
+        log-likelihoods (n, K M) when the caller has them."""
         weights = np.asarray(params.weights)
         K, M = weights.shape
-        leaf = np.asarray(self.leaf.log_likelihood(params.leaves, X, row_terms=row_terms))
+        if leaf is None:
+            leaf = self.leaf.log_likelihood(params.leaves, X, row_terms=row_terms)
+        leaf = np.asarray(leaf)
         with np.errstate(divide="ignore"):
             log_weights = np.log(weights)
         # A component of weight 0 adds nothing, whatever its own density says (-inf or NaN).
@@ -360,12 +363,14 @@ class MixtureFamily(FeatureFamily):
         entries are integrated out by the leaf."""
         return logsumexp(self._component_log_likelihood(params, X, row_terms), axis=2)
 
-    def memberships(self, params, X) -> tuple[np.ndarray, np.ndarray]:
+    def memberships(self, params, X, leaf_log_likelihood=None) -> tuple[np.ndarray, np.ndarray]:
         """``(gamma, log_likelihood)``: $\\gamma_{ikm}$ (n, K, M) and $\\log p(x_i \\mid k)$ (n, K).
 
-        A row impossible under every component of a class gets uniform memberships there.
+        ``leaf_log_likelihood`` (n, K M): the leaf's log-likelihoods of ``X`` when the caller
+        has them. A row impossible under every component of a class gets uniform
+        memberships there.
         """
-        terms = self._component_log_likelihood(params, X, row_terms=True)
+        terms = self._component_log_likelihood(params, X, True, leaf_log_likelihood)
         log_likelihood = logsumexp(terms, axis=2)
         finite = np.isfinite(log_likelihood)[:, :, None]
         with np.errstate(invalid="ignore"):

@@ -91,11 +91,14 @@ def _joins_missing(family: MixtureFamily, X, leaf_stats) -> bool:
     return True
 
 
-def objective(family: MixtureFamily, prior, params, X, R: np.ndarray, kind: str):
+def objective(
+    family: MixtureFamily, prior, params, X, R: np.ndarray, kind: str, leaf_log_likelihood=None
+):
     """``(objective, memberships)``: $\\sum_{ik} R_{ik}\\log p(x_i \\mid k) + \\log p(\\theta)$
     of ``params``, and $\\gamma$ under them. The objective is one value per class where the
-    family splits its log prior by class (`MixtureFamily.class_log_prior`), else a float."""
-    gamma, log_likelihood = family.memberships(params, X)
+    family splits its log prior by class (`MixtureFamily.class_log_prior`), else a float.
+    ``leaf_log_likelihood``: the leaf's (n, K M) log-likelihoods when the caller has them."""
+    gamma, log_likelihood = family.memberships(params, X, leaf_log_likelihood)
     # A row of weight 0 adds nothing, even where its class gives it probability 0 (0 * -inf).
     weighted = np.sum(R * np.where(R > 0, log_likelihood, 0.0), axis=0)
     log_prior = family.class_log_prior(prior, params, kind)
@@ -303,18 +306,36 @@ class _MissingRun(_Run):
         stats = MixtureFamilyStats(counts.astype(self.dtype, copy=False), leaves)
         return stats, self.family.estimate(stats, self.kind, frozen)
 
-    def expected(self, params):
-        """``(expected leaf statistics, objective)`` under ``params``."""
-        gamma, _ = self.family.memberships(params, self.X)
+    def expected(self, params, gamma=None):
+        """The leaf's expected statistics of the completed rows under ``params`` (and the
+        memberships ``gamma`` under them, when known)."""
+        if gamma is None:
+            gamma, _ = self.family.memberships(params, self.X, self.leaf_log_likelihood(params))
         _, sub = self.family.sub_responsibilities(self.R, gamma, self.dtype)
         leaves = self.family.leaf.expected_stats(params.leaves, self.X, sub)
         return tree_map(lambda a: np.asarray(a, self.dtype), leaves)
 
+    def leaf_log_likelihood(self, params):
+        """Each row's observed-block density under every component, in one pass."""
+        leaf = self.family.leaf
+        scorer = getattr(leaf, "observed_log_likelihood", None)
+        if scorer is None:
+            return leaf.log_likelihood(params.leaves, self.X)
+        return scorer(params.leaves, self.X)
+
     def step(self, payload):
         used = payload[0]
         _, (prior, params) = self.estimate(used, self.frozen)
-        value, _ = objective(self.family, prior, params, self.X, self.R, self.kind)
-        return (self.expected(params), used), value
+        value, gamma = objective(
+            self.family,
+            prior,
+            params,
+            self.X,
+            self.R,
+            self.kind,
+            self.leaf_log_likelihood(params),
+        )
+        return (self.expected(params, gamma), used), value
 
     def from_memberships(self, gamma):
         filled = at_column_means(self.X).astype(self.dtype)

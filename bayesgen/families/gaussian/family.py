@@ -262,6 +262,14 @@ class GaussianFamily(FeatureFamily):
             complete = log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
             return self.with_missing_rows(params, X, complete, row_terms=row_terms)
 
+    def observed_log_likelihood(self, params: GaussianParams, X) -> np.ndarray:
+        """`log_likelihood` of rows most of which miss some entry: every row scored by its
+        observed block at once (a complete row is one block), with no pass scoring the
+        rows as complete first. EM over missing entries scores so at every iteration."""
+        result = np.empty((X.shape[0], np.shape(params.means)[0]), dtype=X.dtype)
+        self._score_observed_blocks(params, result, np.arange(X.shape[0]), X, True)
+        return result
+
     def with_missing_rows(
         self, params: GaussianParams, X, complete, *, row_terms: bool = True
     ) -> np.ndarray:
