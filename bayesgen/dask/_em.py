@@ -9,8 +9,6 @@ shares and the log prior, merges the statistics and installs them.
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 from sklearn.utils import check_random_state
 
@@ -37,7 +35,7 @@ def fit(estimator, blocks: RowBlocks, labels: np.ndarray, n_unlabeled: list, dty
             random = [rng.dirichlet(ones, size=count) for count in n_unlabeled]
         history, converged = _run(estimator, blocks, classes, dtype, random)
         if best is None or history[-1] > best[0]:
-            best = (history[-1], copy.deepcopy(estimator.__dict__), history, converged)
+            best = (history[-1], estimator._fitted_state(), history, converged)
     return semi_supervised_fit.keep_best_run(estimator, best)
 
 

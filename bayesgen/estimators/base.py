@@ -132,6 +132,21 @@ class GenerativeClassifier(
     #: of that class (``score_samples``, ``sample``), and every prediction is that class.
     min_classes: ClassVar[int] = 2
 
+    #: Fitted attributes a fit sets beside its value ``joint_`` (kept with it by EM restarts).
+    _state_beside_value: ClassVar[tuple[str, ...]] = ()
+
+    def _fitted_state(self) -> dict:
+        """What the last fit learned: the value ``joint_`` and the attributes kept beside it
+        (`_state_beside_value`), by name; an EM restart compares and keeps these."""
+        names = ("joint_", *self._state_beside_value)
+        return {name: self.__dict__[name] for name in names if name in self.__dict__}
+
+    def _restore_fitted_state(self, state: dict) -> None:
+        """Put back a `_fitted_state` (what another fit set beside it goes)."""
+        for name in ("joint_", *self._state_beside_value):
+            self.__dict__.pop(name, None)
+        self.__dict__.update(state)
+
     def _check_X(self, X, *, reset: bool):
         return check_features(self, X, reset=reset)
 

@@ -134,6 +134,17 @@ def _parameter_writer(field: str):
 
 class GaussianDA(FisherProjection, JointView):
     model_name = "gaussian-da"
+    _state_beside_value = (
+        "ridge_",
+        "fitted_with_missing_",
+        "fourth_moments_",
+        "shrinkage_",
+        "scalings_",
+        "xbar_",
+        "explained_variance_ratio_",
+        "_missing_fit_rows",  # the rows behind a gappy fit's posterior (missing_posterior)
+        "_missing_fit_weights",
+    )
     #: One class is the table's own density (imputation, sampling, scores without labels);
     #: the presets LDA and QDA refuse it, as scikit-learn's discriminant analysis does.
     min_classes = 1

@@ -306,6 +306,7 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior, JointView):
 
     # ------------------------------------------------------------ the value
     fits_missing_by_em = True
+    _state_beside_value = ("feature_families_", "column_groups_", "family_log_evidence_")
 
     def _missing_em_settings(self, group):
         settings = self._settings(group)

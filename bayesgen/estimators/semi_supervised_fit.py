@@ -7,13 +7,13 @@ M-step inside EM differs) and its log-likelihood. A family with a loop of its ow
 (``_jitted_em``: a Gaussian without missing values, the kernel density's self-training)
 runs it instead.
 
-Each start runs on the estimator itself; the fitted attributes of the best start (highest
-final objective) are kept and put back once all have run.
+Each start runs on the estimator itself; the fitted value of the best start (highest final
+objective, ``_fitted_state``: ``joint_`` and what the fit sets beside it) is kept and put
+back once all have run.
 """
 
 from __future__ import annotations
 
-import copy
 import warnings
 
 import numpy as np
@@ -63,18 +63,18 @@ def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
         )
         history, converged = _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial)
         if best is None or history[-1] > best[0]:
-            best = (history[-1], copy.deepcopy(estimator.__dict__), history, converged)
+            best = (history[-1], estimator._fitted_state(), history, converged)
     return keep_best_run(estimator, best)
 
 
 def keep_best_run(estimator, best):
-    """Restore the best EM run's fitted attributes and record its history; warn if it did
-    not converge.
+    """Restore the best EM run's fitted value and record its history; warn if it did not
+    converge.
 
-    ``best`` is ``(final objective, the estimator's fitted attributes, history, converged)``.
+    ``best`` is ``(final objective, the estimator's _fitted_state, history, converged)``.
     """
     _, state, history, converged = best
-    estimator.__dict__.update(state)
+    estimator._restore_fitted_state(state)
     if not converged:
         warnings.warn(
             f"EM over the unlabelled rows did not converge in max_iter={estimator.max_iter} "
