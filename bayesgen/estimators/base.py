@@ -31,7 +31,6 @@ from bayesgen.frames import column_schema
 from bayesgen.inference import log_space, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.validation import (
-    check_class_probabilities,
     check_features,
     check_labels,
     check_weights,
@@ -118,12 +117,11 @@ class GenerativeClassifier(
 ):
     """Base class of the generative classifiers: fitting and prediction over one joint.
 
-    Subclasses implement ``_check_hyperparameters``, ``_feature_stats``,
-    ``_merge_feature_stats``, ``_update_parameters`` and ``_log_likelihood(X, dtype, *,
-    row_terms)`` (which may leave out terms that depend on the row only when
-    ``row_terms`` is false, as they cancel from p(y | x)), describe
-    their class prior through ``_class_prior_settings`` and their share of the generative
-    story through ``_story_part``, and may override ``_check_X`` (the default accepts
+    Every estimator is a view of its fitted value (`bayesgen.estimators.joint_view.JointView`,
+    which implements ``_add_rows``, ``_install_stats``, ``_feature_stats``,
+    ``_merge_feature_stats`` and ``_log_likelihood(X, dtype, *, row_terms)`` from the
+    family); a subclass implements ``_check_hyperparameters``, describes its class prior
+    through ``_class_prior_settings`` and may override ``_check_X`` (the default accepts
     dense, finite, numeric arrays) and ``_story_features``.
     """
 
@@ -326,22 +324,6 @@ class GenerativeClassifier(
         self._add_labelled_rows(X, class_index, weights, all_classes.shape[0], reset=first_call)
         return self
 
-    def _add_rows(self, X, responsibilities: np.ndarray, *, reset):
-        """Fit (``reset``) or update the statistics from rows and their class weights.
-
-        ``responsibilities`` is the NumPy (n_samples, n_classes) matrix R: one-hot times
-        the sample weight for a labelled row, soft class probabilities for an unlabelled
-        one.
-        """
-        dtype = compute_dtype(X.dtype)
-        if not reset:
-            dtype = compute_dtype(dtype, self.class_count_.dtype)
-        with precision(dtype):
-            stats = self._batch_stats(X, responsibilities, dtype)
-            if not reset:
-                stats = self._merge_stats((self._class_stats, self._stats), stats, dtype)
-            self._install_stats(*stats)
-
     def _batch_stats(self, X, responsibilities: np.ndarray, dtype, **options):
         """The statistics of one batch of rows: (class counts, the family's statistics).
 
@@ -365,28 +347,6 @@ class GenerativeClassifier(
             class_prior.merge(_like(previous[0], class_stats, dtype), class_stats),
             self._merge_feature_stats(_like(previous[1], feature_stats, dtype), feature_stats),
         )
-
-    def _install_stats(self, class_stats, feature_stats, **options):
-        """Keep the statistics and derive the parameters and class prior from them.
-
-        ``options`` go to ``_update_parameters``: what a subclass's fit passes explicitly
-        (an EM step's fixed prior or kernels); none for a plain fit.
-        """
-        self._class_stats = _to_numpy(class_stats)
-        self._stats = _to_numpy(feature_stats)
-        self.class_count_ = self._class_stats.counts
-        self._update_parameters(**options)
-        self.class_prior_ = self._estimate_class_prior()
-
-    def _estimate_class_prior(self) -> np.ndarray:
-        fixed, concentration, kind = self._class_prior_settings()
-        n_classes = self.classes_.shape[0]
-        if fixed is not None:
-            name = getattr(self, "_class_prior_argument", "priors")
-            fixed = check_class_probabilities(fixed, n_classes, name)
-            return fixed.astype(self.class_count_.dtype)
-        prior = class_prior.Dirichlet(np.full(n_classes, concentration, self.class_count_.dtype))
-        return np.asarray(class_prior.point_estimate(prior, self._class_stats, kind))
 
     # --------------------------------------------------------------- prediction
     def _prepare(self, X):
