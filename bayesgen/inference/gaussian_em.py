@@ -26,6 +26,7 @@ from bayesgen.families import gaussian
 from bayesgen.families.gaussian import missing
 from bayesgen.families.gaussian.completed_stats import completed_stats
 from bayesgen.inference import em, squarem
+from bayesgen.inference.observed_entries import observed_stats
 from bayesgen.missing import at_column_means
 
 
@@ -307,9 +308,8 @@ def diagonal_fixed_point(family, X, responsibilities, dtype, *, m_step, kind: st
     lost = 1 if kind == "unbiased" else 0
     X = np.ascontiguousarray(X)
     R = np.asarray(responsibilities, dtype=np.float64)
-    observed = ~np.isnan(X)
-    values = np.where(observed, X, 0.0)
-    n_observed = R.T @ observed  # (K, d)
+    # Per class and feature: the observed entries' weight, mean and centred sum of squares.
+    n_observed, means, centred = observed_stats(X, R)
     # A class without weight yet (a partial_fit batch), or a feature seen too rarely: EM's.
     if np.any(R.sum(axis=0) <= 0) or np.any(n_observed <= lost):
         return None
@@ -318,15 +318,6 @@ def diagonal_fixed_point(family, X, responsibilities, dtype, *, m_step, kind: st
     _, frozen = m_step(start_stats, None)
     ridge = np.asarray(frozen[0], dtype=np.float64)
     counts = R.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = (R.T @ values) / n_observed
-    # Sums of squares about the means themselves (one pass of raw squares loses digits).
-    centred = np.stack(
-        [
-            (R[:, k, None] * np.where(observed, X - means[k], 0.0) ** 2).sum(axis=0)
-            for k in range(R.shape[1])
-        ]
-    )
     variances = (centred + (counts[:, None] - lost) * ridge) / (n_observed - lost)
     scatter = centred + (counts[:, None] - n_observed) * variances
     stats = gaussian.GaussianStats(
