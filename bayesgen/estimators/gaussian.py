@@ -20,7 +20,13 @@ from bayesgen.families import class_prior, e1071_floor, gaussian
 from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
-from bayesgen.validation import FewRowsWarning, caller_stacklevel, check_features, check_positive
+from bayesgen.validation import (
+    FewRowsWarning,
+    check_features,
+    check_positive,
+    complete_rows_by_class,
+    warn_few_complete_rows,
+)
 from bayesgen.wide_data import check_covariance_cost
 
 jax = lazy_module("jax")
@@ -535,26 +541,15 @@ class GaussianDA(FisherProjection, JointView):
             return  # a prior ("map", "mean") keeps each covariance proper
         if gaussian_regularised.is_regularised(self):
             return
-        n_features = X.shape[1]
-        in_class = responsibilities > 0
-        complete = np.count_nonzero(in_class & ~np.isnan(X).any(axis=1)[:, None], axis=0)
-        rows = np.count_nonzero(in_class, axis=0)
-        few = np.flatnonzero((rows > 0) & (complete < n_features))
-        if few.size == 0:
-            return
-        names = ", ".join(
-            f"{str(self.classes_[k])!r} ({complete[k]} complete of {rows[k]} rows)" for k in few[:5]
-        )
-        subject = "class" if few.size == 1 else "classes"
-        verb, owner = ("has", "its") if few.size == 1 else ("have", "their")
-        warnings.warn(
-            f"{type(self).__name__}: {subject} {names}{' ...' if few.size > 5 else ''} "
-            f"{verb} fewer complete rows than the {n_features} features, so EM estimates "
-            f"{owner} covariance from incomplete rows alone and can make it nearly singular "
-            "(overconfident probabilities); use reg_alpha to move it toward the pooled "
-            "covariance (RDACV chooses reg_alpha by cross-validation), LDA, or GaussianNB.",
-            FewRowsWarning,
-            stacklevel=caller_stacklevel(),
+        complete, rows = complete_rows_by_class(X, responsibilities)
+        warn_few_complete_rows(
+            type(self).__name__,
+            self.classes_,
+            complete,
+            rows,
+            X.shape[1],
+            "use reg_alpha to move it toward the pooled covariance (RDACV chooses reg_alpha "
+            "by cross-validation), LDA, or GaussianNB.",
         )
 
     def _warn_few_rows(self, counts, n_features: int) -> None:

@@ -24,7 +24,13 @@ from bayesgen.families.namespace import tree_map
 from bayesgen.inference import mixture_family_em
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.missing import at_column_means
-from bayesgen.validation import check_count, check_features, check_positive
+from bayesgen.validation import (
+    check_count,
+    check_features,
+    check_positive,
+    complete_rows_by_class,
+    warn_few_complete_rows,
+)
 
 INIT_PARAMS = ("kmeans", "random")
 
@@ -258,6 +264,31 @@ class MixtureDA(JointView):
         stats = resolver.suff_stats(np.ascontiguousarray(filled, dtype=R.dtype), R, R.dtype)
         ridge = resolver.ridge(stats)
         return np.asarray(ridge), tree_map(np.asarray, resolver.prior(stats, ridge))
+
+    def _fit_by_em(self, family, X, R: np.ndarray, value) -> None:
+        self._warn_few_complete_rows(family, X, R)
+        super()._fit_by_em(family, X, R, value)
+
+    def _warn_few_complete_rows(self, family, X, R: np.ndarray) -> None:
+        """Warn (`FewRowsWarning`) when a class's full covariances are never seen whole:
+        fewer complete rows than features per covariance ("full": each component has its
+        own; "tied": one per class), under an estimate without a prior to keep them proper."""
+        if self.covariance_type not in ("full", "tied") or self.estimate != "mle":
+            return
+        complete, rows = complete_rows_by_class(X, R)
+        components = None
+        if self.covariance_type == "full":
+            components = family.active(R.shape[1]).sum(axis=1)
+        warn_few_complete_rows(
+            type(self).__name__,
+            self.classes_,
+            complete,
+            rows,
+            X.shape[1],
+            "use estimate='map' (the prior keeps every covariance proper), fewer "
+            "components, or covariance_type='diag'.",
+            components,
+        )
 
     def _em_starts(self, X, R: np.ndarray) -> list:
         """``n_init_components`` starting memberships (n, K, M): k-means on each class's

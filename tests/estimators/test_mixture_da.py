@@ -1,6 +1,7 @@
 """MixtureDA: a Gaussian mixture per class, fitted by EM on the responsibilities path."""
 
 import functools
+import warnings
 
 import jax
 import numpy as np
@@ -438,3 +439,34 @@ def test_bad_input():
     model = MixtureDA(random_state=0).partial_fit(X, y, classes=[0, 1])
     with pytest.raises(ValueError, match="cannot add rows with partial_fit.*every row at once"):
         model.partial_fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(("covariance_type", "per_component"), [("full", True), ("tied", False)])
+def test_few_complete_rows_warn_with_the_classes_and_counts(covariance_type, per_component):
+    """Gappy small classes (issue 32's wine split): each class named with its complete and
+    total rows, counted here; "map" (the remedy it names) does not warn."""
+    from sklearn.datasets import load_wine
+    from sklearn.model_selection import train_test_split
+
+    from bayesgen.validation import FewRowsWarning
+
+    X, y = load_wine(return_X_y=True)
+    X_train, _, y_train, _ = train_test_split(X, y, test_size=0.3, stratify=y, random_state=0)
+    X_train = X_train.copy()
+    X_train[np.random.default_rng(77).random(X_train.shape) < 0.2] = np.nan
+    complete = ~np.isnan(X_train).any(axis=1)
+    model = MixtureDA(covariance_type=covariance_type, random_state=0)
+    with pytest.warns(FewRowsWarning) as caught:
+        model.fit(X_train, y_train)
+    message = " ".join(str(w.message) for w in caught if w.category is FewRowsWarning)
+    for k in range(3):
+        rows = y_train == k
+        assert f"'{k}' ({np.sum(complete & rows)} complete of {np.sum(rows)} rows)" in message
+    assert ("for each of their components" in message) == per_component
+    assert "estimate='map'" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FewRowsWarning)
+        MixtureDA(covariance_type=covariance_type, estimate="map", random_state=0).fit(
+            X_train, y_train
+        )
