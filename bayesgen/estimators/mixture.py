@@ -21,10 +21,11 @@ from bayesgen.families.component_mixture import (
 )
 from bayesgen.families.gaussian.group_tied import GroupTiedGaussian
 from bayesgen.families.namespace import tree_map
-from bayesgen.inference import mixture_family_em
+from bayesgen.inference import component_count, mixture_family_em
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.missing import at_column_means
 from bayesgen.validation import (
+    FewRowsWarning,
     check_count,
     check_features,
     check_positive,
@@ -33,10 +34,13 @@ from bayesgen.validation import (
 )
 
 INIT_PARAMS = ("kmeans", "random")
+#: The component counts ``n_components="auto"`` compares for each class.
+AUTO_CANDIDATES = (1, 2, 3, 4, 5)
 
 
 class MixtureDA(JointView):
     model_name = "mixture-da"
+    _state_beside_value = ("component_choice_",)
     min_classes = 1  # one class: a Gaussian mixture of the whole table
     __doc__ = (
         r"""Mixture discriminant analysis: a mixture of Gaussians as each class's density.
@@ -65,10 +69,12 @@ class MixtureDA(JointView):
 
     Parameters
     ----------
-    n_components : int or sequence of int, default=2
+    n_components : int, sequence of int or "auto", default=2
         Gaussian components per class $M_k$; one value for every class, or one per
         class in the order of ``classes_``. Each class needs at least that many rows with
-        positive weight.
+        positive weight. ``"auto"``: each class's $M_k$ among 1 to 5, chosen by 3-fold
+        held-out log-likelihood of its rows (the fewest within one standard error of the
+        best; `bayesgen.inference.component_count`), reported in ``component_choice_``.
     covariance_type : {"full", "tied", "diag", "spherical"}, default="full"
         As in ``sklearn.mixture.GaussianMixture``, within each class: a covariance per
         component, one covariance shared by a class's components, diagonal per component,
@@ -135,6 +141,10 @@ class MixtureDA(JointView):
         EM over them (``GaussianDA``'s).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
+    component_choice_ : ComponentChoice
+        With ``n_components="auto"``: the chosen ``counts``, the ``candidates`` and each
+        class's held-out mean log-likelihood per row, ``scores`` of shape
+        (n_candidates, n_folds, n_classes).
     joint_ : FittedJoint
         The fitted value: the mixture family's statistics, prior and parameters (its leaf's
         over the ``n_classes * M`` components), and the ridge and prior EM held.
@@ -214,7 +224,14 @@ class MixtureDA(JointView):
             )
         if self.init_params not in INIT_PARAMS:
             raise ValueError(f"init_params must be one of {INIT_PARAMS}; got {self.init_params!r}.")
-        MixtureFamily(gaussian.GaussianFamily(), self.n_components).check()
+        if isinstance(self.n_components, str):
+            if self.n_components != "auto":
+                raise ValueError(
+                    "n_components must be an integer >= 1, a sequence of them (one per "
+                    f"class) or 'auto'; got {self.n_components!r}."
+                )
+        else:
+            MixtureFamily(gaussian.GaussianFamily(), self.n_components).check()
         check_count(self.n_init_components, "n_init_components")
         check_count(self.max_iter, "max_iter")
         check_positive(self.reg_covar, "reg_covar", allow_zero=True)
@@ -231,8 +248,17 @@ class MixtureDA(JointView):
         return gaussian.GaussianFamily.of(self)
 
     def _base_family(self) -> MixtureFamily:
-        """A mixture per class over Gaussian components; ``"tied"`` shares one covariance
-        among a class's components (`GroupTiedGaussian`)."""
+        """A mixture per class over Gaussian components (the counts ``"auto"`` chose once
+        fitted; before, the largest candidate)."""
+        counts = self.n_components
+        if isinstance(counts, str):
+            choice = self.__dict__.get("component_choice_")
+            counts = AUTO_CANDIDATES[-1] if choice is None else tuple(choice.counts.tolist())
+        return self._family_for(counts)
+
+    def _family_for(self, counts) -> MixtureFamily:
+        """The mixture with ``counts`` components per class; ``"tied"`` shares one
+        covariance among a class's components (`GroupTiedGaussian`)."""
         leaf = self._gaussian()
         if self.covariance_type == "tied":
             settings = {
@@ -240,9 +266,8 @@ class MixtureDA(JointView):
                 for name in gaussian.GaussianFamily.HYPERPARAMETERS
                 if name != "covariance_type"
             }
-            size = MixtureFamily(leaf, self.n_components).size
-            leaf = GroupTiedGaussian(size, **settings)
-        return MixtureFamily(leaf, self.n_components, self.weight_concentration_prior)
+            leaf = GroupTiedGaussian(MixtureFamily(leaf, counts).size, **settings)
+        return MixtureFamily(leaf, counts, self.weight_concentration_prior)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -266,8 +291,51 @@ class MixtureDA(JointView):
         return np.asarray(ridge), tree_map(np.asarray, resolver.prior(stats, ridge))
 
     def _fit_by_em(self, family, X, R: np.ndarray, value) -> None:
+        if value is None:
+            self.__dict__.pop("component_choice_", None)
+        if self.n_components == "auto" and value is None:
+            self.component_choice_ = self._choose_components(X, R)
+            family = self._base_family()
         self._warn_few_complete_rows(family, X, R)
         super()._fit_by_em(family, X, R, value)
+
+    def _choose_components(self, X, R: np.ndarray) -> component_count.ComponentChoice:
+        """Each class's $M_k$ by held-out log-likelihood (`component_count.choose`); the
+        candidate fits start from one k-means start each and warn nothing (the final fit
+        does)."""
+        rng = check_random_state(self.random_state)
+        settings = self._fit_settings()
+
+        def fit(count, rows):
+            rows_per_class = np.count_nonzero(R[rows] > 0, axis=0)
+            family = self._family_for(tuple(np.minimum(count, rows_per_class).clip(1).tolist()))
+            X_rows, R_rows = X[rows], R[rows]
+            start = self._memberships(
+                at_column_means(X_rows), R_rows, family.active(R.shape[1]), rng
+            )
+            fitted = mixture_family_em.fit(
+                family,
+                X_rows,
+                R_rows,
+                self.classes_,
+                settings,
+                max_iter=self.max_iter,
+                tol=self.tol,
+                start=start,
+                frozen=self._em_frozen(family, X_rows, R_rows),
+            )
+            return family, fitted.joint
+
+        def log_likelihood(model, rows):
+            family, value = model
+            return family.log_likelihood(value.params, X[rows])
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            warnings.simplefilter("ignore", FewRowsWarning)
+            return component_count.choose(
+                fit, log_likelihood, R, AUTO_CANDIDATES, random_state=rng.randint(2**31 - 1)
+            )
 
     def _warn_few_complete_rows(self, family, X, R: np.ndarray) -> None:
         """Warn (`FewRowsWarning`) when a class's full covariances are never seen whole:

@@ -470,3 +470,59 @@ def test_few_complete_rows_warn_with_the_classes_and_counts(covariance_type, per
         MixtureDA(covariance_type=covariance_type, estimate="map", random_state=0).fit(
             X_train, y_train
         )
+
+
+def _one_and_three_blobs(n=900, seed=0):
+    """Class 0 one Gaussian; class 1 three well-separated ones."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    centres = np.array([[0.0, 8.0], [-6.0, -4.0], [0.0, -4.0], [6.0, -4.0]])
+    blob = np.where(y == 0, 0, 1 + rng.integers(0, 3, n))
+    return centres[blob] + rng.normal(size=(n, 2)), y
+
+
+def test_auto_chooses_each_class_its_own_number_of_components():
+    """n_components="auto": one component for the one-blob class, three for the other, by
+    held-out log-likelihood; the fit is the one with those counts given."""
+    X, y = _one_and_three_blobs()
+    auto = MixtureDA(n_components="auto", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(auto.n_components_, [1, 3])
+    choice = auto.component_choice_
+    assert choice.scores.shape == (5, 3, 2)
+    means = choice.scores.mean(axis=1)
+    assert means[2, 1] > means[1, 1] + 0.1  # three blobs: 3 components beat 2 clearly
+    np.testing.assert_array_equal(auto.weights_[0], [1.0, 0.0, 0.0])
+    given = MixtureDA(n_components=[1, 3], random_state=0).fit(X, y)
+    assert auto.score(X, y) == given.score(X, y)
+    again = MixtureDA(n_components="auto", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(again.predict_proba(X), auto.predict_proba(X))
+    with pytest.raises(ValueError, match="n_components must be an integer >= 1, a sequence"):
+        MixtureDA(n_components="many").fit(X, y)
+
+
+def test_the_fewest_components_within_one_standard_error():
+    from bayesgen.inference.component_count import _fewest_within_one_error
+
+    candidates = np.array([1, 2, 3])
+    # Class 0: 2 is best, 1 far below; class 1: 3 is best by less than its spread over
+    # the folds, so 2 is kept; class 2: only 1 was possible.
+    scores = np.array(
+        [
+            [[-5.0, -3.0, -1.0], [-5.0, -3.0, -1.0]],
+            [[-1.0, -2.0, -np.inf], [-1.2, -2.2, -np.inf]],
+            [[-1.1, -1.6, -np.inf], [-1.1, -2.4, -np.inf]],
+        ]
+    )
+    np.testing.assert_array_equal(_fewest_within_one_error(scores, candidates), [2, 2, 1])
+
+
+def test_an_automatic_choice_is_saved_with_the_model(tmp_path):
+    import bayesgen
+
+    X, y = _one_and_three_blobs(n=300)
+    model = MixtureDA(n_components="auto", random_state=0).fit(X, y)
+    model.save(tmp_path / "auto.bgm")
+    loaded = bayesgen.load(tmp_path / "auto.bgm")
+    np.testing.assert_array_equal(loaded.component_choice_.scores, model.component_choice_.scores)
+    np.testing.assert_array_equal(loaded.n_components_, model.n_components_)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
