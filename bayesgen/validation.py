@@ -45,21 +45,14 @@ class FewRowsWarning(UserWarning):
     """
 
 
-def complete_rows_by_class(X: np.ndarray, responsibilities: np.ndarray):
-    """``(complete, rows)``: per class, its rows with no missing entry and all its rows
-    (of positive weight)."""
+def warn_few_complete_rows(owner, X: np.ndarray, responsibilities, remedy: str, components=None):
+    """Warn (`FewRowsWarning`) naming each class of ``owner`` (a fitted estimator) with rows
+    but fewer complete ones than the features (times its ``components``, one full
+    covariance each): EM then estimates its covariance from incomplete rows alone."""
     in_class = np.asarray(responsibilities) > 0
     complete = np.count_nonzero(in_class & ~np.isnan(X).any(axis=1)[:, None], axis=0)
-    return complete, np.count_nonzero(in_class, axis=0)
-
-
-def warn_few_complete_rows(
-    owner: str, classes, complete, rows, n_features: int, remedy: str, components=None
-):
-    """Warn (`FewRowsWarning`) naming each class with rows but fewer complete ones than
-    ``n_features`` (times its ``components``, one full covariance each): EM then estimates
-    its covariance from incomplete rows alone."""
-    complete, rows = np.asarray(complete), np.asarray(rows)
+    rows = np.count_nonzero(in_class, axis=0)
+    classes, n_features = owner.classes_, X.shape[1]
     needed = n_features * (1 if components is None else np.asarray(components))
     few = np.flatnonzero((rows > 0) & (complete < needed))
     if few.size == 0:
@@ -71,8 +64,9 @@ def warn_few_complete_rows(
     verb, their = ("has", "its") if few.size == 1 else ("have", "their")
     each = "" if components is None else f" for each of {their} components"
     warnings.warn(
-        f"{owner}: {subject} {names}{' ...' if few.size > 5 else ''} {verb} fewer complete "
-        f"rows than the {n_features} features{each}, so EM estimates {their} covariance "
+        f"{type(owner).__name__}: {subject} {names}{' ...' if few.size > 5 else ''} {verb} "
+        f"fewer complete rows than the {n_features} features{each}, so EM estimates {their} "
+        "covariance "
         "from incomplete rows alone and can make it nearly singular (overconfident "
         f"probabilities); {remedy}",
         FewRowsWarning,

@@ -24,7 +24,6 @@ from bayesgen.validation import (
     FewRowsWarning,
     check_features,
     check_positive,
-    complete_rows_by_class,
     warn_few_complete_rows,
 )
 from bayesgen.wide_data import check_covariance_cost
@@ -541,13 +540,10 @@ class GaussianDA(FisherProjection, JointView):
             return  # a prior ("map", "mean") keeps each covariance proper
         if gaussian_regularised.is_regularised(self):
             return
-        complete, rows = complete_rows_by_class(X, responsibilities)
         warn_few_complete_rows(
-            type(self).__name__,
-            self.classes_,
-            complete,
-            rows,
-            X.shape[1],
+            self,
+            X,
+            responsibilities,
             "use reg_alpha to move it toward the pooled covariance (RDACV chooses reg_alpha "
             "by cross-validation), LDA, or GaussianNB.",
         )

@@ -29,7 +29,6 @@ from bayesgen.validation import (
     check_count,
     check_features,
     check_positive,
-    complete_rows_by_class,
     warn_few_complete_rows,
 )
 
@@ -343,16 +342,13 @@ class MixtureDA(JointView):
         own; "tied": one per class), under an estimate without a prior to keep them proper."""
         if self.covariance_type not in ("full", "tied") or self.estimate != "mle":
             return
-        complete, rows = complete_rows_by_class(X, R)
         components = None
         if self.covariance_type == "full":
             components = family.active(R.shape[1]).sum(axis=1)
         warn_few_complete_rows(
-            type(self).__name__,
-            self.classes_,
-            complete,
-            rows,
-            X.shape[1],
+            self,
+            X,
+            R,
             "use estimate='map' (the prior keeps every covariance proper), fewer "
             "components, or covariance_type='diag'.",
             components,
