@@ -3,8 +3,8 @@
 ``python -m benchmarks --section imputation [--quick]`` prints two Markdown tables. Each
 table (wine and breast cancer from scikit-learn; statsmodels' ``anes96`` and ``fair``
 surveys, skipped with the reason when statsmodels is missing) is split 70/30, stratified,
-its features standardised, and cells of the training and test rows hidden under two
-mechanisms:
+its features standardised by the training rows, and cells of the training and test rows
+hidden under two mechanisms:
 
 - **MCAR**: every cell with probability 0.2;
 - **MAR**: the first feature is always observed, and every other cell is hidden with
@@ -170,10 +170,11 @@ def classifiers() -> dict:
 
 
 def _split(X, y, mechanism, seed):
-    X = StandardScaler().fit_transform(X)
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.3, stratify=y, random_state=seed
     )
+    scaler = StandardScaler().fit(X_train)  # the training rows' scale: nothing seen of the test
+    X_train, X_test = scaler.transform(X_train), scaler.transform(X_test)
     rng = np.random.default_rng(seed)
     train, test = X_train.copy(), X_test.copy()
     train[hide(train, mechanism, rng)] = np.nan

@@ -11,6 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import joint
+from bayesgen._precision import compute_dtype
 from bayesgen.estimators.joint_view import JointView, fitted_attribute
 from bayesgen.families import gaussian
 from bayesgen.families.component_mixture import (
@@ -39,7 +40,9 @@ AUTO_CANDIDATES = (1, 2, 3, 4, 5)
 
 class MixtureDA(JointView):
     model_name = "mixture-da"
-    _state_beside_value = ("component_choice_",)
+    # The counts of the fit (fixed or chosen), so that set_params cannot change what the
+    # fitted value means; and the automatic choice's report.
+    _state_beside_value = ("n_components_", "component_choice_")
     min_classes = 1  # one class: a Gaussian mixture of the whole table
     __doc__ = (
         r"""Mixture discriminant analysis: a mixture of Gaussians as each class's density.
@@ -136,7 +139,8 @@ class MixtureDA(JointView):
     log_likelihood_history_ : ndarray of shape (n_iter_,)
         The objective per EM iteration, summed over classes: $\sum_k \sum_i R_{ik}
         \log p(x_{i,o} \mid k)$ (plus the log prior of the weights, means and covariances
-        for ``"map"``); it never decreases. With unlabelled rows it is the objective of the
+        for ``"map"``, the weights' Dirichlet without its normalising constant); it never
+        decreases. With unlabelled rows it is the objective of the
         EM over them (``GaussianDA``'s).
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -246,13 +250,20 @@ class MixtureDA(JointView):
         """The Gaussian family of the hyperparameters (its covariance type as given)."""
         return gaussian.GaussianFamily.of(self)
 
+    def _is_auto(self) -> bool:
+        return isinstance(self.n_components, str) and self.n_components == "auto"
+
     def _base_family(self) -> MixtureFamily:
-        """A mixture per class over Gaussian components (the counts ``"auto"`` chose once
-        fitted; before, the largest candidate)."""
-        counts = self.n_components
-        if isinstance(counts, str):
-            choice = self.__dict__.get("component_choice_")
-            counts = AUTO_CANDIDATES[-1] if choice is None else tuple(choice.counts.tolist())
+        """A mixture per class over Gaussian components: the counts of the fit once there
+        is one (``n_components_``), else those asked for (for ``"auto"``, the largest
+        candidate until the choice is made)."""
+        counts = self.__dict__.get("n_components_")
+        if counts is not None:
+            counts = tuple(np.asarray(counts).tolist())
+        elif self._is_auto():
+            counts = AUTO_CANDIDATES[-1]
+        else:
+            counts = self.n_components
         return self._family_for(counts)
 
     def _family_for(self, counts) -> MixtureFamily:
@@ -289,14 +300,58 @@ class MixtureDA(JointView):
         ridge = resolver.ridge(stats)
         return np.asarray(ridge), tree_map(np.asarray, resolver.prior(stats, ridge))
 
+    def fit(self, X, y, sample_weight=None):
+        """Fit the class mixtures (see the class docstring); the counts are fixed, or with
+        ``"auto"`` chosen, once per call, before any restart of EM over unlabelled rows.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            NaN marks a missing entry.
+        y : array-like of shape (n_samples,)
+            Labels; ``unlabeled_marker`` marks an unlabelled row.
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        MixtureDA
+        """
+        for name in self._state_beside_value:
+            self.__dict__.pop(name, None)
+        return super().fit(X, y, sample_weight=sample_weight)
+
     def _fit_by_em(self, family, X, R: np.ndarray, value) -> None:
-        if value is None:
-            self.__dict__.pop("component_choice_", None)
-        if self.n_components == "auto" and value is None:
-            self.component_choice_ = self._choose_components(X, R)
+        if value is None and "n_components_" not in self.__dict__:
+            self.n_components_ = self._counts(X, R)
             family = self._base_family()
-        self._warn_few_complete_rows(family, X, R)
+        self._check_rows_per_component(R)
+        if np.isnan(X).any():
+            self._warn_few_complete_rows(family, X, R)
         super()._fit_by_em(family, X, R, value)
+
+    def _counts(self, X, R: np.ndarray) -> np.ndarray:
+        """Each class's $M_k$: as given, or chosen by ``"auto"`` (``component_choice_``)."""
+        n_classes = R.shape[1]
+        if self._is_auto():
+            self.component_choice_ = self._choose_components(X, R)
+            return self.component_choice_.counts
+        counts = np.asarray(self.n_components, dtype=int)
+        if counts.ndim == 1 and counts.shape != (n_classes,):
+            raise ValueError(
+                f"n_components must have one entry per class ({n_classes}: "
+                f"{self.classes_.tolist()}); got {counts.shape[0]} entries."
+            )
+        return np.broadcast_to(counts, (n_classes,)).copy()
+
+    def _check_rows_per_component(self, R: np.ndarray) -> None:
+        counts = np.asarray(self.n_components_)
+        rows = np.count_nonzero(R > 0, axis=0)
+        for k in np.flatnonzero(rows < counts):
+            raise ValueError(
+                f"n_components={counts[k]} for class {self.classes_[k]!r} needs at least "
+                f"{counts[k]} rows of that class with positive weight (one per component); "
+                f"found {rows[k]}."
+            )
 
     def _choose_components(self, X, R: np.ndarray) -> component_count.ComponentChoice:
         """Each class's $M_k$ by held-out log-likelihood (`component_count.choose`); the
@@ -358,16 +413,7 @@ class MixtureDA(JointView):
         """``n_init_components`` starting memberships (n, K, M): k-means on each class's
         rows (weighted by their responsibilities; missing entries at the column means), or
         random memberships, from one generator seeded by ``random_state``."""
-        family = self._base_family()
-        active = family.active(R.shape[1])
-        counts = active.sum(axis=1)
-        rows = np.count_nonzero(R > 0, axis=0)
-        for k in np.flatnonzero(rows < counts):
-            raise ValueError(
-                f"n_components={counts[k]} for class {self.classes_[k]!r} needs at least "
-                f"{counts[k]} rows of that class with positive weight (one per component); "
-                f"found {rows[k]}."
-            )
+        active = self._base_family().active(R.shape[1])
         rng = check_random_state(self.random_state)
         filled = at_column_means(X)
         return [self._memberships(filled, R, active, rng) for _ in range(self.n_init_components)]
@@ -395,7 +441,7 @@ class MixtureDA(JointView):
     def _em_m_step(self, X, responsibilities) -> None:
         """The M-step of EM over unlabelled rows: each class's EM continued from the
         current parameters, so that the outer objective cannot decrease (generalised EM)."""
-        R = np.asarray(responsibilities)
+        R = np.asarray(responsibilities).astype(compute_dtype(X.dtype), copy=False)
         family = self._base_family()
         self.joint_ = mixture_family_em.fit(
             family,
@@ -437,7 +483,7 @@ class MixtureDA(JointView):
             learned={},
             frozen=(ridge, prior),
         )
-        for name in ("_active", "n_components_", "suff_stats_", "class_count_"):
+        for name in ("_active", "suff_stats_", "class_count_"):
             state.pop(name, None)
         return super()._upgrade_saved_state(state)
 
@@ -456,10 +502,6 @@ class MixtureDA(JointView):
     covariances_ = fitted_attribute(
         lambda self, value: self._covariances(value),
         doc="The components' covariances, laid out as ``covariance_type`` says.",
-    )
-    n_components_ = fitted_attribute(
-        lambda self, value: self._base_family().active(self._shape(value)[0]).sum(axis=1),
-        doc="$M_k$, shape (n_classes,).",
     )
     prior_ = fitted_attribute(
         lambda self, value: value.feature_prior.leaves,

@@ -20,8 +20,9 @@ $N_{km} = \sum_i R_{ik}\gamma_{ikm}$. Any leaf works: Poisson or Bernoulli leave
 latent-class model of counts or flags, a categorical or composite leaf a latent-class model
 of a table, a diagonal Gaussian leaf a Gaussian mixture. Missing entries are integrated
 out exactly when the leaf skips them in its statistics (every naive-Bayes leaf); a leaf
-whose features are dependent (a full covariance) needs an EM over the missing entries
-inside the mixture's EM, which this family refuses with a clear error.
+whose features are dependent (a full covariance) completes them instead, in the same EM
+(`bayesgen.inference.mixture_family_em`: the E-step gives each row's memberships from its
+observed block and the leaf's expected statistics of the completed rows).
 
 The statistics depend on the memberships, which depend on the parameters: the family is
 fitted by EM (`bayesgen.inference.mixture_family_em`), and ``has_exact_posterior`` is

@@ -526,3 +526,41 @@ def test_an_automatic_choice_is_saved_with_the_model(tmp_path):
     np.testing.assert_array_equal(loaded.component_choice_.scores, model.component_choice_.scores)
     np.testing.assert_array_equal(loaded.n_components_, model.n_components_)
     np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+
+
+def test_the_counts_are_the_fits_and_auto_chooses_once_per_fit():
+    """An array of counts is taken; set_params after the fit does not change what the
+    fitted value means; float32 rows with unlabelled ones stay float32; "auto" with
+    unlabelled rows and several EM starts keeps the choice made on the first start (the
+    labelled rows), not a count each restart picks from random class weights."""
+    X, y = _one_and_three_blobs(n=600)
+    model = MixtureDA(n_components=np.array([1, 3]), random_state=0).fit(X, y)
+    np.testing.assert_array_equal(model.n_components_, [1, 3])
+    before = model.predict_proba(X)
+    model.set_params(n_components=2)
+    np.testing.assert_array_equal(model.n_components_, [1, 3])
+    np.testing.assert_array_equal(model.predict_proba(X), before)
+    semi = y.copy()
+    semi[np.random.default_rng(4).random(y.size) < 0.7] = -1
+    labelled = MixtureDA(n_components="auto", random_state=0).fit(X[semi >= 0], y[semi >= 0])
+    auto = MixtureDA(n_components="auto", n_init=4, random_state=0).fit(X, semi)
+    np.testing.assert_array_equal(auto.n_components_, labelled.n_components_)
+    np.testing.assert_array_equal(auto.n_components_, [1, 3])
+    narrow = MixtureDA(random_state=0, max_iter=20).fit(X.astype(np.float32), semi)
+    assert narrow.means_.dtype == np.float32 and narrow.class_prior_.dtype == np.float32
+
+
+def test_complete_rows_do_not_warn_about_missing_entries():
+    """Few rows but no NaN: no FewRowsWarning about incomplete rows (GaussianDA warns only
+    on its missing-entries path too); too few rows for the components is an error first."""
+    from bayesgen.validation import FewRowsWarning
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(50, 3)), np.r_[np.zeros(45, int), np.ones(5, int)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FewRowsWarning)
+        MixtureDA(n_components=2, random_state=0).fit(X, y)
+        gappy = X.copy()
+        gappy[0, 0] = np.nan
+        with pytest.raises(ValueError, match="n_components=6 for class np.int64\\(1\\)"):
+            MixtureDA(n_components=6, random_state=0).fit(gappy, y)

@@ -247,8 +247,9 @@ class GaussianFamily(FeatureFamily):
         if not bool(valid):
             raise ValueError(
                 "A fitted covariance is singular (a constant feature, or fewer rows than "
-                f"features in a class) and reg_covar={self.reg_covar} adds no ridge; use "
-                "reg_covar > 0."
+                "features in a class, or in a mixture's component) and "
+                f"reg_covar={self.reg_covar} adds no ridge; use reg_covar > 0 (or, in a "
+                "mixture, fewer components)."
             )
 
     # ------------------------------------------------------------ densities
