@@ -49,8 +49,9 @@ class Imputer(TransformerMixin, BaseEstimator, Registered):
     the missing entries), and ``transform`` is that model's `impute`: each missing entry's
     conditional mean given the row's observed entries (``method="mean"``), or a draw from
     its conditional law (``"sample"``). A mixture model (``MixtureDA``, or
-    ``FamilyClassifier`` over a ``MixtureFamily``) gives latent classes; with several
-    candidate models the one of highest held-out log-likelihood is kept.
+    ``FamilyClassifier`` over a ``MixtureFamily``) gives latent classes;
+    ``MixtureDA(n_components="auto")`` chooses their number by held-out log-likelihood.
+    With several candidate models the one of highest held-out log-likelihood is kept.
 
     Parameters
     ----------

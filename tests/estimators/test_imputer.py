@@ -103,3 +103,27 @@ def test_every_candidate_is_scored_on_the_same_folds():
     assert imputer.cv_scores_[0] == imputer.cv_scores_[1]
     with pytest.raises(ValueError, match="random_state must be None, an int or"):
         Imputer([GaussianNB(), GaussianNB()], random_state=np.random.default_rng(0)).fit(X)
+
+
+def test_latent_classes_chosen_by_held_out_likelihood():
+    """A table with no class column drawn from three separated, correlated clusters:
+    Imputer(MixtureDA(n_components="auto")) finds three latent classes by held-out
+    log-likelihood, and fills the hidden cells better than one Gaussian does."""
+    rng = np.random.default_rng(0)
+    centres = np.array([[0.0, 0, 0], [6, 6, -6], [-6, 6, 6]])
+    blob = rng.integers(0, 3, 900)
+    mixing = np.array([[1.0, 0.8, 0.0], [0.0, 0.6, 0.5], [0.0, 0.0, 0.5]])
+    X = centres[blob] + rng.normal(size=(900, 3)) @ mixing
+    holes = X.copy()
+    holes[rng.random(X.shape) < 0.2] = np.nan
+    whole = np.isnan(holes).all(axis=1)
+    holes[whole, 0] = X[whole, 0]
+    hidden = np.isnan(holes)
+    latent = Imputer(MixtureDA(n_components="auto", random_state=0)).fit(holes)
+    np.testing.assert_array_equal(latent.model_.n_components_, [3])
+    one = Imputer().fit(holes)
+
+    def rmse(imputer):
+        return np.sqrt(np.mean((imputer.transform(holes)[hidden] - X[hidden]) ** 2))
+
+    assert rmse(latent) < 0.8 * rmse(one)
