@@ -31,7 +31,7 @@ MODELS = [
     (bg.QDA(n_init=3, random_state=0), True),
     (bg.GaussianNB(n_init=3, random_state=0), True),
     (bg.GaussianDA(n_init=3, shrinkage="ledoit-wolf", random_state=0), False),
-    (bg.MixtureDA(n_init=3, random_state=0), True),
+    (bg.MixtureDA(n_init=3, max_iter=20, random_state=0), True),
     (bg.KernelDensityDA(n_init=3, random_state=0), False),
     (bg.PoissonNB(n_init=3, random_state=0), True),
     (bg.MixedNB(n_init=3, random_state=0), True),
