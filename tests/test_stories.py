@@ -117,3 +117,21 @@ def test_nuts_on_the_story_agrees_with_the_exact_posterior():
         np.abs(nuts_means.mean(axis=0) - exact_means.mean(axis=0)), 5 * spread / np.sqrt(200)
     )
     np.testing.assert_allclose(nuts_means.std(axis=0), spread, rtol=0.3)
+
+
+def test_restricted_weights_are_the_dirichlet_of_a_class_with_fewer_components():
+    """A Dirichlet(1, 1, 1) draw restricted to its first two entries and renormalised is a
+    Dirichlet(1, 1) draw (subcomposition): its first entry is uniform, variance 1/12 (the
+    unrestricted entry's is 1/18)."""
+    import numpy as np
+
+    from bayesgen.stories.latent_class import restricted_weights
+
+    draws = np.random.default_rng(0).dirichlet(np.ones(3), size=(20000, 2))
+    active = np.array([[True, True, False], [True, True, True]])
+    kept = np.asarray(restricted_weights(draws, active))
+    np.testing.assert_allclose(kept.sum(axis=-1), 1.0, rtol=1e-6)
+    assert np.all(kept[:, 0, 2] == 0.0)
+    assert abs(kept[:, 0, 0].var() - 1 / 12) < 0.003
+    assert abs(kept[:, 1, 0].var() - 1 / 18) < 0.003
+    np.testing.assert_array_equal(restricted_weights(draws, None), draws)

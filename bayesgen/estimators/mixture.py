@@ -234,7 +234,13 @@ class MixtureDA(JointView):
                     f"class) or 'auto'; got {self.n_components!r}."
                 )
         else:
-            MixtureFamily(gaussian.GaussianFamily(), self.n_components).check()
+            try:
+                MixtureFamily(gaussian.GaussianFamily(), self.n_components).check()
+            except ValueError:
+                raise ValueError(
+                    "n_components must be an integer >= 1, a sequence of them (one per "
+                    f"class) or 'auto'; got {self.n_components!r}."
+                ) from None
         check_count(self.n_init_components, "n_init_components")
         check_count(self.max_iter, "max_iter")
         check_positive(self.reg_covar, "reg_covar", allow_zero=True)
@@ -542,6 +548,7 @@ class MixtureDA(JointView):
             self.classes_.shape[0],
             self.weights_.shape[1],
             self.weight_concentration_prior,
+            self._base_family().active(self.classes_.shape[0]),
         )
 
     # ------------------------------------------------------------------ posterior

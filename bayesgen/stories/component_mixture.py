@@ -24,6 +24,8 @@ def mixture_family_part(family, prior, n_classes: int, **options):
     ``options`` go to the leaf's part (the multinomial's ``lengths``).
     """
     leaf = family.leaf
-    n_pairs = n_classes * family.n_components
+    n_pairs = n_classes * family.size
     inner = registry.story_part(leaf.name)(leaf, prior.leaves, n_pairs, **options)
-    return latent_class_part(inner, n_classes, family.n_components, family.weight_concentration)
+    return latent_class_part(
+        inner, n_classes, family.size, family.weight_concentration, family.active(n_classes)
+    )

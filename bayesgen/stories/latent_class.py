@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 import numpyro
 import numpyro.distributions as dist
 from numpyro import handlers
@@ -40,8 +41,26 @@ def observed_log_density(part: StoryPart, params, labels, X):
     )
 
 
+def restricted_weights(weights, active):
+    """Each class's weights restricted to its own components and renormalised.
+
+    With ``weights`` a Dirichlet(β) draw over all $M$ components, the renormalised
+    sub-vector over a class's first $M_k$ is a Dirichlet(β) draw over those (the Dirichlet's
+    subcomposition property), so a class with fewer components is exactly its own story;
+    ``active`` None (every class has $M$) leaves the weights as drawn.
+    """
+    if active is None or bool(np.all(active)):
+        return weights
+    kept = jnp.where(jnp.asarray(active), weights, 0.0)
+    return kept / jnp.sum(kept, axis=-1, keepdims=True)
+
+
 def latent_class_part(
-    inner: StoryPart, n_classes: int, n_components: int, weight_concentration: float = 1.0
+    inner: StoryPart,
+    n_classes: int,
+    n_components: int,
+    weight_concentration: float = 1.0,
+    active=None,
 ) -> StoryPart:
     """A latent class model's share of a story: component weights, then ``inner`` per row.
 
@@ -52,6 +71,8 @@ def latent_class_part(
     n_classes, n_components : int
     weight_concentration : float, default=1.0
         Concentration $\\beta$ of each class's symmetric Dirichlet on its component weights.
+    active : array-like of bool of shape (n_classes, n_components), optional
+        The components each class has (`restricted_weights`); by default all.
 
     Returns
     -------
@@ -67,7 +88,7 @@ def latent_class_part(
                 "component_weights",
                 dist.Dirichlet(jnp.full(n_components, float(weight_concentration))),
             )
-        return weights, inner.parameters()
+        return restricted_weights(weights, active), inner.parameters()
 
     def features(params, labels, X):
         weights, inner_params = params

@@ -29,15 +29,19 @@ from bayesgen.families.class_prior import Dirichlet
 from bayesgen.families.gaussian import NormalInverseWishart, observed_block
 from bayesgen.stories.common import StoryPart, classifier_story
 from bayesgen.stories.gaussian import _may_have_missing
+from bayesgen.stories.latent_class import restricted_weights
 
 
-def _mixture_parameters(prior, covariance_type, n_classes, n_components, weight_concentration):
+def _mixture_parameters(
+    prior, covariance_type, n_classes, n_components, weight_concentration, active
+):
     m0, kappa0, nu0, psi0 = (jnp.asarray(field) for field in prior)
     n_features = m0.shape[-1]
     with numpyro.plate("classes", n_classes):
         weights = numpyro.sample(
             "weights", dist.Dirichlet(jnp.full(n_components, weight_concentration))
         )
+    weights = restricted_weights(weights, active)
     if covariance_type in ("full", "tied"):
         if covariance_type == "tied":
             with numpyro.plate("classes", n_classes):
@@ -108,8 +112,13 @@ def mixture_part(
     n_classes: int,
     n_components: int,
     weight_concentration: float = 1.0,
+    active=None,
 ) -> StoryPart:
     """Mixture discriminant analysis's share of a story.
+
+    ``active`` (n_classes, n_components) marks the components each class has (a count per
+    class): the weights' draw restricted to them (`bayesgen.stories.latent_class.
+    restricted_weights`); by default all.
 
     Sites ``"weights"`` (n_classes, n_components), ``"means"`` (n_classes, n_components,
     n_features) and ``"covariances"`` (shaped as ``MixtureDA.covariances_``), then per row
@@ -121,7 +130,7 @@ def mixture_part(
 
     def parameters():
         return _mixture_parameters(
-            prior, covariance_type, n_classes, n_components, weight_concentration
+            prior, covariance_type, n_classes, n_components, weight_concentration, active
         )
 
     def features(params, labels, X):

@@ -338,3 +338,29 @@ def test_a_mixture_of_categorical_leaves_with_a_component_count_per_class():
     np.testing.assert_allclose(
         np.asarray(model.joint_.params.leaves)[0], np.asarray(single.joint_.params)[0], rtol=1e-10
     )
+
+
+def test_the_story_of_a_count_per_class_draws_only_each_classs_own_components():
+    """With n_components (1, 3) the story restricts each class's weights to its own
+    components, so its draws give class 0 component 0 only, and both ways of drawing
+    (NumPy and the story) give the same component shares for class 1."""
+    rng = np.random.default_rng(0)
+    y = np.arange(600) % 2
+    X = rng.poisson(
+        np.where(y[:, None] == 0, 2.0, rng.choice([1.0, 6.0, 15.0], 600)[:, None]), (600, 2)
+    )
+    model = FamilyClassifier(family=MixtureFamily(PoissonFamily(), (1, 3)), random_state=0)
+    model.fit(X, y)
+    weights = model.joint_.params.weights
+    np.testing.assert_array_equal(weights[0], [1.0, 0.0, 0.0])
+    labels = np.repeat([0, 1], 2000)
+    story, _ = model.sample(y=labels, random_state=1, method="story")
+    drawn, _ = model.sample(y=labels, random_state=1)
+    assert story.shape == drawn.shape == (4000, 2)
+    # Class 0 is one Poisson component: its rows' mean is its rates, both ways.
+    rates = np.asarray(model.joint_.params.leaves)[0]
+    for rows in (story[:2000], drawn[:2000]):
+        np.testing.assert_allclose(rows.mean(axis=0), rates, atol=4 * np.sqrt(rates.max() / 2000))
+    # Class 1's rows: the same mixture both ways (their means within sampling error).
+    spread = np.sqrt(drawn[2000:].var(axis=0) / 2000)
+    assert np.all(np.abs(story[2000:].mean(axis=0) - drawn[2000:].mean(axis=0)) < 5 * spread)
