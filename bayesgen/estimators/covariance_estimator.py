@@ -17,7 +17,6 @@ from sklearn.base import clone
 
 from bayesgen._lazy import lazy_module
 from bayesgen._precision import precision
-from bayesgen.estimators import gaussian_regularised
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import GaussianParams
 from bayesgen.inference.semi_supervised import unlabeled_rows
@@ -142,10 +141,11 @@ def install(estimator, X: np.ndarray, y: np.ndarray) -> None:
     ).means
     with precision(dtype):
         params = GaussianParams(jnp.asarray(means, dtype), jnp.asarray(covariance, dtype))
-        estimator._check_positive_definite(params)
+        family = estimator.family_
+        family.check_positive_definite(params)
         if tied:
-            params = gaussian_regularised.discriminant_coordinates(
-                estimator, params, estimator.suff_stats_.counts
+            params = estimator._with_discriminant_coordinates(
+                family, params, estimator.suff_stats_.counts
             )
     estimator.means_ = np.asarray(params.means)
     estimator.covariances_ = np.asarray(params.covariances)

@@ -16,8 +16,9 @@ from bayesgen.estimators import gaussian_regularised, missing_posterior
 from bayesgen.estimators.base import _like_numpy, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.estimators.joint_view import JointView, fitted_attribute, saved_value
-from bayesgen.families import class_prior, e1071_floor, gaussian
-from bayesgen.families.gaussian import GaussianFamily, blocked_stats, shrinkage
+from bayesgen.families import class_prior, gaussian
+from bayesgen.families.gaussian import GaussianFamily, shrinkage
+from bayesgen.families.gaussian.regularised import RegularisedGaussian, check_regularisation
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import (
@@ -245,8 +246,14 @@ class GaussianDA(FisherProjection, JointView):
         doc="The `GaussianStats` the fit rests on.",
     )
 
-    def _base_family(self) -> GaussianFamily:
-        return GaussianFamily.of(self)
+    def _base_family(self) -> RegularisedGaussian:
+        """The family with this estimator's hyperparameters, e1071's floor (GaussianNB's
+        ``threshold``) and the fourth moments Ledoit–Wolf shrinkage estimates from."""
+        return RegularisedGaussian.of(
+            self,
+            variance_floor=self._floor(),
+            fourth_moments=self.__dict__.get("fourth_moments_"),
+        )
 
     # ------------------------------------------------------------------ hooks
     def _check_hyperparameters(self):
@@ -260,7 +267,13 @@ class GaussianDA(FisherProjection, JointView):
             raise ValueError(f"max_iter must be an integer >= 1; got {self.max_iter!r}.")
         if self.max_iter < 1:
             raise ValueError(f"max_iter must be >= 1; got {self.max_iter}.")
-        gaussian_regularised.check_regularisation(self)
+        check_regularisation(
+            self.covariance_type,
+            self.reg_alpha,
+            self.reg_gamma,
+            self.shrinkage,
+            gaussian_regularised.rank(self),
+        )
 
     def _class_prior_settings(self):
         # "unbiased" is about the covariances; its class probabilities are the frequencies.
@@ -475,48 +488,38 @@ class GaussianDA(FisherProjection, JointView):
 
     def _point_estimate(self, stats, frozen_prior):
         """``(ridge, prior, params)`` of NumPy statistics ``stats`` (so the parameters follow
-        in NumPy, compiling nothing): the ridge and prior resolved from them unless EM over
-        missing entries fixed them (``frozen_prior``), then the point estimate, regularised
-        as set, checked, and for ``"tied"`` in discriminant coordinates.
+        in NumPy, compiling nothing): the family's regularised estimate under the prior and
+        ridge EM over missing entries fixed (``frozen_prior``) or resolved from ``stats``;
+        for ``"tied"`` Fisher's coordinates (``scalings_``, ...) are set from it, and
+        ``shrinkage_`` from the intensity used.
         """
-        covariance_type = self.covariance_type
-        family = self._feature_family()
-        frozen = frozen_prior
-        if frozen is None:
-            ridge = self._ridge(stats)
-            prior = family.prior(stats, ridge)
-        else:  # EM keeps one prior throughout, or its objective would move under it
-            ridge, prior = _to_numpy(frozen)
-            ridge = np.asarray(ridge, stats.means.dtype)
-            prior = type(prior)(*(np.asarray(leaf, stats.means.dtype) for leaf in prior))
-        if self.estimate == "mean" and not gaussian.mean_exists(
-            family.posterior(prior, stats), covariance_type
-        ):
-            raise ValueError(
-                "estimate='mean' needs a posterior covariance mean, which does not exist for "
-                f"degrees_of_freedom_prior={self.degrees_of_freedom_prior}; raise it or use "
-                "estimate='map'."
-            )
-        params = family.point_estimate(
-            prior,
-            stats,
-            self.estimate,
-            ridge=ridge,
-            regularise=lambda params: gaussian_regularised.regularise(
-                self, params, lambda: self._pooled_covariance(prior, stats)
-            ),
-        )
-        floor = self._floor()
-        if floor is not None:  # e1071's: a standard deviation at most eps is threshold
-            params = params._replace(
-                covariances=e1071_floor.floor_variances(params.covariances, *floor)
-            )
-        self._check_positive_definite(params)
+        family = self._base_family()
+        ridge, prior, params = family.estimate_full_rank(stats, self.estimate, frozen_prior)
         self._warn_few_rows(stats.counts, stats.means.shape[1])
-        if covariance_type == "tied":
-            params = gaussian_regularised.discriminant_coordinates(self, params, stats.counts)
-        params = gaussian.GaussianParams(np.asarray(params.means), np.asarray(params.covariances))
-        return np.asarray(ridge), _to_numpy(prior), params
+        intensity = family.shrinkage_intensity(stats.means.shape[0], params.covariances.dtype)
+        if intensity is not None:
+            self.shrinkage_ = float(intensity) if intensity.ndim == 0 else np.asarray(intensity)
+        else:
+            self.__dict__.pop("shrinkage_", None)
+        if self.covariance_type == "tied":
+            params = self._with_discriminant_coordinates(family, params, stats.counts)
+        return ridge, prior, params
+
+    def _with_discriminant_coordinates(self, family, params, counts):
+        """Set ``scalings_``, ``xbar_`` and ``explained_variance_ratio_`` from full-rank tied
+        ``params``; return them with the means reduced to ``n_components`` directions."""
+        coordinates = family.discriminant_coordinates(params, counts)
+        kept = family.kept_components(*np.shape(params.means))
+        total = np.sum(coordinates.eigenvalues)
+        ratios = (
+            coordinates.eigenvalues / total
+            if total > 0
+            else np.zeros(coordinates.eigenvalues.shape[0])
+        )
+        self.scalings_ = coordinates.scalings
+        self.xbar_ = coordinates.center
+        self.explained_variance_ratio_ = ratios[:kept]
+        return family.reduce_rank(params, counts, coordinates)
 
     def _refit_parameters(self):
         """Recompute the parameters from the stored statistics (after ``set_params``); the
@@ -538,7 +541,7 @@ class GaussianDA(FisherProjection, JointView):
         """
         if self.covariance_type != "full" or self.estimate not in ("mle", "unbiased"):
             return  # a prior ("map", "mean") keeps each covariance proper
-        if gaussian_regularised.is_regularised(self):
+        if self._is_regularised():
             return
         warn_few_complete_rows(
             self,
@@ -557,7 +560,7 @@ class GaussianDA(FisherProjection, JointView):
         """
         if self.covariance_type != "full" or self.estimate not in ("mle", "unbiased"):
             return
-        if gaussian_regularised.is_regularised(self):
+        if self._is_regularised():
             return
         counts = np.asarray(counts)
         # A class without rows yet (a partial_fit chunk) has no covariance to speak of.
@@ -574,19 +577,10 @@ class GaussianDA(FisherProjection, JointView):
             stacklevel=4,
         )
 
-    def _pooled_covariance(self, prior, stats):
-        """The ``"tied"`` point estimate from ``"full"`` statistics (the pooled covariance)."""
-        pooled = stats._replace(
-            scatter=np.asarray(blocked_stats.pooled_scatter(stats.scatter), stats.means.dtype)
-        )
-        return gaussian.point_estimate(prior, pooled, "tied", self.estimate).covariances
-
-    def _ridge(self, stats):
-        """Per-feature ridge: ``reg_covar`` times each feature's variance over all rows."""
-        return self._feature_family().ridge(stats)
-
-    def _check_positive_definite(self, params):
-        self._feature_family().check_positive_definite(params)
+    def _is_regularised(self) -> bool:
+        """Whether the point estimate departs from the conjugate one (RDA, shrinkage, a
+        reduced rank)."""
+        return self._base_family().is_regularised(len(self.classes_), self.n_features_in_)
 
     def _on_device(self) -> bool:
         """Whether a ``jax.Array`` is fitted by the JAX statistics on its own device: not
@@ -598,11 +592,10 @@ class GaussianDA(FisherProjection, JointView):
         return None
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
-        floor = self._floor()
-        if floor is not None:
-            params = self._fitted_params()
-            X = np.asarray(X, dtype=dtype)
-            return e1071_floor.gaussian_log_likelihood(params.means, params.covariances, X, *floor)
+        if self._floor() is not None:
+            return self._feature_family().log_likelihood(
+                self._fitted_params(), np.asarray(X, dtype=dtype)
+            )
         # Every row is scored as complete first (NumPy blocks for NumPy input, JAX on X's
         # device for a jax.Array); the family rescores the rows with missing entries.
         if is_device_array(X):
@@ -624,10 +617,6 @@ class GaussianDA(FisherProjection, JointView):
         return gaussian.GaussianParams(
             jnp.asarray(self.means_, dtype), jnp.asarray(self.covariances_, dtype)
         )
-
-    def _feature_family(self) -> GaussianFamily:
-        """The Gaussian family with this estimator's hyperparameters."""
-        return GaussianFamily.of(self)
 
     def _complete_log_likelihood(self, X, row_terms):
         """Rows without missing values (``gaussian.log_likelihood``)."""
@@ -712,7 +701,7 @@ class GaussianDA(FisherProjection, JointView):
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
         super()._check_exact_posterior()
-        if gaussian_regularised.is_regularised(self):
+        if self._is_regularised():
             raise ValueError(
                 f"This {type(self).__name__} has a regularised point estimate (reg_alpha, "
                 "reg_gamma, shrinkage or a reduced n_components), which the conjugate "
