@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from bayesgen.device_arrays import is_device_array
+
 
 def missing_entries(X) -> np.ndarray:
     """``(n_samples, n_features)`` boolean mask of the missing entries of ``X``.
@@ -26,6 +28,14 @@ def missing_entries(X) -> np.ndarray:
     if X.dtype.kind in "fc":
         return np.isnan(X)
     return pd.isna(pd.DataFrame(X)).to_numpy()
+
+
+def has_missing(X) -> bool:
+    """Whether any entry of ``X`` is missing; a floating ``jax.Array`` is checked on its own
+    device (nothing is copied to the host)."""
+    if is_device_array(X):
+        return bool(X.__array_namespace__().isnan(X).any())
+    return bool(missing_entries(X).any())
 
 
 def at_column_means(X: np.ndarray) -> np.ndarray:

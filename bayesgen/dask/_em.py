@@ -50,7 +50,7 @@ def _run(estimator, blocks, classes, dtype, random):
     if spread:
         _family.install(estimator, *start.stats[1], dtype)
         frozen = (estimator.ridge_, estimator.prior_)
-        _family.install(estimator, *start.stats[0], dtype, frozen_prior=frozen)
+        _family.install(estimator, *start.stats[0], dtype, frozen=frozen)
     else:
         _family.install(estimator, *start.stats[0], dtype)
 

@@ -85,18 +85,15 @@ def worker_copy(estimator):
     return copy.copy(estimator)
 
 
-def install(estimator, class_stats, feature_stats, dtype, *, frozen_prior=None) -> None:
+def install(estimator, class_stats, feature_stats, dtype, *, frozen=None) -> None:
     """Keep merged statistics in ``estimator`` and derive its parameters, as ``fit`` does.
 
-    ``frozen_prior``: a GaussianDA's ``(ridge_, prior_)`` to fit under instead of those the
-    statistics resolve (the start of EM, see `starts_with_frozen_prior`); passed to
-    it explicitly (None: resolve them), as its own fit of complete rows does.
+    ``frozen``: a GaussianDA's ``(ridge_, prior_)`` to fit under instead of those the
+    statistics resolve (the start of EM, see `starts_with_frozen_prior`); None resolves
+    them, as a fit of complete rows does.
     """
-    # GaussianDA's install takes the prior explicitly (None: resolve it); its other
-    # arguments default to a fit of complete rows, the only kind fitted here.
-    options = {"frozen_prior": frozen_prior} if isinstance(estimator, GaussianDA) else {}
     with precision(dtype):
-        estimator._install_stats(class_stats, feature_stats, **options)
+        estimator._install_stats(class_stats, feature_stats, frozen=frozen)
 
 
 def starts_with_frozen_prior(estimator) -> bool:

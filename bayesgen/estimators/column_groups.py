@@ -21,7 +21,6 @@ from bayesgen import registry
 from bayesgen.estimators.joint_view import saved_value
 from bayesgen.families.composite import CompositeFamily
 from bayesgen.families.gaussian import GaussianParams
-from bayesgen.inference import gaussian_em
 
 
 def column_families() -> dict[str, type]:
@@ -227,14 +226,13 @@ class ColumnGroups:
                 attributes["feature_names_in_"] = np.asarray(names)[columns]
             attributes.update((f"{k}_", v) for k, v in group_family.learned().items())
             frozen = frozen_groups.get(family)
-            options = {} if frozen is None else gaussian_em.install_options(frozen)
             estimator = cls.from_statistics(
                 settings,
                 self.classes_,
                 self.joint_.class_stats,
                 self.joint_.feature_stats[family],
                 attributes=attributes,
-                **options,
+                frozen=frozen,
             )
             estimator.class_prior_ = self.class_prior_
             built[family] = estimator

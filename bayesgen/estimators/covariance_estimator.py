@@ -144,8 +144,8 @@ def install(estimator, X: np.ndarray, y: np.ndarray) -> None:
         family = estimator.family_
         family.check_positive_definite(params)
         if tied:
-            params = estimator._with_discriminant_coordinates(
-                family, params, estimator.suff_stats_.counts
-            )
+            counts = estimator.suff_stats_.counts
+            estimator._set_discriminant_coordinates(family, params, counts)
+            params = family.reduce_rank(params, counts)
     estimator.means_ = np.asarray(params.means)
     estimator.covariances_ = np.asarray(params.covariances)

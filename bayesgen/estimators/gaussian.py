@@ -16,9 +16,10 @@ from bayesgen.estimators import gaussian_regularised, missing_posterior
 from bayesgen.estimators.base import _like_numpy, _to_jax, _to_numpy
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.estimators.joint_view import JointView, fitted_attribute, saved_value
-from bayesgen.families import class_prior, gaussian
-from bayesgen.families.gaussian import GaussianFamily, shrinkage
+from bayesgen.families import gaussian
+from bayesgen.families.gaussian import shrinkage
 from bayesgen.families.gaussian.regularised import RegularisedGaussian, check_regularisation
+from bayesgen.families.namespace import tree_map
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import (
@@ -138,13 +139,23 @@ def _parameter_writer(field: str):
     return write
 
 
+def _shrinkage_intensity(estimator, value):
+    dtype = np.asarray(value.params.covariances).dtype
+    with precision(dtype):
+        intensity = estimator._base_family().shrinkage_intensity(
+            np.shape(value.params.means)[0], dtype
+        )
+        if intensity is None:
+            raise AttributeError(
+                f"This {type(estimator).__name__} has no shrinkage: no shrinkage_."
+            )
+        return float(intensity) if np.ndim(intensity) == 0 else np.asarray(intensity)
+
+
 class GaussianDA(FisherProjection, JointView):
     model_name = "gaussian-da"
     _state_beside_value = (
-        "ridge_",
-        "fitted_with_missing_",
         "fourth_moments_",
-        "shrinkage_",
         "scalings_",
         "xbar_",
         "explained_variance_ratio_",
@@ -154,6 +165,7 @@ class GaussianDA(FisherProjection, JointView):
     #: One class is the table's own density (imputation, sampling, scores without labels);
     #: the presets LDA and QDA refuse it, as scikit-learn's discriminant analysis does.
     min_classes = 1
+    fits_missing_by_em = True
     __doc__ = (
         """Gaussian discriminant analysis: a Gaussian density per class.
 
@@ -245,6 +257,22 @@ class GaussianDA(FisherProjection, JointView):
         lambda self, value: value.feature_stats,
         doc="The `GaussianStats` the fit rests on.",
     )
+    fitted_with_missing_ = fitted_attribute(
+        lambda self, value: value.frozen is not None,
+        doc="Whether the fit was EM over missing entries (which held ``frozen``).",
+    )
+    ridge_ = fitted_attribute(
+        lambda self, value: (
+            value.frozen[0]
+            if value.frozen is not None
+            else self._base_family().ridge(value.feature_stats)
+        ),
+        doc="What was added to the diagonal of every covariance.",
+    )
+    shrinkage_ = fitted_attribute(
+        lambda self, value: _shrinkage_intensity(self, value),
+        doc="The shrinkage intensity used; only when ``shrinkage`` is set.",
+    )
 
     def _base_family(self) -> RegularisedGaussian:
         """The family with this estimator's hyperparameters, e1071's floor (GaussianNB's
@@ -290,224 +318,81 @@ class GaussianDA(FisherProjection, JointView):
         # NaN is a missing value: integrated out when predicting, EM when fitting.
         return check_features(self, X, reset=reset, allow_nan=True, device_arrays=True)
 
-    def _add_rows(self, X, responsibilities, *, reset, within_em=False):
-        """Fit (``reset``) or update the statistics from rows and their class weights.
-
-        ``within_em``: this is an M-step of EM over unlabelled rows, whose rows with missing
-        entries then get their expected statistics under the current parameters (one EM
-        over labels and missing entries at once), under the current prior and ridge.
-        """
+    def _add_rows(self, X, responsibilities, *, reset):
+        """`JointView._add_rows`, with what a Gaussian fit keeps beside its value: the
+        fourth moments Ledoit–Wolf shrinkage needs, the rows behind a gappy fit's posterior
+        (`missing_posterior`) and Fisher's coordinates; EM over missing entries records its
+        iterations."""
         if reset:
             # Wide data: refuse at once rather than run for hours (wide_data.py).
             check_covariance_cost(self.covariance_type, len(self.classes_), X.shape[1])
             self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
             self.log_likelihood_history_ = np.empty(0)
-            if not within_em:
-                self.fitted_with_missing_ = False  # EM over missing entries starts anew
-        dtype = compute_dtype(X.dtype)
-        if not reset:
-            dtype = compute_dtype(dtype, self.class_count_.dtype)
-        with precision(dtype):
-            responsibilities = responsibilities.astype(dtype, copy=False)
-            batch = self._batch(X, responsibilities, dtype, reset=reset, within_em=within_em)
-            stats = (class_prior.suff_stats(responsibilities), batch.stats)
-            moments = batch.fourth_moments
-            if not reset:
-                if moments is not None and getattr(self, "fourth_moments_", None) is None:
-                    raise ValueError(
-                        "shrinkage='ledoit-wolf' was set after the first partial_fit call, "
-                        "whose rows were not kept; fit again with the shrinkage set from the "
-                        "start."
-                    )
-                stored = (self.joint_.class_stats, self.joint_.feature_stats)
-                stats = self._merge_stats(stored, stats, dtype)
-                if moments is not None:
-                    moments = shrinkage.merge_fourth_moments(
-                        _to_jax(self.fourth_moments_, dtype), moments
-                    )
-            with_missing = getattr(self, "fitted_with_missing_", False)
-            if reset and not within_em:
-                with_missing = batch.frozen_prior is not None
-            if not reset and with_missing:  # rows added to a fit with missing entries
-                missing_posterior.add_rows(self, X, responsibilities)
-            self._install_stats(
-                *stats,
-                frozen_prior=batch.frozen_prior,
-                fitted_with_missing=with_missing,
-                fourth_moments=moments,
-            )
-
-    def _install_stats(
-        self,
-        class_stats,
-        feature_stats,
-        *,
-        frozen_prior=None,
-        fitted_with_missing=False,
-        fourth_moments=None,
-        learned=None,
-    ):
-        """Keep the statistics and what else the fit found, and derive the parameters.
-
-        The defaults describe a fit of complete rows (what ``bayesgen.dask`` installs);
-        ``frozen_prior`` is the ``(ridge, prior)`` to fit under instead of resolving them.
-        ``learned`` (from `JointView.from_statistics`) is empty: a Gaussian family learns
-        nothing about its columns beyond their statistics.
-        """
-        self.fitted_with_missing_ = bool(fitted_with_missing)
-        if not self.fitted_with_missing_:
-            missing_posterior.drop_rows(self)
-        self.fourth_moments_ = None if fourth_moments is None else _to_numpy(fourth_moments)
-        self._derive_parameters(_to_numpy(class_stats), _to_numpy(feature_stats), frozen_prior)
-
-    def _derive_parameters(self, class_stats, stats, frozen_prior) -> None:
-        """``joint_`` (and ``ridge_``) from NumPy statistics: `_point_estimate`, and the
-        class probabilities by the class prior rule."""
-        ridge, prior, params = self._point_estimate(stats, frozen_prior)
-        self.ridge_ = ridge
-        self.joint_ = joint.FittedJoint(
-            classes=np.asarray(self.classes_),
-            class_stats=class_stats,
-            class_probabilities=joint.class_probabilities(
-                self._fit_settings().class_prior, class_stats
-            ),
-            feature_stats=stats,
-            feature_prior=prior,
-            params=params,
-            learned={},
-        )
-
-    def _em_m_step(self, X, responsibilities):
-        """The M-step of EM over unlabelled rows (`bayesgen.estimators.semi_supervised_fit`)."""
-        self._add_rows(X, responsibilities, reset=True, within_em=True)
-
-    def _feature_stats(self, X, responsibilities, dtype):
-        # For callers that merge and install statistics themselves (Dask workers, MixedNB's
-        # groups): a model without statistics yet is a fresh fit. EM over missing entries
-        # records fitted_with_missing_, whose prior and ridge the install then keeps.
-        reset = "joint_" not in self.__dict__
-        if reset:
-            self.fitted_with_missing_ = False
-        batch = self._batch(X, responsibilities, dtype, reset=reset, within_em=False)
-        if reset:
-            self.fitted_with_missing_ = batch.frozen_prior is not None
-        return batch.stats
-
-    def _batch(self, X, responsibilities, dtype, *, reset, within_em) -> gaussian_em.GaussianBatch:
-        """The statistics of one batch of rows, and what fitting them needs besides.
-
-        Rows with missing entries need EM over them (a fresh fit only: EM needs every row
-        at once), whose statistics are the expected ones; their prior and ridge are those
-        EM fixed (``frozen_prior``). Ledoit–Wolf needs the batch's fourth moments.
-        """
-        complete_stats = None
-        if is_device_array(X):
-            if self._on_device() and not within_em:
-                # On X's own device; a missing entry makes the statistics NaN, as below.
-                complete_stats = gaussian.suff_stats(
-                    X.astype(dtype), jnp.asarray(responsibilities, dtype), self.covariance_type
-                )
-                if not bool(jnp.isnan(complete_stats.means).any()):
-                    return gaussian_em.GaussianBatch(complete_stats)
-            X = np.asarray(X)  # the NumPy paths: missing entries, fourth moments, EM
-            complete_stats = None
-        ledoit_wolf = gaussian_regularised.needs_fourth_moments(self)
-        if ledoit_wolf or within_em:
-            has_missing = bool(np.isnan(X).any())
-        else:
-            # NumPy blocks: reads X in place (handing it to JAX would copy it). A missing
-            # entry makes the statistics NaN, which finds it without another pass over X.
-            complete_stats = gaussian.suff_stats(
-                X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
-            )
-            has_missing = bool(np.isnan(complete_stats.means).any())
-        if has_missing and ledoit_wolf:
-            raise ValueError(
-                "shrinkage='ledoit-wolf' needs fourth moments of complete rows, and X contains "
-                "NaN (missing values); impute them first, or give the intensity as a float."
-            )
-        moments = None
-        if ledoit_wolf:
-            moments = shrinkage.fourth_moments(jnp.asarray(X, dtype=dtype), responsibilities)
-        if has_missing and within_em:
-            # The expected statistics under the current parameters, prior and ridge kept.
-            stats = gaussian_em._expected_stats(
-                self.means_,
-                self._full_covariances(),
-                X,
-                np.asarray(responsibilities),
-                self.covariance_type,
-            )
-            return gaussian_em.GaussianBatch(stats, frozen_prior=(self.ridge_, self.prior_))
-        if has_missing:
-            if not reset:
-                raise ValueError(
-                    "X contains NaN: partial_fit cannot add rows with missing values to a "
-                    f"fitted {type(self).__name__} (EM needs every row at once); use fit."
-                )
-            stats, frozen_prior = self._fit_with_missing(X, responsibilities, dtype)
+        if gaussian_regularised.needs_fourth_moments(self):
+            self._add_fourth_moments(X, responsibilities, reset=reset)
+        elif reset:
+            self.fourth_moments_ = None
+        super()._add_rows(X, responsibilities, reset=reset)
+        if reset and self.fitted_with_missing_:
             missing_posterior.keep_rows(self, X, responsibilities)  # for the posterior
-            return gaussian_em.GaussianBatch(stats, frozen_prior=frozen_prior)
-        if complete_stats is None:
-            complete_stats = gaussian.suff_stats(
-                X.astype(dtype, copy=False), np.asarray(responsibilities), self.covariance_type
+            self._warn_few_complete_rows(X, np.asarray(responsibilities))
+        elif reset:
+            missing_posterior.drop_rows(self)
+        elif self.fitted_with_missing_:  # rows added to a fit with missing entries
+            missing_posterior.add_rows(self, X, responsibilities)
+        self._after_estimate()
+
+    def _add_fourth_moments(self, X, responsibilities, *, reset) -> None:
+        """``fourth_moments_`` of the rows so far, which the Ledoit–Wolf intensity needs."""
+        dtype = compute_dtype(X.dtype)
+        if not reset and getattr(self, "fourth_moments_", None) is None:
+            raise ValueError(
+                "shrinkage='ledoit-wolf' was set after the first partial_fit call, whose rows "
+                "were not kept; fit again with the shrinkage set from the start."
             )
-        return gaussian_em.GaussianBatch(complete_stats, fourth_moments=moments)
+        with precision(dtype):
+            moments = shrinkage.fourth_moments(
+                jnp.asarray(X, dtype=dtype), jnp.asarray(responsibilities, dtype)
+            )
+            if bool(jnp.isnan(moments.stats.means).any()):
+                raise ValueError(
+                    "shrinkage='ledoit-wolf' needs fourth moments of complete rows, and X "
+                    "contains NaN (missing values); impute them first, or give the intensity "
+                    "as a float."
+                )
+            if not reset:
+                moments = shrinkage.merge_fourth_moments(
+                    _to_jax(self.fourth_moments_, dtype), moments
+                )
+        self.fourth_moments_ = _to_numpy(moments)
 
-    def _fit_with_missing(self, X, responsibilities, dtype):
-        """EM over the missing entries of ``X`` (`gaussian_em.run`) with `_point_estimate`
-        as its M-step, or its fixed point in closed form where there is one
-        (`gaussian_em.diagonal_fixed_point`). Records ``n_iter_``, ``converged_`` and
-        ``log_likelihood_history_`` and returns the expected statistics at convergence and
-        the ``(ridge, prior)`` EM kept fixed, under which they are installed."""
+    def _install_stats(self, class_stats, feature_stats, **options):
+        # Statistics computed elsewhere (Dask blocks, MixedNB's groups) carry no fourth
+        # moments: those have no Ledoit-Wolf shrinkage (bayesgen.dask refuses it).
+        self.fourth_moments_ = None
+        super()._install_stats(class_stats, feature_stats, **options)
+        self._after_estimate()
 
-        def m_step(stats, frozen):
-            ridge, prior, params = self._point_estimate(_to_numpy(stats), frozen)
-            return params, (ridge, prior)
-
+    def _after_estimate(self) -> None:
+        """Warn about classes resting on the ridge; set Fisher's coordinates (``"tied"``)."""
+        value = self.joint_
+        counts = np.asarray(value.class_stats.counts)
+        self._warn_few_rows(counts, self.n_features_in_)
+        if self.covariance_type != "tied":
+            return
         family = self._feature_family()
-        fit = gaussian_em.diagonal_fixed_point(
-            family, X, responsibilities, dtype, m_step=m_step, kind=self.estimate
-        ) or gaussian_em.run(
-            family,
-            X,
-            responsibilities,
-            dtype,
-            m_step=m_step,
-            kind=self.estimate,
-            tol=self.tol,
-            max_iter=self.max_iter,
-        )
-        self.n_iter_, self.converged_ = fit.n_iter, fit.converged
-        self.log_likelihood_history_ = fit.history
-        self._warn_few_complete_rows(X, np.asarray(responsibilities))
-        return fit.stats, fit.frozen
+        params = value.params
+        if family.kept_components(*np.shape(params.means)) < min(
+            len(self.classes_) - 1, self.n_features_in_
+        ):  # the means are reduced: the coordinates come from the full-rank estimate
+            _, _, params = family.estimate_full_rank(
+                value.feature_stats, self.estimate, value.frozen
+            )
+        self._set_discriminant_coordinates(family, params, value.feature_stats.counts)
 
-    def _merge_feature_stats(self, previous, new):
-        return gaussian.merge(previous, new, self.covariance_type)
-
-    def _point_estimate(self, stats, frozen_prior):
-        """``(ridge, prior, params)`` of NumPy statistics ``stats`` (so the parameters follow
-        in NumPy, compiling nothing): the family's regularised estimate under the prior and
-        ridge EM over missing entries fixed (``frozen_prior``) or resolved from ``stats``;
-        for ``"tied"`` Fisher's coordinates (``scalings_``, ...) are set from it, and
-        ``shrinkage_`` from the intensity used.
-        """
-        family = self._base_family()
-        ridge, prior, params = family.estimate_full_rank(stats, self.estimate, frozen_prior)
-        self._warn_few_rows(stats.counts, stats.means.shape[1])
-        intensity = family.shrinkage_intensity(stats.means.shape[0], params.covariances.dtype)
-        if intensity is not None:
-            self.shrinkage_ = float(intensity) if intensity.ndim == 0 else np.asarray(intensity)
-        else:
-            self.__dict__.pop("shrinkage_", None)
-        if self.covariance_type == "tied":
-            params = self._with_discriminant_coordinates(family, params, stats.counts)
-        return ridge, prior, params
-
-    def _with_discriminant_coordinates(self, family, params, counts):
-        """Set ``scalings_``, ``xbar_`` and ``explained_variance_ratio_`` from full-rank tied
-        ``params``; return them with the means reduced to ``n_components`` directions."""
+    def _set_discriminant_coordinates(self, family, params, counts) -> None:
+        """``scalings_``, ``xbar_`` and ``explained_variance_ratio_`` of full-rank tied
+        ``params``."""
         coordinates = family.discriminant_coordinates(params, counts)
         kept = family.kept_components(*np.shape(params.means))
         total = np.sum(coordinates.eigenvalues)
@@ -519,16 +404,17 @@ class GaussianDA(FisherProjection, JointView):
         self.scalings_ = coordinates.scalings
         self.xbar_ = coordinates.center
         self.explained_variance_ratio_ = ratios[:kept]
-        return family.reduce_rank(params, counts, coordinates)
 
     def _refit_parameters(self):
-        """Recompute the parameters from the stored statistics (after ``set_params``); the
-        class probabilities are kept."""
-        stats = self.joint_.feature_stats
-        with precision(stats.means.dtype):
-            ridge, prior, params = self._point_estimate(stats, None)
-        self.ridge_ = ridge
-        self.joint_ = self.joint_._replace(feature_prior=prior, params=params)
+        """Recompute the parameters from the stored statistics (after ``set_params``),
+        under the prior the fit held; the class probabilities are kept."""
+        value = self.joint_
+        with precision(value.feature_stats.means.dtype):
+            prior, params = self._base_family().estimate(
+                value.feature_stats, self.estimate, value.frozen
+            )
+        self.joint_ = value._replace(feature_prior=prior, params=params)
+        self._after_estimate()
 
     def _warn_few_complete_rows(self, X, responsibilities: np.ndarray) -> None:
         """Warn (`FewRowsWarning`) when a class's full covariance is never seen whole: fewer
@@ -582,65 +468,19 @@ class GaussianDA(FisherProjection, JointView):
         reduced rank)."""
         return self._base_family().is_regularised(len(self.classes_), self.n_features_in_)
 
-    def _on_device(self) -> bool:
-        """Whether a ``jax.Array`` is fitted by the JAX statistics on its own device: not
-        for Ledoit–Wolf's fourth moments (a NumPy path; so is EM over unlabelled rows)."""
-        return not gaussian_regularised.needs_fourth_moments(self)
-
     def _floor(self):
         """``(threshold, eps)`` of R's e1071 floor, or None (GaussianNB's ``threshold``)."""
         return None
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
-        if self._floor() is not None:
-            return self._feature_family().log_likelihood(
-                self._fitted_params(), np.asarray(X, dtype=dtype)
-            )
-        # Every row is scored as complete first (NumPy blocks for NumPy input, JAX on X's
-        # device for a jax.Array); the family rescores the rows with missing entries.
+        # NumPy blocks for NumPy input, JAX on X's device for a jax.Array.
+        params = self.joint_.params
         if is_device_array(X):
-            params = self._fitted_params(dtype)
+            params = tree_map(lambda leaf: jnp.asarray(leaf, dtype), params)
             X = X.astype(dtype)
         else:
-            params = self._fitted_params()
-            X = X.astype(dtype, copy=False)
-        # A row far out in every class's tail overflows its quadratic form: density 0.
-        with np.errstate(over="ignore", invalid="ignore"):
-            complete = gaussian.log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
-            family = self._feature_family()
-            return family.with_missing_rows(params, X, complete, row_terms=row_terms)
-
-    def _fitted_params(self, dtype=None) -> gaussian.GaussianParams:
-        """The fitted parameters (as JAX arrays in ``dtype`` when one is given)."""
-        if dtype is None:
-            return gaussian.GaussianParams(self.means_, self.covariances_)
-        return gaussian.GaussianParams(
-            jnp.asarray(self.means_, dtype), jnp.asarray(self.covariances_, dtype)
-        )
-
-    def _complete_log_likelihood(self, X, row_terms):
-        """Rows without missing values (``gaussian.log_likelihood``)."""
-        return gaussian.log_likelihood(
-            self._fitted_params(), X, self.covariance_type, row_terms=row_terms
-        )
-
-    def _full_covariances(self) -> np.ndarray:
-        return self._feature_family().full_covariances(self._fitted_params())
-
-    def _impute_rows(self, X, class_weights, method, rng):
-        """Fill the NaN of ``X``: the mixture of conditional means, or a conditional draw."""
-        return self._feature_family().conditional(
-            self._fitted_params(), X, class_weights, method, rng
-        )
-
-    # ------------------------------------------------------------------ story
-    def _story_part(self):
-        # Sites "means" and "covariances", named like the fitted attributes.
-        prior = jax.tree.map(jnp.asarray, self.prior_)
-        from bayesgen import stories
-
-        part = stories.part(GaussianFamily.name)
-        return part(self._feature_family(), prior, self.classes_.shape[0])
+            X = np.asarray(X).astype(dtype, copy=False)
+        return self._feature_family().log_likelihood(params, X, row_terms=row_terms)
 
     def _jitted_em(self, X, fixed, unlabeled, unlabeled_weights, initial):
         """EM over unlabelled rows in one jitted loop (``gaussian_semi_supervised``).
@@ -725,9 +565,13 @@ class GaussianDA(FisherProjection, JointView):
         private flags ``_fitted_with_missing`` is now ``fitted_with_missing_`` and
         ``_moments`` is ``fourth_moments_``; ``_frozen_prior`` and ``_new_moments`` only
         carried state between the steps of a fit and are dropped, as is ``_fresh_fit``.
+
+        ``ridge_``, ``fitted_with_missing_`` and ``shrinkage_`` are read off the value now:
+        a fit with missing entries keeps the ridge and prior its EM held as the value's
+        ``frozen``; otherwise the ridge follows from the statistics, as the fit found it.
         """
         state = dict(state)
-        for name in ("_frozen_prior", "_new_moments"):
+        for name in ("_frozen_prior", "_new_moments", "shrinkage_"):
             state.pop(name, None)
         if "_fitted_with_missing" in state:
             state["fitted_with_missing_"] = bool(state.pop("_fitted_with_missing"))
@@ -737,6 +581,11 @@ class GaussianDA(FisherProjection, JointView):
             params = gaussian.GaussianParams(state.pop("means_"), state.pop("covariances_"))
             state["joint_"] = saved_value(state, state.pop("prior_"), params)
             state.pop("suff_stats_", None)  # read off the value now
+        ridge = state.pop("ridge_", None)
+        with_missing = state.pop("fitted_with_missing_", False)
+        if with_missing and "joint_" in state and state["joint_"].frozen is None:
+            value = state["joint_"]
+            state["joint_"] = value._replace(frozen=(np.asarray(ridge), value.feature_prior))
         return super()._upgrade_saved_state(state)
 
     def _normal_inverse_wishart(self, *, numpy: bool = False) -> gaussian.NormalInverseWishart:

@@ -6,7 +6,6 @@ The regularised estimate itself is the family's
 
 from __future__ import annotations
 
-
 REGULARISATION_DOC = """
     reg_alpha : float in [0, 1], default=1.0
         Regularised discriminant analysis (Friedman 1989), ``covariance_type="full"``

@@ -27,7 +27,7 @@ from bayesgen.families import class_prior
 from bayesgen.families.namespace import tree_map
 from bayesgen.families.protocol import NoClosedForm
 from bayesgen.inference import gaussian_em, mixture_family_em
-from bayesgen.missing import missing_entries
+from bayesgen.missing import has_missing, missing_entries
 from bayesgen.validation import scoring_rows
 
 
@@ -177,21 +177,54 @@ class JointView(GenerativeClassifier):
         if self._fits_by_em():
             self._fit_by_em(family, X, R, value)
         elif value is not None:
+            if self.fits_missing_by_em:
+                self._refuse_missing_rows(family, X)
             self.joint_ = joint.update(family, value, X, R, self._fit_settings())
         elif family.missing_needs_em and self.fits_missing_by_em:
             self.joint_ = self._fit_with_missing(family, X, R)
         else:
             self.joint_ = joint.fit(family, X, R, self.classes_, self._fit_settings())
 
+    def _refuse_missing_rows(self, family, X) -> None:
+        """Refuse rows with missing entries added to a fit (``partial_fit``) where a family
+        fits them by EM, which needs every row at once."""
+        groups = getattr(family, "groups", None)
+        parts = (
+            [("", family, X)]
+            if groups is None
+            else [
+                (f"the {name} columns of ", group, X[name]) for name, (group, _) in groups.items()
+            ]
+        )
+        for where, part, columns in parts:
+            if part.missing_needs_em and has_missing(part.encode(columns)):
+                raise ValueError(
+                    "X contains NaN: partial_fit cannot add rows with missing values to "
+                    f"{where}a fitted {type(self).__name__} (EM needs every row at once); "
+                    "use fit."
+                )
+
     def _fit_with_missing(self, family, X, R: np.ndarray) -> joint.FittedJoint:
         """`bayesgen.joint.fit` for a family that cannot skip missing entries: EM over them
-        where the rows miss some (`bayesgen.inference.gaussian_em.stats_with_missing`), and
-        what that EM held fixed kept in the value (``frozen``)."""
+        where the rows miss some (`bayesgen.inference.gaussian_em.missing_fit`, by column
+        group for a composite), and what that EM held fixed kept in the value
+        (``frozen``). A family of its own records the EM's iterations (``n_iter_``,
+        ``converged_``, ``log_likelihood_history_``)."""
         family, _ = family.learn(joint.rows_to_learn_from(family, X, R))
+        encoded = family.encode(X)
         with precision(R.dtype):
-            stats, frozen = gaussian_em.stats_with_missing(
-                family, family.encode(X), R, R.dtype, self._missing_em_settings
-            )
+            if hasattr(family, "groups"):
+                stats, frozen = gaussian_em.stats_with_missing(
+                    family, encoded, R, R.dtype, self._missing_em_settings
+                )
+            else:
+                fit = gaussian_em.missing_fit(
+                    family, encoded, R, R.dtype, lambda: self._missing_em_settings(None)
+                )
+                stats, frozen = fit.stats, fit.frozen
+                if frozen is not None:
+                    self.n_iter_, self.converged_ = fit.n_iter, fit.converged
+                    self.log_likelihood_history_ = fit.history
         return joint.from_stats(
             family,
             self.classes_,
@@ -226,7 +259,25 @@ class JointView(GenerativeClassifier):
         decrease. Any other family refits from the class weights in closed form.
         """
         if not self._fits_by_em():
-            self._add_rows(X, responsibilities, reset=True)
+            if not self._completes_missing_entries(X):
+                self._add_rows(X, responsibilities, reset=True)
+                return
+            # One E-step of the missing entries under the current parameters and the prior
+            # the fit's EM held: one EM over labels and missing entries at once.
+            value = self.joint_
+            family = joint.family_of(self._base_family(), value)
+            R = np.asarray(responsibilities).astype(compute_dtype(X.dtype), copy=False)
+            with precision(R.dtype):
+                stats = family.expected_stats(value.params, np.asarray(X), R)
+            self.joint_ = joint.from_stats(
+                family,
+                self.classes_,
+                class_prior.suff_stats(R),
+                stats,
+                self._fit_settings(),
+                learned=value.learned,
+                frozen=value.frozen,
+            )
             return
         value = self.joint_
         family = joint.family_of(self._base_family(), value)
@@ -242,6 +293,19 @@ class JointView(GenerativeClassifier):
             stats,
             self._fit_settings(),
             learned=value.learned,
+        )
+
+    def _completes_missing_entries(self, X) -> bool:
+        """Whether an M-step inside EM over unlabelled rows completes the missing entries
+        of ``X`` from the current parameters (a family that fits them by EM and has an
+        E-step for them, ``expected_stats``), rather than refitting from scratch."""
+        family = self._base_family()
+        return bool(
+            self.fits_missing_by_em
+            and family.missing_needs_em
+            and hasattr(family, "expected_stats")
+            and getattr(self.__dict__.get("joint_"), "frozen", None) is not None
+            and has_missing(X)
         )
 
     def _fit_by_em(self, family, X, R: np.ndarray, value) -> None:
@@ -293,8 +357,9 @@ class JointView(GenerativeClassifier):
     def _merge_feature_stats(self, previous, new):
         return self._feature_family().merge(previous, new)
 
-    def _install_stats(self, class_stats, feature_stats, **options):
-        learned = options.pop("learned", None)
+    def _install_stats(self, class_stats, feature_stats, *, learned=None, frozen=None):
+        """Keep statistics computed elsewhere and estimate from them; ``frozen`` is what an
+        EM over missing entries held (`bayesgen.joint.from_stats`)."""
         if learned is None and "joint_" in self.__dict__:
             learned = self.joint_.learned
         self.joint_ = joint.from_stats(
@@ -304,6 +369,7 @@ class JointView(GenerativeClassifier):
             feature_stats,
             self._fit_settings(),
             learned=learned,
+            frozen=frozen,
         )
 
     @classmethod

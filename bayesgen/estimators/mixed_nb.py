@@ -312,18 +312,6 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior, JointView):
         settings = self._settings(group)
         return settings["estimate"], settings["tol"], settings["max_iter"]
 
-    def _add_rows(self, X, responsibilities, *, reset):
-        if not reset:  # EM over a group's missing entries needs every row at once
-            for family, (group_family, _) in self._composite().groups.items():
-                values = group_family.encode(X[family])
-                if group_family.missing_needs_em and np.isnan(values).any():
-                    raise ValueError(
-                        "X contains NaN: partial_fit cannot add rows with missing values to "
-                        f"the {family} columns of a fitted MixedNB (EM needs every row at "
-                        "once); use fit."
-                    )
-        super()._add_rows(X, responsibilities, reset=reset)
-
     def impute(self, X, *, method="mean", y=None, random_state=None, n_imputations=None):
         """Fill the missing entries of every group from the model, observed ones kept.
 

@@ -24,29 +24,10 @@ from sklearn.exceptions import ConvergenceWarning
 
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import missing
-from bayesgen.families.gaussian.completed_stats import completed_stats
+from bayesgen.families.namespace import namespace, tree_leaves, tree_map
 from bayesgen.inference import em, squarem
 from bayesgen.inference.observed_entries import observed_stats
 from bayesgen.missing import at_column_means
-
-
-class GaussianBatch(NamedTuple):
-    """The statistics of a batch of rows for ``GaussianDA``, and what fitting them needs.
-
-    Attributes
-    ----------
-    stats : GaussianStats
-        Exact, or expected under EM over missing entries.
-    frozen_prior : tuple or None
-        ``(ridge, prior)`` to fit under instead of resolving them from ``stats``: those
-        EM over missing entries fixed at its start. None without missing entries.
-    fourth_moments : FourthMoments or None
-        The batch's fourth moments, for the Ledoit–Wolf intensity; None otherwise.
-    """
-
-    stats: Any
-    frozen_prior: Any = None
-    fourth_moments: Any = None
 
 
 class MissingFit(NamedTuple):
@@ -70,11 +51,6 @@ class MissingFit(NamedTuple):
     n_iter: int
     converged: bool
     history: Any
-
-
-def _expected_stats(means, covariances, X, responsibilities, covariance_type):
-    """Expected GaussianStats of the completed rows under the current parameters."""
-    return completed_stats(means, covariances, X, responsibilities, covariance_type)
 
 
 def niw_log_prior(prior, params, covariance_type: str) -> float:
@@ -205,24 +181,15 @@ def family_m_step(family, kind: str):
     Returns NumPy parameters and the ``(ridge, prior)`` used, as an estimator stores them.
     """
 
-    import jax  # tree.map only: the arrays stay NumPy, so nothing compiles
-
     def m_step(stats, frozen):
         dtype = stats.means.dtype
-        held = None if frozen is None else jax.tree.map(lambda a: np.asarray(a, dtype), frozen)
+        held = None if frozen is None else tree_map(lambda a: np.asarray(a, dtype), frozen)
         prior, params = family.estimate(stats, kind, held)
         ridge = family.ridge(stats) if held is None else held[0]
-        numpy = jax.tree.map(np.asarray, (params, (ridge, prior)))
+        numpy = tree_map(np.asarray, (params, (ridge, prior)))
         return numpy[0], numpy[1]
 
     return m_step
-
-
-def install_options(frozen) -> dict:
-    """``GaussianDA._install_stats`` options for statistics EM over missing entries fitted
-    under ``frozen = (ridge, prior)`` (what `run` returns), so that a ``GaussianDA`` made
-    from them (``from_statistics``) keeps that prior."""
-    return {"frozen_prior": frozen, "fitted_with_missing": True}
 
 
 def stats_with_missing(family, X, responsibilities, dtype, em_settings):
@@ -261,20 +228,56 @@ def stats_with_missing(family, X, responsibilities, dtype, em_settings):
 
 
 def _own_stats(family, X, responsibilities, dtype, settings):
-    if not (family.missing_needs_em and np.isnan(X).any()):
-        return family.suff_stats(X, responsibilities, dtype), None
+    fit = missing_fit(family, X, responsibilities, dtype, settings)
+    return fit.stats, fit.frozen
+
+
+def missing_fit(family, X, responsibilities, dtype, settings) -> MissingFit:
+    """The statistics of encoded rows ``X`` of one family, as a `MissingFit`.
+
+    Complete rows, or a family that skips missing entries, take one pass of its
+    ``suff_stats`` (on ``X``'s own device for a ``jax.Array``) and hold nothing. A family
+    that cannot skip them makes its statistics NaN where an entry is missing
+    (`GaussianFamily.suff_stats`), which finds them without another pass over ``X``; those
+    rows are fitted by EM over their missing entries: its fixed point in closed form where
+    there is one (`diagonal_fixed_point`), else `run`.
+
+    Parameters
+    ----------
+    family : FeatureFamily
+    X : array of shape (n_samples, n_features)
+    responsibilities : ndarray of shape (n_samples, n_classes)
+    dtype : the precision of the statistics
+    settings : callable
+        ``settings() -> (kind, tol, max_iter)`` of the EM.
+
+    Returns
+    -------
+    MissingFit
+        ``frozen`` None (and one iteration) when no EM ran.
+    """
+    stats = family.suff_stats(X, responsibilities, dtype)
+    if not (family.missing_needs_em and _has_nan(stats)):
+        return MissingFit(stats, None, 1, True, np.empty(0))
     kind, tol, max_iter = settings()
-    fit = run(
+    X, responsibilities = np.asarray(X), np.asarray(responsibilities)
+    m_step = family_m_step(family, kind)
+    return diagonal_fixed_point(
+        family, X, responsibilities, dtype, m_step=m_step, kind=kind
+    ) or run(
         family,
         X,
-        np.asarray(responsibilities),
+        responsibilities,
         dtype,
-        m_step=family_m_step(family, kind),
+        m_step=m_step,
         kind=kind,
         tol=tol,
         max_iter=max_iter,
     )
-    return fit.stats, fit.frozen
+
+
+def _has_nan(stats) -> bool:
+    return any(bool(namespace(leaf).isnan(leaf).any()) for leaf in tree_leaves(stats))
 
 
 def diagonal_fixed_point(family, X, responsibilities, dtype, *, m_step, kind: str):

@@ -96,7 +96,7 @@ def from_stats(
     -------
     FittedJoint
     """
-    check_settings(settings)
+    check_settings(settings, family)
     learned = dict(learned or {})
     family = family.with_learned(**learned) if learned else family
     class_stats = _as_numpy(class_stats)

@@ -95,15 +95,20 @@ class FittedJoint(NamedTuple):
     frozen: Any = None
 
 
-def check_settings(settings: FitSettings) -> FitSettings:
-    """``settings`` when both estimates are known kinds.
+def check_settings(settings: FitSettings, family=None) -> FitSettings:
+    """``settings`` when both estimates are known kinds: the features' one a kind
+    ``family`` makes (its ``check_estimate``: the Gaussian's ``"unbiased"`` too), the class
+    probabilities' one of the shared kinds.
 
     Raises
     ------
     ValueError
         Naming the unknown kind.
     """
-    check_estimate_kind(settings.estimate)
+    if family is None:
+        check_estimate_kind(settings.estimate)
+    else:
+        family.check_estimate(settings.estimate)
     check_estimate_kind(settings.class_prior.kind)
     return settings
 

@@ -13,8 +13,8 @@ from sklearn.datasets import load_wine
 
 import bayesgen
 from bayesgen._precision import precision
-from bayesgen.estimators import gaussian as gaussian_module
 from bayesgen.families import gaussian as gaussian_family
+from bayesgen.families.gaussian import family as family_module
 
 COVARIANCE_TYPES = ["full", "tied", "diag", "spherical"]
 
@@ -42,13 +42,13 @@ def numpy_paths_fail(monkeypatch):
     monkeypatch.setattr(gaussian_family.scores, "log_likelihood", fail)
     seen = []
     for name in ("suff_stats", "log_likelihood"):
-        original = getattr(gaussian_module.gaussian, name)
+        original = getattr(family_module, name)
 
         def spy(params_or_X, X_or_R, *args, _original=original, _name=name, **kwargs):
             seen.append((_name, X_or_R if _name == "log_likelihood" else params_or_X))
             return _original(params_or_X, X_or_R, *args, **kwargs)
 
-        monkeypatch.setattr(gaussian_module.gaussian, name, spy)
+        monkeypatch.setattr(family_module, name, spy)
     return seen
 
 

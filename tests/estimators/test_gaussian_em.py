@@ -38,7 +38,7 @@ def test_final_objective_is_the_observed_data_likelihood(covariance_type):
     _, holes, y = _wine_with_holes()
     model = GaussianDA(covariance_type=covariance_type).fit(holes, y)
     labels = np.searchsorted(model.classes_, y)
-    covariances = model._full_covariances()
+    covariances = model.family_.full_covariances(model.joint_.params)
     expected = 0.0
     for row, k in zip(holes, labels, strict=True):
         seen = ~np.isnan(row)

@@ -43,7 +43,7 @@ def _per_class(model, n=N):
 def test_gaussian_rows_have_the_class_means_and_covariances(covariance_type):
     X, y = _iris()
     model = bg.GaussianDA(covariance_type=covariance_type).fit(X, y)
-    full = model._full_covariances()
+    full = model.family_.full_covariances(model.joint_.params)
     for k, rows in _per_class(model).items():
         sd = np.sqrt(np.diagonal(full[k]))
         _within(rows.mean(axis=0), model.means_[k], sd / np.sqrt(N), "means")

@@ -79,14 +79,30 @@ def test_ledoit_wolf_fourth_moments_are_a_fitted_attribute_that_partial_fit_merg
 
 
 def test_upgrade_translates_the_old_flags():
+    """The old private flags become fitted attributes; a fit with missing entries becomes
+    the value's ``frozen`` (the ridge and prior its EM held), which ``fitted_with_missing_``
+    and ``ridge_`` are read off."""
+    X, y = _iris(holes=True)
+    fitted = GaussianDA().fit(X, y)
+    value, ridge = fitted.joint_, fitted.ridge_
     state = {
         "_fresh_fit": True,
         "_frozen_prior": None,
         "_new_moments": None,
         "_moments": None,
         "_fitted_with_missing": True,
-        "means_": np.zeros((2, 1)),
+        "ridge_": ridge,
+        "classes_": fitted.classes_,
+        "n_features_in_": 4,
+        "joint_": value._replace(frozen=None),
     }
     upgraded = GaussianDA()._upgrade_saved_state(state)
-    assert set(upgraded) == {"fitted_with_missing_", "fourth_moments_", "means_"}
-    assert upgraded["fitted_with_missing_"] is True and upgraded["fourth_moments_"] is None
+    assert set(upgraded) == {"fourth_moments_", "joint_", "classes_", "n_features_in_"}
+    assert upgraded["fourth_moments_"] is None
+    held_ridge, held_prior = upgraded["joint_"].frozen
+    np.testing.assert_array_equal(held_ridge, ridge)
+    assert held_prior is value.feature_prior
+    model = GaussianDA()
+    model.__dict__.update(upgraded)
+    assert model.fitted_with_missing_
+    np.testing.assert_array_equal(model.ridge_, ridge)
