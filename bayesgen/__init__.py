@@ -43,6 +43,9 @@ def __getattr__(name: str):
     if not name.startswith("_") and name not in submodules:
         estimators = _estimators()
         if name in estimators:
+            # Kept as a module attribute: the lookup scans the package (about 1 ms), and
+            # ``bayesgen.QDA()`` in a loop would pay it on every call.
+            globals()[name] = estimators[name]
             return estimators[name]
     raise AttributeError(f"module 'bayesgen' has no attribute {name!r}")
 

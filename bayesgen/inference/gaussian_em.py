@@ -277,7 +277,11 @@ def missing_fit(family, X, responsibilities, dtype, settings) -> MissingFit:
 
 
 def _has_nan(stats) -> bool:
-    return any(bool(namespace(leaf).isnan(leaf).any()) for leaf in tree_leaves(stats))
+    for leaf in tree_leaves(stats):
+        xp = np if isinstance(leaf, np.ndarray) else namespace(leaf)
+        if bool(xp.isnan(leaf).any()):
+            return True
+    return False
 
 
 def diagonal_fixed_point(family, X, responsibilities, dtype, *, m_step, kind: str):
