@@ -466,7 +466,20 @@ class JointView(GenerativeClassifier):
         return super()._story_features(encoded)
 
     # ------------------------------------------------------------ posterior
+    def _check_has_posterior(self):
+        """Refuse, with the family's reason, a model whose parameters have no posterior to
+        sample (``no_posterior``: a mixture, a kernel density)."""
+        reason = self._feature_family().no_posterior
+        if reason is not None:
+            raise ValueError(
+                f"This {type(self).__name__}'s {reason}; so posterior(), "
+                "predict_proba_draws() and predict_proba(method='predictive') do not apply: "
+                "use predict_proba()."
+            )
+
     def _check_exact_posterior(self):
+        # No posterior at all comes first: the other reasons point to NUTS.
+        self._check_has_posterior()
         super()._check_exact_posterior()
         family = self._feature_family()
         if not family.has_exact_posterior:
@@ -484,6 +497,7 @@ class JointView(GenerativeClassifier):
         )
 
     def _with_parameters(self, sites):
+        self._check_has_posterior()
         drawn = copy.copy(self)
         drawn.joint_ = joint.with_params(
             self.joint_, self._feature_family().params_from_sites(sites)
@@ -504,4 +518,5 @@ class JointView(GenerativeClassifier):
         return np.asarray(log_likelihood).astype(dtype)
 
     def _parameter_dims(self, features):
+        self._check_has_posterior()
         return self._feature_family().parameter_dims(features)

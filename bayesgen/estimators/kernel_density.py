@@ -13,7 +13,6 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import joint
 from bayesgen._precision import compute_dtype, precision
@@ -303,35 +302,6 @@ class KernelDensityDA(JointView):
         from bayesgen.stories.kernel_density import kernel_density_part
 
         return kernel_density_part(*self.joint_.params)
-
-    # ------------------------------------------------------------------ posterior
-    def _check_exact_posterior(self):
-        raise ValueError(
-            f"{type(self).__name__} has no parameter posterior: its class densities are "
-            "kernel density estimates (the training rows themselves), with no parameters "
-            "under a prior, so posterior(), predict_proba_draws() and "
-            "predict_proba(method='predictive') do not apply; use predict_proba()."
-        )
-
-    def posterior(self, num_samples=1000, *, method="exact", **kwargs):
-        """Not available: a kernel density estimate has no parameters to sample.
-
-        The class densities are fixed functions of the training rows, with no prior, so
-        neither the exact conjugate draws nor NUTS on the story apply.
-
-        Raises
-        ------
-        ValueError
-            Always (after checking that the model is fitted).
-        """
-        check_is_fitted(self)
-        self._check_exact_posterior()
-
-    def _parameter_dims(self, features):
-        self._check_exact_posterior()
-
-    def _with_parameters(self, sites):
-        self._check_exact_posterior()
 
     def _upgrade_saved_state(self, state: dict) -> dict:
         """A file of the earlier layout (the rows and the kernels as separate attributes) as

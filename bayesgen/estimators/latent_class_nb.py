@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from bayesgen.estimators.joint_view import fitted_attribute
 from bayesgen.estimators.mixed_nb import MixedNB
@@ -220,7 +219,6 @@ class LatentClassNB(MixedNB):
             groups, n_classes, self.n_components, self.weight_concentration_prior
         )
 
-    # ------------------------------------------------------------------ posterior
     @property
     def estimators_(self):
         """Not available: a group's columns are a mixture here, not one estimator."""
@@ -228,29 +226,3 @@ class LatentClassNB(MixedNB):
             "LatentClassNB has no estimators_: each class's columns are a mixture of "
             "components, which no single-family estimator models."
         )
-
-    def _check_exact_posterior(self):
-        raise ValueError(
-            f"{type(self).__name__} has no closed-form posterior: a mixture's parameters are "
-            "not conjugate to its likelihood, so posterior(), predict_proba_draws() and "
-            "predict_proba(method='predictive') do not apply; use predict_proba() (the EM "
-            "point estimate)."
-        )
-
-    def posterior(self, num_samples=1000, *, method="exact", **kwargs):
-        """Not available: there is no conjugate posterior, and the components are
-        exchangeable within each class (label switching), so NUTS draws do not summarise.
-
-        Raises
-        ------
-        ValueError
-            Always (after checking that the model is fitted).
-        """
-        check_is_fitted(self)
-        self._check_exact_posterior()
-
-    def _parameter_dims(self, features):
-        self._check_exact_posterior()
-
-    def _with_parameters(self, sites):
-        self._check_exact_posterior()

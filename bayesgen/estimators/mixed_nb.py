@@ -380,6 +380,7 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior, JointView):
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):
+        self._check_has_posterior()  # LatentClassNB's mixture: no posterior at all
         if not self.fitted_with_unlabeled_:  # else the base's reason comes first
             self._check_groups_exact()
         super()._check_exact_posterior()

@@ -8,7 +8,6 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import joint
 from bayesgen._precision import compute_dtype
@@ -550,33 +549,3 @@ class MixtureDA(JointView):
             self.weight_concentration_prior,
             self._base_family().active(self.classes_.shape[0]),
         )
-
-    # ------------------------------------------------------------------ posterior
-    def posterior(self, num_samples=1000, *, method="exact", **kwargs):
-        """Not available: neither exact draws nor NUTS apply to a mixture.
-
-        There is no conjugate posterior; and NUTS on the story would face the component
-        labels, exchangeable within each class (every relabelling is an equal mode, so the
-        draws of ``means`` or ``weights`` do not summarise), or, for drawn rows, a discrete
-        ``"component"`` site per row that NUTS cannot sample without enumeration.
-
-        Raises
-        ------
-        ValueError
-            Always (after checking that the model is fitted).
-        """
-        check_is_fitted(self)
-        if method == "nuts":
-            raise ValueError(
-                f"posterior(method='nuts') is not supported for {type(self).__name__}: the "
-                "components are exchangeable within each class (label switching makes every "
-                "relabelling an equal mode), and a drawn row's component is a discrete site "
-                "that NUTS cannot sample without enumeration."
-            )
-        self._check_exact_posterior()
-
-    def _parameter_dims(self, features):
-        self._check_exact_posterior()
-
-    def _with_parameters(self, sites):
-        self._check_exact_posterior()

@@ -73,6 +73,10 @@ class PosteriorUses:
         concentration = self._class_prior_posterior().concentration
         return concentration / concentration.sum()
 
+    def _check_has_posterior(self) -> None:
+        """Raise if the model's parameters have no posterior at all (neither exact nor by
+        NUTS); the default: they have one."""
+
     def _check_exact_posterior(self) -> None:
         """Raise if the posterior of this fit has no closed form.
 
@@ -269,6 +273,8 @@ class PosteriorUses:
         num_warmup = num_samples if warmup_given is None else warmup_given
         if method not in POSTERIOR_METHODS:
             raise ValueError(f"method must be one of {POSTERIOR_METHODS}; got {method!r}.")
+        if method == "nuts":
+            self._check_has_posterior()
         if (X is None) != (y is None):
             raise ValueError("Pass X and y together (the rows and their labels), or neither.")
         if method == "nuts" and X is None:

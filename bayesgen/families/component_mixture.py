@@ -149,6 +149,14 @@ class MixtureFamily(FeatureFamily):
 
     name = "mixture"
     has_exact_posterior = False
+    no_posterior = (
+        "mixture family has no closed-form posterior (a mixture's parameters are not "
+        "conjugate to its likelihood), and posterior(method='nuts') is not supported either: "
+        "the components are exchangeable within each class (label switching makes every "
+        "relabelling an equal mode, so draws of the parameters do not summarise), and a "
+        "drawn row's component is a discrete site that NUTS cannot sample without "
+        "enumeration"
+    )
     merges_exactly = False  # the memberships come from parameters fitted on all rows
     #: The statistics need the memberships, which need the parameters: fitted by EM.
     statistics_need_parameters = True

@@ -76,6 +76,10 @@ class KernelDensityFamily(FeatureFamily):
     name = "kernel_density"
     site = "training_X"
     has_exact_posterior = False
+    no_posterior = (
+        "kernel density family has no parameter posterior: its class densities are kernel "
+        "density estimates (the training rows themselves), with no parameters under a prior"
+    )
     # The statistics are the rows: a Dask fit would ship every row to the driver.
     merges_exactly = False
     column_values = "numbers"

@@ -79,6 +79,10 @@ class FeatureFamily(abc.ABC):
         The family's registered name, such as ``"poisson"``.
     has_exact_posterior : bool
         Whether ``posterior`` and ``sample_params`` give the exact conjugate posterior.
+    no_posterior : str or None
+        Why the family's parameters have no posterior to sample at all, neither exact nor
+        by NUTS on the story (a mixture's label switching; a kernel density's lack of
+        parameters), as the end of "This <estimator>'s ..."; None when NUTS applies.
     missing_needs_em : bool
         True when a missing entry cannot simply be skipped in ``suff_stats`` (the
         features of a class are dependent, as for a full covariance), so a fit on rows
@@ -114,6 +118,7 @@ class FeatureFamily(abc.ABC):
     name: ClassVar[str]
     site: ClassVar[str] = "feature_probs"
     has_exact_posterior: ClassVar[bool] = True
+    no_posterior: ClassVar[str | None] = None
     missing_needs_em: ClassVar[bool] = False
     estimator: ClassVar[str | None] = None
     column_values: ClassVar[str] = "non-negative"

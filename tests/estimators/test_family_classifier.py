@@ -193,8 +193,11 @@ def test_unlabelled_rows_help_a_mixture_and_its_objective_never_falls():
     assert np.all(np.diff(history) >= -1e-9 * np.abs(history[1:]))
     assert model.score(X_test, y_test) >= alone.score(X_test, y_test)
     assert model.score(X_test, y_test) > 0.9
-    with pytest.raises(ValueError, match="unlabelled rows"):
+    # Not "fitted with unlabelled rows: use NUTS": NUTS does not apply to a mixture either.
+    with pytest.raises(ValueError, match="no closed-form posterior.*label switching"):
         model.posterior(10, method="exact")
+    with pytest.raises(ValueError, match="method='nuts'.*not supported.*exchangeable"):
+        model.posterior(10, method="nuts", X=X, y=np.where(labelled, y, -1))
 
 
 def test_bad_input_is_refused_with_its_name():
