@@ -256,43 +256,31 @@ class JointView(GenerativeClassifier):
         current parameters: the component memberships under them given each row's class,
         then the point estimate from the statistics they weight. With the outer E-step this
         is one EM iteration over the pair (class, component), so the objective cannot
-        decrease. Any other family refits from the class weights in closed form.
+        decrease. A family that fits missing entries by EM completes them from the current
+        parameters (`_completes_missing_entries`); any other family refits from the class
+        weights in closed form.
         """
-        if not self._fits_by_em():
-            if not self._completes_missing_entries(X):
-                self._add_rows(X, responsibilities, reset=True)
-                return
-            # One E-step of the missing entries under the current parameters and the prior
-            # the fit's EM held: one EM over labels and missing entries at once.
-            value = self.joint_
-            family = joint.family_of(self._base_family(), value)
-            R = np.asarray(responsibilities).astype(compute_dtype(X.dtype), copy=False)
-            with precision(R.dtype):
-                stats = family.expected_stats(value.params, np.asarray(X), R)
-            self.joint_ = joint.from_stats(
-                family,
-                self.classes_,
-                class_prior.suff_stats(R),
-                stats,
-                self._fit_settings(),
-                learned=value.learned,
-                frozen=value.frozen,
-            )
+        by_em = self._fits_by_em()
+        if not by_em and not self._completes_missing_entries(X):
+            self._add_rows(X, responsibilities, reset=True)
             return
         value = self.joint_
         family = joint.family_of(self._base_family(), value)
-        dtype = compute_dtype(X.dtype)
-        R = np.asarray(responsibilities).astype(dtype, copy=False)
-        encoded = family.encode(X)
-        memberships, _ = family.memberships(value.params, encoded)
-        stats = family.suff_stats(encoded, R, dtype, memberships=memberships)
-        self.joint_ = joint.from_stats(
-            family,
-            self.classes_,
+        R = np.asarray(responsibilities).astype(compute_dtype(X.dtype), copy=False)
+        if by_em:
+            encoded = family.encode(X)
+            memberships, _ = family.memberships(value.params, encoded)
+            stats = family.suff_stats(encoded, R, R.dtype, memberships=memberships)
+        else:
+            # One E-step of the missing entries under the current parameters and the prior
+            # the fit's EM held: one EM over labels and missing entries at once.
+            with precision(R.dtype):
+                stats = family.expected_stats(value.params, np.asarray(X), R)
+        self._install_stats(
             class_prior.suff_stats(R),
             stats,
-            self._fit_settings(),
             learned=value.learned,
+            frozen=None if by_em else value.frozen,
         )
 
     def _completes_missing_entries(self, X) -> bool:

@@ -99,3 +99,28 @@ def test_transform_fills_missing_entries_with_their_conditional_mean():
     holes = X[:10].copy()
     holes[:, 2] = np.nan
     np.testing.assert_allclose(model.transform(holes), model.transform(model.impute(holes)))
+
+
+@pytest.mark.parametrize("n_components", [None, 1])
+def test_coordinates_follow_the_last_em_step_with_unlabelled_and_missing(n_components):
+    """After EM over unlabelled rows with missing entries (each M-step completes them from
+    the current parameters), the discriminant coordinates are those of the final fit: the
+    generalised eigenvectors of its between-class scatter, W^T Sigma W = I."""
+    X, y = load_wine(return_X_y=True)
+    X, y = X.copy(), y.copy()
+    rng = np.random.default_rng(3)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    y[1::3] = -1
+    model = LDA(n_components=n_components).fit(X, y)
+    assert model.n_iter_ > 1 and model.fitted_with_missing_
+    family = model.family_
+    if n_components is None:
+        params = model.joint_.params
+    else:  # the coordinates come from the full-rank estimate of the same statistics
+        value = model.joint_
+        _, _, params = family.estimate_full_rank(value.feature_stats, "mle", value.frozen)
+    expected = family.discriminant_coordinates(params, model.joint_.feature_stats.counts)
+    np.testing.assert_allclose(model.xbar_, expected.center, rtol=1e-12)
+    np.testing.assert_allclose(np.abs(model.scalings_), np.abs(expected.scalings), rtol=1e-10)
+    W = model.scalings_
+    np.testing.assert_allclose(W.T @ model.covariances_ @ W, np.eye(W.shape[1]), atol=1e-10)
