@@ -433,9 +433,6 @@ class JointView(GenerativeClassifier):
         return kept
 
     # --------------------------------------------------------------- draws
-    def _sampling_family(self):
-        return self._feature_family()
-
     def _sampling_sites(self):
         return self._feature_family().sampling_sites(self.joint_.params)
 

@@ -532,11 +532,6 @@ class MixtureDA(JointView):
     def _sampling_sites(self):
         return {"weights": self.weights_, "means": self.means_, "covariances": self.covariances_}
 
-    def _draw_features(self, classes, rng, **options) -> dict:
-        """The story's draws in NumPy: each row's component from its class's weights, then a
-        Gaussian row from the pair (class, component), flattened as ``k M + m``."""
-        return self._feature_family().draw_features(self.joint_.params, classes, rng, **options)
-
     def _story_part(self):
         from bayesgen.stories.mixture import mixture_part
 

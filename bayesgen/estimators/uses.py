@@ -79,23 +79,18 @@ class GenerativeUses:
         """The features as the story observes them: a dense array in the caller's precision."""
         return jnp.asarray(X.toarray() if sp.issparse(X) else X)
 
-    def _sampling_family(self):
-        """The family whose `draw_features` draws this model's synthetic rows in NumPy, or
-        None to run the story (`bayesgen.inference.sampling`)."""
-        return None
-
     def _draw_features(self, classes, rng, **options) -> dict:
-        """The story's feature draws for rows of the class indices ``classes``, in NumPy.
+        """The story's feature draws for rows of the class indices ``classes``, in NumPy:
+        the family's ``draw_features`` at the parameters the story samples with (its
+        ``sampling_sites``: a categorical column's unseen category left out).
 
         Raises
         ------
         NoClosedForm
-            When the model has no NumPy draws (its story runs instead).
+            When the family has no NumPy draws (its story runs instead).
         """
-        family = self._sampling_family()
-        if family is None:
-            raise NoClosedForm(f"{type(self).__name__} draws synthetic rows through its story")
-        params = family.params_from_sites(self._sampling_sites())
+        family = self._feature_family()
+        params = family.params_from_sites(family.sampling_sites(self.joint_.params))
         return family.draw_features(params, classes, rng, **options)
 
     def sample(self, n_samples=1, *, y=None, random_state=None, method="numpy"):
