@@ -66,3 +66,30 @@ def test_chunked_predictions_equal_one_pass_predictions(monkeypatch, make):
     one_pass = model.predict_proba(X)
     monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 12 * 4 * 5)  # 5 rows at a time
     np.testing.assert_allclose(model.predict_proba(X), one_pass, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: bayesgen.LDA(),
+        lambda: bayesgen.MixedNB(features={0: "gaussian", 1: "gaussian", 2: "poisson"}),
+    ],
+    ids=["LDA", "MixedNB"],
+)
+def test_rows_with_missing_entries_are_not_chunked(monkeypatch, make):
+    """EM over missing entries needs every row at once: where a fit would cut the rows
+    into chunks (many classes), rows with missing entries are fitted whole, as in one pass
+    (chunks used to reach partial_fit's refusal of missing values)."""
+    rng = np.random.default_rng(1)
+    n_classes = 20
+    y = np.repeat(np.arange(n_classes), 6)
+    X = np.column_stack(
+        [rng.normal(size=(y.shape[0], 2)) + y[:, None] % 3, rng.poisson(2.0, y.shape[0])]
+    ).astype(float)
+    X[rng.random(X.shape) < 0.1] = np.nan
+    one_pass = make().fit(X, y)
+    monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 7 * n_classes)
+    assert len(base._row_chunks(X.shape[0], n_classes)) > 1
+    chunked = make().fit(X, y)
+    np.testing.assert_allclose(chunked.predict_proba(X), one_pass.predict_proba(X), rtol=1e-12)
+    assert chunked.joint_.frozen is not None

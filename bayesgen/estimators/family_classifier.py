@@ -132,6 +132,9 @@ class FamilyClassifier(NaiveBayesClassPrior, JointView):
         self.unlabeled_marker = unlabeled_marker
         self.random_state = random_state
 
+    #: A family that cannot skip missing entries (a Gaussian leaf) fits them by EM.
+    fits_missing_by_em = True
+
     def _base_family(self) -> FeatureFamily:
         family = default_family() if self.family is None else self.family
         if not isinstance(family, FeatureFamily):
@@ -149,8 +152,8 @@ class FamilyClassifier(NaiveBayesClassPrior, JointView):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         family = self._base_family()
-        # NaN is a missing value; a fit skips it unless the family cannot (dependent features).
-        tags.input_tags.allow_nan = not family.missing_needs_em
+        # NaN is a missing value: skipped, or (dependent features) fitted by EM over it.
+        tags.input_tags.allow_nan = True
         tags.input_tags.positive_only = family.column_values == "non-negative"
         tags.input_tags.categorical = family.column_values == "categories"
         tags.classifier_tags.poor_score = family.column_values != "numbers"

@@ -139,22 +139,11 @@ def _parameter_writer(field: str):
     return write
 
 
-def _shrinkage_intensity(estimator, value):
-    dtype = np.asarray(value.params.covariances).dtype
-    with precision(dtype):
-        intensity = estimator._base_family().shrinkage_intensity(
-            np.shape(value.params.means)[0], dtype
-        )
-        if intensity is None:
-            raise AttributeError(
-                f"This {type(estimator).__name__} has no shrinkage: no shrinkage_."
-            )
-        return float(intensity) if np.ndim(intensity) == 0 else np.asarray(intensity)
-
-
 class GaussianDA(FisherProjection, JointView):
     model_name = "gaussian-da"
     _state_beside_value = (
+        "ridge_",
+        "shrinkage_",
         "fourth_moments_",
         "scalings_",
         "xbar_",
@@ -261,18 +250,6 @@ class GaussianDA(FisherProjection, JointView):
         lambda self, value: value.frozen is not None,
         doc="Whether the fit was EM over missing entries (which held ``frozen``).",
     )
-    ridge_ = fitted_attribute(
-        lambda self, value: (
-            value.frozen[0]
-            if value.frozen is not None
-            else self._base_family().ridge(value.feature_stats)
-        ),
-        doc="What was added to the diagonal of every covariance.",
-    )
-    shrinkage_ = fitted_attribute(
-        lambda self, value: _shrinkage_intensity(self, value),
-        doc="The shrinkage intensity used; only when ``shrinkage`` is set.",
-    )
 
     def _base_family(self) -> RegularisedGaussian:
         """The family with this estimator's hyperparameters, e1071's floor (GaussianNB's
@@ -374,13 +351,29 @@ class GaussianDA(FisherProjection, JointView):
         self._after_estimate()
 
     def _after_estimate(self) -> None:
-        """Warn about classes resting on the ridge; set Fisher's coordinates (``"tied"``)."""
+        """Record what the estimate used (``ridge_``, ``shrinkage_``: read off the family
+        that made it, so that ``set_params`` alone does not change them), warn about
+        classes resting on the ridge, and set Fisher's coordinates (``"tied"``)."""
         value = self.joint_
+        family = self._feature_family()
+        self.ridge_ = (
+            np.asarray(value.frozen[0])
+            if value.frozen is not None
+            else np.asarray(family.ridge(value.feature_stats))
+        )
+        dtype = np.asarray(value.params.covariances).dtype
+        with precision(dtype):
+            intensity = family.shrinkage_intensity(np.shape(value.params.means)[0], dtype)
+            if intensity is None:
+                self.__dict__.pop("shrinkage_", None)
+            else:
+                self.shrinkage_ = (
+                    float(intensity) if np.ndim(intensity) == 0 else np.asarray(intensity)
+                )
         counts = np.asarray(value.class_stats.counts)
         self._warn_few_rows(counts, self.n_features_in_)
         if self.covariance_type != "tied":
             return
-        family = self._feature_family()
         params = value.params
         if family.kept_components(*np.shape(params.means)) < min(
             len(self.classes_) - 1, self.n_features_in_
@@ -566,12 +559,11 @@ class GaussianDA(FisherProjection, JointView):
         ``_moments`` is ``fourth_moments_``; ``_frozen_prior`` and ``_new_moments`` only
         carried state between the steps of a fit and are dropped, as is ``_fresh_fit``.
 
-        ``ridge_``, ``fitted_with_missing_`` and ``shrinkage_`` are read off the value now:
-        a fit with missing entries keeps the ridge and prior its EM held as the value's
-        ``frozen``; otherwise the ridge follows from the statistics, as the fit found it.
+        ``fitted_with_missing_`` is read off the value now: a fit with missing entries keeps
+        the ridge and prior its EM held as the value's ``frozen``.
         """
         state = dict(state)
-        for name in ("_frozen_prior", "_new_moments", "shrinkage_"):
+        for name in ("_frozen_prior", "_new_moments"):
             state.pop(name, None)
         if "_fitted_with_missing" in state:
             state["fitted_with_missing_"] = bool(state.pop("_fitted_with_missing"))
@@ -581,11 +573,11 @@ class GaussianDA(FisherProjection, JointView):
             params = gaussian.GaussianParams(state.pop("means_"), state.pop("covariances_"))
             state["joint_"] = saved_value(state, state.pop("prior_"), params)
             state.pop("suff_stats_", None)  # read off the value now
-        ridge = state.pop("ridge_", None)
         with_missing = state.pop("fitted_with_missing_", False)
         if with_missing and "joint_" in state and state["joint_"].frozen is None:
             value = state["joint_"]
-            state["joint_"] = value._replace(frozen=(np.asarray(ridge), value.feature_prior))
+            frozen = (np.asarray(state["ridge_"]), value.feature_prior)
+            state["joint_"] = value._replace(frozen=frozen)
         return super()._upgrade_saved_state(state)
 
     def _normal_inverse_wishart(self, *, numpy: bool = False) -> gaussian.NormalInverseWishart:

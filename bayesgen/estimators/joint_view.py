@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from bayesgen import joint
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators.base import GenerativeClassifier
+from bayesgen.estimators.base import GenerativeClassifier, _row_chunks
 from bayesgen.families import class_prior
 from bayesgen.families.namespace import tree_map
 from bayesgen.families.protocol import NoClosedForm
@@ -77,6 +77,13 @@ def saved_value(state: dict, feature_prior, params) -> joint.FittedJoint:
     )
     state.pop("class_count_", None)  # read off the value now
     return value
+
+
+def _n_rows(X) -> int:
+    """Rows of ``X``: an array, or a dict of column groups (MixedNB's)."""
+    if isinstance(X, dict):
+        return len(next(iter(X.values())))
+    return X.shape[0]
 
 
 def _set_class_prior(estimator, probabilities) -> None:
@@ -160,12 +167,25 @@ class JointView(GenerativeClassifier):
 
     def _add_labelled_rows(self, X, class_index, weights, n_classes: int, *, reset: bool):
         """As the base, except that a family fitted by EM takes all the rows at once (EM
-        cannot add chunks: the memberships of earlier rows change with the parameters)."""
-        if not self._fits_by_em():
+        cannot add chunks: the memberships of earlier rows change with the parameters), as
+        does a fit of rows with missing entries by EM over them, where the base would cut
+        the rows into chunks (many classes)."""
+        if not (self._fits_by_em() or self._em_over_missing_chunks(X, n_classes, reset)):
             super()._add_labelled_rows(X, class_index, weights, n_classes, reset=reset)
             return
         R = joint.responsibilities(class_index, weights, n_classes)
         self._add_rows(X, R, reset=reset)
+
+    def _em_over_missing_chunks(self, X, n_classes: int, reset: bool) -> bool:
+        """Whether a fresh fit would cut into chunks rows that EM over missing entries
+        needs all at once (looked for only where the rows would be cut)."""
+        return bool(
+            reset
+            and self.fits_missing_by_em
+            and len(_row_chunks(_n_rows(X), n_classes)) > 1
+            and self._base_family().missing_needs_em
+            and any(has_missing(part) for part in (X.values() if isinstance(X, dict) else [X]))
+        )
 
     def _add_rows(self, X, responsibilities: np.ndarray, *, reset):
         value = None if reset else self.__dict__.get("joint_")
@@ -177,27 +197,26 @@ class JointView(GenerativeClassifier):
         if self._fits_by_em():
             self._fit_by_em(family, X, R, value)
         elif value is not None:
-            if self.fits_missing_by_em:
-                self._refuse_missing_rows(family, X)
-            self.joint_ = joint.update(family, value, X, R, self._fit_settings())
+            check = self._refuse_missing_rows if self.fits_missing_by_em else None
+            self.joint_ = joint.update(family, value, X, R, self._fit_settings(), check_batch=check)
         elif family.missing_needs_em and self.fits_missing_by_em:
             self.joint_ = self._fit_with_missing(family, X, R)
         else:
             self.joint_ = joint.fit(family, X, R, self.classes_, self._fit_settings())
 
-    def _refuse_missing_rows(self, family, X) -> None:
-        """Refuse rows with missing entries added to a fit (``partial_fit``) where a family
-        fits them by EM, which needs every row at once."""
+    def _refuse_missing_rows(self, family, stats) -> None:
+        """Refuse a batch of rows with missing entries added to a fit (``partial_fit``)
+        where a family fits them by EM, which needs every row at once: its statistics are
+        NaN there (no other pass over the rows)."""
         groups = getattr(family, "groups", None)
-        parts = (
-            [("", family, X)]
-            if groups is None
-            else [
-                (f"the {name} columns of ", group, X[name]) for name, (group, _) in groups.items()
+        parts = [("", family, stats)]
+        if groups is not None:
+            parts = [
+                (f"the {name} columns of ", group, stats[name])
+                for name, (group, _) in groups.items()
             ]
-        )
-        for where, part, columns in parts:
-            if part.missing_needs_em and has_missing(part.encode(columns)):
+        for where, part, part_stats in parts:
+            if part.missing_needs_em and gaussian_em.has_nan(part_stats):
                 raise ValueError(
                     "X contains NaN: partial_fit cannot add rows with missing values to "
                     f"{where}a fitted {type(self).__name__} (EM needs every row at once); "

@@ -257,7 +257,7 @@ def missing_fit(family, X, responsibilities, dtype, settings) -> MissingFit:
         ``frozen`` None (and one iteration) when no EM ran.
     """
     stats = family.suff_stats(X, responsibilities, dtype)
-    if not (family.missing_needs_em and _has_nan(stats)):
+    if not (family.missing_needs_em and has_nan(stats)):
         return MissingFit(stats, None, 1, True, np.empty(0))
     kind, tol, max_iter = settings()
     X, responsibilities = np.asarray(X), np.asarray(responsibilities)
@@ -276,7 +276,9 @@ def missing_fit(family, X, responsibilities, dtype, settings) -> MissingFit:
     )
 
 
-def _has_nan(stats) -> bool:
+def has_nan(stats) -> bool:
+    """Whether any statistic is NaN: for a family that cannot skip missing entries
+    (``missing_needs_em``), whether its rows had some."""
     for leaf in tree_leaves(stats):
         xp = np if isinstance(leaf, np.ndarray) else namespace(leaf)
         if bool(xp.isnan(leaf).any()):

@@ -187,11 +187,20 @@ def _merged(family, joint: FittedJoint, class_stats, feature_stats, settings) ->
 
 
 def update(
-    family, joint: FittedJoint, X, R: np.ndarray, settings: FitSettings = DEFAULT_SETTINGS
+    family,
+    joint: FittedJoint,
+    X,
+    R: np.ndarray,
+    settings: FitSettings = DEFAULT_SETTINGS,
+    *,
+    check_batch=None,
 ) -> FittedJoint:
     """``joint`` with the rows ``X`` (class weights ``R``) added: ``partial_fit`` as a value.
 
     New categories in ``X`` widen the family and re-lay the stored statistics for them.
+    ``check_batch(family, feature_stats)``, when given, sees the batch's statistics before
+    they are merged and raises to refuse them (rows with missing entries where the family
+    fits those by EM, which needs every row at once).
 
     Returns
     -------
@@ -201,6 +210,8 @@ def update(
         rows_to_learn_from(family, X, R), joint.feature_stats
     )
     class_stats, feature_stats = batch_stats(family, X, R)
+    if check_batch is not None:
+        check_batch(family, feature_stats)
     return _merged(
         family, joint._replace(feature_stats=previous), class_stats, feature_stats, settings
     )

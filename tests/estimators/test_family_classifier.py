@@ -367,3 +367,25 @@ def test_the_story_of_a_count_per_class_draws_only_each_classs_own_components():
     # Class 1's rows: the same mixture both ways (their means within sampling error).
     spread = np.sqrt(drawn[2000:].var(axis=0) / 2000)
     assert np.all(np.abs(story[2000:].mean(axis=0) - drawn[2000:].mean(axis=0)) < 5 * spread)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag"])
+def test_a_gaussian_family_fits_missing_entries_by_the_same_em_as_gaussian_da(covariance_type):
+    """A family that cannot skip missing entries gets EM over them, as GaussianDA does (it
+    used to fail with a 'singular covariance' from NaN statistics), and partial_fit then
+    refuses rows with missing entries."""
+    from sklearn.datasets import load_iris
+
+    from bayesgen import GaussianDA
+    from bayesgen.families.gaussian import GaussianFamily
+
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[np.random.default_rng(5).random(X.shape) < 0.15] = np.nan
+    generic = FamilyClassifier(family=GaussianFamily(covariance_type), estimate="map").fit(X, y)
+    own = GaussianDA(covariance_type=covariance_type, estimate="map").fit(X, y)
+    assert generic.n_iter_ == own.n_iter_ > 1 and generic.converged_
+    np.testing.assert_allclose(generic.joint_.params.means, own.means_, rtol=1e-12)
+    np.testing.assert_allclose(generic.joint_.params.covariances, own.covariances_, rtol=1e-12)
+    with pytest.raises(ValueError, match="partial_fit cannot add rows with missing values"):
+        generic.partial_fit(X[:5], y[:5])

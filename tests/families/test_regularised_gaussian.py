@@ -98,3 +98,25 @@ def test_ledoit_wolf_without_moments_is_refused():
     family = RegularisedGaussian("full", shrinkage="ledoit-wolf")
     with pytest.raises(ValueError, match="fourth moments"):
         family.estimate(family.suff_stats(X, R), "mle")
+
+
+def test_a_regularised_family_has_no_conjugate_posterior():
+    """Its point estimate departs from the prior's posterior, so the family refuses it, in
+    any estimator; the unregularised family's is GaussianFamily's."""
+    from bayesgen import FamilyClassifier
+
+    X, y = load_iris(return_X_y=True)
+    model = FamilyClassifier(family=RegularisedGaussian("full", shrinkage=1.0)).fit(X, y)
+    with pytest.raises(ValueError, match="no conjugate posterior"):
+        model.predict_proba(X[:2], method="predictive")
+    with pytest.raises(ValueError, match="no conjugate posterior"):
+        model.posterior(5)
+    X_, R = _iris()
+    stats = GaussianFamily("full").suff_stats(X_, R)
+    prior = GaussianFamily("full").prior(stats)
+    for a, b in zip(
+        RegularisedGaussian("full").posterior(prior, stats),
+        GaussianFamily("full").posterior(prior, stats),
+        strict=True,
+    ):
+        np.testing.assert_array_equal(a, b)

@@ -97,7 +97,7 @@ def test_upgrade_translates_the_old_flags():
         "joint_": value._replace(frozen=None),
     }
     upgraded = GaussianDA()._upgrade_saved_state(state)
-    assert set(upgraded) == {"fourth_moments_", "joint_", "classes_", "n_features_in_"}
+    assert set(upgraded) == {"fourth_moments_", "ridge_", "joint_", "classes_", "n_features_in_"}
     assert upgraded["fourth_moments_"] is None
     held_ridge, held_prior = upgraded["joint_"].frozen
     np.testing.assert_array_equal(held_ridge, ridge)

@@ -169,6 +169,25 @@ class RegularisedGaussian(GaussianFamily):
             self.reg_alpha != 1 or self.reg_gamma != 1 or self.shrinkage is not None or reduced
         )
 
+    def posterior(self, prior, stats: GaussianStats):
+        """The conjugate posterior of `GaussianFamily`, for unregularised settings only.
+
+        Raises
+        ------
+        ValueError
+            When the point estimate is regularised (`is_regularised`): the posterior of the
+            story's prior does not describe it.
+        """
+        n_classes, n_features = np.shape(stats.means)
+        if self.is_regularised(n_classes, n_features):
+            raise ValueError(
+                "A regularised Gaussian point estimate (reg_alpha, reg_gamma, shrinkage or a "
+                "reduced n_components) has no conjugate posterior: the posterior of the "
+                "story's prior does not describe it. Put the shrinkage in the prior instead "
+                "(covariance_prior, degrees_of_freedom_prior)."
+            )
+        return super().posterior(prior, stats)
+
     # ------------------------------------------------------------ estimate
     def estimate(self, stats: GaussianStats, kind: str, frozen=None):
         """``(prior, parameters)``: `estimate_full_rank`, the means then reduced to
@@ -199,7 +218,9 @@ class RegularisedGaussian(GaussianFamily):
             dtype = stats.means.dtype
             ridge = np.asarray(ridge, dtype)
             prior = type(prior)(*(np.asarray(leaf, dtype) for leaf in prior))
-        if kind == "mean" and not mean_exists(self.posterior(prior, stats), self.covariance_type):
+        if kind == "mean" and not mean_exists(
+            GaussianFamily.posterior(self, prior, stats), self.covariance_type
+        ):
             raise ValueError(
                 "estimate='mean' needs a posterior covariance mean, which does not exist for "
                 f"degrees_of_freedom_prior={self.degrees_of_freedom_prior}; raise it or use "
