@@ -361,18 +361,20 @@ class GaussianDA(FisherProjection, JointView):
             if value.frozen is not None
             else np.asarray(family.ridge(value.feature_stats))
         )
-        dtype = np.asarray(value.params.covariances).dtype
-        with precision(dtype):
-            intensity = family.shrinkage_intensity(np.shape(value.params.means)[0], dtype)
-            if intensity is None:
-                self.__dict__.pop("shrinkage_", None)
-            else:
+        if self.shrinkage is None:
+            self.__dict__.pop("shrinkage_", None)
+        else:
+            dtype = np.asarray(value.params.covariances).dtype
+            with precision(dtype):
+                intensity = family.shrinkage_intensity(np.shape(value.params.means)[0], dtype)
                 self.shrinkage_ = (
                     float(intensity) if np.ndim(intensity) == 0 else np.asarray(intensity)
                 )
         counts = np.asarray(value.class_stats.counts)
         self._warn_few_rows(counts, self.n_features_in_)
-        if self.covariance_type != "tied":
+        if self.covariance_type != "tied":  # no coordinates, nor those of an earlier fit
+            for name in ("scalings_", "xbar_", "explained_variance_ratio_"):
+                self.__dict__.pop(name, None)
             return
         params = value.params
         if family.kept_components(*np.shape(params.means)) < min(
@@ -439,12 +441,10 @@ class GaussianDA(FisherProjection, JointView):
         """
         if self.covariance_type != "full" or self.estimate not in ("mle", "unbiased"):
             return
-        if self._is_regularised():
-            return
         counts = np.asarray(counts)
         # A class without rows yet (a partial_fit chunk) has no covariance to speak of.
         few = np.flatnonzero((counts > 0) & (counts < n_features))
-        if few.size == 0:
+        if few.size == 0 or self._is_regularised():
             return
         names = ", ".join(f"{str(self.classes_[k])!r} ({float(counts[k]):g} rows)" for k in few[:5])
         warnings.warn(

@@ -124,3 +124,13 @@ def test_coordinates_follow_the_last_em_step_with_unlabelled_and_missing(n_compo
     np.testing.assert_allclose(np.abs(model.scalings_), np.abs(expected.scalings), rtol=1e-10)
     W = model.scalings_
     np.testing.assert_allclose(W.T @ model.covariances_ @ W, np.eye(W.shape[1]), atol=1e-10)
+
+
+def test_a_refit_without_a_shared_covariance_drops_the_coordinates():
+    """Refitted as QDA, a model keeps no discriminant coordinates of its LDA fit."""
+    X, y = load_iris(return_X_y=True)
+    model = GaussianDA(covariance_type="tied").fit(X, y)
+    assert model.scalings_.shape == (4, 2)
+    model.set_params(covariance_type="full").fit(X, y)
+    for name in ("scalings_", "xbar_", "explained_variance_ratio_"):
+        assert not hasattr(model, name)

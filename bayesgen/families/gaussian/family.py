@@ -42,7 +42,7 @@ from bayesgen.families.gaussian.stats import (
     check_covariance_type,
     merge,
     suff_stats,
-    total_moments,
+    total_variances,
 )
 from bayesgen.families.namespace import namespace
 from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers
@@ -151,8 +151,7 @@ class GaussianFamily(FeatureFamily):
         the statistics' dtype; ``"spherical"`` uses the mean variance (a scalar).
         """
         xp = namespace(stats)
-        _, covariance = total_moments(stats, self.covariance_type)
-        variances = xp.diagonal(covariance) if covariance.ndim == 2 else covariance
+        variances = total_variances(stats, self.covariance_type)
         if self.covariance_type == "spherical":
             variances = xp.mean(variances)
         if self.reg_covar == 0:

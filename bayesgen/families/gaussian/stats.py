@@ -171,6 +171,22 @@ def merge(a: GaussianStats, b: GaussianStats, covariance_type: str) -> GaussianS
 
 
 @numpy_or_jit(static_argnames="covariance_type")
+def total_variances(stats: GaussianStats, covariance_type: str) -> Array:
+    """Each feature's (maximum-likelihood) variance over all rows, classes pooled: the
+    diagonal of `total_moments`' covariance, without forming the rest."""
+    xp = namespace(stats)
+    total = xp.sum(stats.counts)
+    mean = stats.counts @ stats.means / total
+    deviation = stats.means - mean
+    if covariance_type == "tied":
+        within = xp.diagonal(stats.scatter)
+    elif covariance_type == "full":
+        within = xp.sum(xp.diagonal(stats.scatter, axis1=1, axis2=2), axis=0)
+    else:
+        within = xp.sum(stats.scatter, axis=0)
+    return (within + stats.counts @ xp.square(deviation)) / total
+
+
 def total_moments(stats: GaussianStats, covariance_type: str) -> tuple[Array, Array]:
     """Mean and (maximum-likelihood) covariance of all rows, classes pooled.
 
