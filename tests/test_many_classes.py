@@ -5,17 +5,17 @@ import pytest
 import scipy.sparse as sp
 
 import bayesgen
-from bayesgen.estimators import base
+from bayesgen.joint import fitting
 
 
 def test_row_chunks_cover_every_row_once_within_the_budget(monkeypatch):
-    monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 100)
-    chunks = base._row_chunks(1003, 7)
+    monkeypatch.setattr(fitting, "RESPONSIBILITY_ENTRIES", 100)
+    chunks = fitting.row_chunks(1003, 7)
     assert chunks[0] == slice(0, 14) and chunks[-1].stop == 1003
     covered = np.concatenate([np.arange(1003)[chunk] for chunk in chunks])
     np.testing.assert_array_equal(covered, np.arange(1003))
     assert all((chunk.stop - chunk.start) * 7 <= 100 for chunk in chunks)
-    assert base._row_chunks(5, 10**9) == [slice(i, i + 1) for i in range(5)]
+    assert fitting.row_chunks(5, 10**9) == [slice(i, i + 1) for i in range(5)]
 
 
 @pytest.mark.parametrize(
@@ -36,7 +36,7 @@ def test_a_chunked_fit_equals_the_one_pass_fit(monkeypatch, make, counts):
     X = X.astype(float)
     weights = rng.uniform(0.5, 2.0, size=y.shape[0])
     one_pass = make().fit(X, y, sample_weight=weights)
-    monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 7 * n_classes)  # 29 chunks of 7 rows
+    monkeypatch.setattr(fitting, "RESPONSIBILITY_ENTRIES", 7 * n_classes)  # 29 chunks of 7 rows
     chunked = make().fit(X, y, sample_weight=weights)
     np.testing.assert_allclose(chunked.class_count_, one_pass.class_count_, rtol=1e-12)
     np.testing.assert_allclose(
@@ -50,7 +50,7 @@ def test_a_chunked_fit_of_sparse_counts(monkeypatch):
     X = sp.random(120, 50, density=0.1, format="csr", random_state=1, data_rvs=rng.random)
     X.data = np.ceil(X.data * 5)
     one_pass = bayesgen.MultinomialNB().fit(X, y)
-    monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 300)
+    monkeypatch.setattr(fitting, "RESPONSIBILITY_ENTRIES", 300)
     chunked = bayesgen.MultinomialNB().fit(X, y)
     np.testing.assert_allclose(chunked.feature_log_prob_, one_pass.feature_log_prob_, rtol=1e-12)
 
@@ -64,7 +64,7 @@ def test_chunked_predictions_equal_one_pass_predictions(monkeypatch, make):
     X = rng.poisson(3.0, size=(y.shape[0], 4)).astype(float)
     model = make().fit(X, y)
     one_pass = model.predict_proba(X)
-    monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 12 * 4 * 5)  # 5 rows at a time
+    monkeypatch.setattr(fitting, "RESPONSIBILITY_ENTRIES", 12 * 4 * 5)  # 5 rows at a time
     np.testing.assert_allclose(model.predict_proba(X), one_pass, rtol=1e-12, atol=1e-15)
 
 
@@ -88,8 +88,8 @@ def test_rows_with_missing_entries_are_not_chunked(monkeypatch, make):
     ).astype(float)
     X[rng.random(X.shape) < 0.1] = np.nan
     one_pass = make().fit(X, y)
-    monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 7 * n_classes)
-    assert len(base._row_chunks(X.shape[0], n_classes)) > 1
+    monkeypatch.setattr(fitting, "RESPONSIBILITY_ENTRIES", 7 * n_classes)
+    assert len(fitting.row_chunks(X.shape[0], n_classes)) > 1
     chunked = make().fit(X, y)
     np.testing.assert_allclose(chunked.predict_proba(X), one_pass.predict_proba(X), rtol=1e-12)
     assert chunked.joint_.frozen is not None

@@ -13,9 +13,10 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils.validation import column_or_1d
 
+from bayesgen import joint
 from bayesgen._precision import precision
 from bayesgen.dask import _family
-from bayesgen.estimators.base import _to_jax, _to_numpy
+from bayesgen.families.namespace import as_numpy
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.semi_supervised import unlabeled_rows
 from bayesgen.validation import check_labels, check_weights
@@ -88,8 +89,8 @@ def _rows(estimator, X, y, weights, classes, start) -> Rows:
 
 
 def _stats(estimator, X, responsibilities, dtype):
-    with precision(dtype):
-        return _to_numpy(estimator._batch_stats(X, responsibilities, dtype))
+    R = responsibilities.astype(dtype, copy=False)
+    return as_numpy(joint.batch_stats(estimator._feature_family(), X, R))
 
 
 def labelled_stats(estimator, X, y, weights, start, dtype, classes) -> BlockResult:
@@ -139,11 +140,11 @@ def em_step(estimator, X, y, weights, start, dtype, classes, unlabeled_weight) -
         log_likelihood = np.asarray(estimator._log_likelihood(rows.X, dtype, row_terms=True))
     with np.errstate(divide="ignore"):
         log_prior = np.log(estimator.class_prior_).astype(log_likelihood.dtype)
-    joint = log_likelihood + log_prior
-    log_posterior = normalise(joint, log_prior)
+    log_joint = log_likelihood + log_prior
+    log_posterior = normalise(log_joint, log_prior)
     with np.errstate(invalid="ignore"):
-        labelled_term = np.sum(np.where(rows.fixed > 0, rows.fixed * joint, 0.0))
-    evidence = log_evidence(joint[rows.unlabeled])[:, 0]
+        labelled_term = np.sum(np.where(rows.fixed > 0, rows.fixed * log_joint, 0.0))
+    evidence = log_evidence(log_joint[rows.unlabeled])[:, 0]
     objective = float(labelled_term + np.sum(unlabelled_weights * evidence))
     responsibilities = rows.fixed.copy()
     responsibilities[rows.unlabeled] = (
@@ -154,9 +155,9 @@ def em_step(estimator, X, y, weights, start, dtype, classes, unlabeled_weight) -
 
 def merge_results(estimator, a: BlockResult, b: BlockResult, dtype) -> BlockResult:
     """The result of the union of two disjoint sets of rows (objectives add)."""
-    merged = []
-    with precision(dtype):
-        for left, right in zip(a.stats, b.stats, strict=True):
-            right = _to_jax(right, dtype)
-            merged.append(_to_numpy(estimator._merge_stats(left, right, dtype)))
-    return BlockResult(a.objective + b.objective, tuple(merged))
+    family = estimator._feature_family()
+    merged = tuple(
+        joint.merge_batch_stats(family, as_numpy(left, dtype), as_numpy(right, dtype))
+        for left, right in zip(a.stats, b.stats, strict=True)
+    )
+    return BlockResult(a.objective + b.objective, merged)

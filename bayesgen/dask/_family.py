@@ -1,8 +1,9 @@
-"""What the Dask driver needs to know about an estimator beyond its statistics hooks.
+"""What the Dask driver needs to know about an estimator beyond its family's statistics.
 
-The per-block statistics run on a copy of the estimator on a worker, so whatever
-``_feature_stats`` records on the estimator as a side effect is lost there. The families
-supported here have none that a fit of complete rows needs: the count families, and
+The per-block statistics are the family's (`bayesgen.joint.batch_stats`, merged by
+`bayesgen.joint.merge_batch_stats`), computed on a copy of the estimator on a worker, so
+whatever a fit records on the estimator beside its value is lost there. The families
+supported here need nothing beside it for a fit of complete rows: the count families, and
 ``GaussianDA`` without missing values and without fourth moments, whose prior the driver
 passes to ``_install_stats`` explicitly.
 """
@@ -16,13 +17,13 @@ from sklearn.base import clone
 from bayesgen import registry
 from bayesgen._precision import precision
 from bayesgen.estimators import gaussian_regularised
+from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.gaussian import GaussianDA
-from bayesgen.estimators.joint_view import JointView
 
 
 def _merges_exactly(estimator) -> bool:
     """A view of a family whose block statistics merge exactly (``merges_exactly``)."""
-    if not isinstance(estimator, JointView):
+    if not isinstance(estimator, GenerativeClassifier):
         return False
     try:  # the family of an unfitted copy: dask.fit fits anew, whatever a fit chose before
         family = clone(estimator)._base_family()

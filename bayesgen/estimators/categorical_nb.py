@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, log_parameters
-from bayesgen.estimators.joint_view import fitted_attribute
+from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.families import categorical, e1071_floor
 from bayesgen.families.categorical import CategoricalFamily
 from bayesgen.validation import _check_finite, _column_name, check_positive

@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import registry
-from bayesgen.estimators.joint_view import saved_value
+from bayesgen.estimators.fitted_attribute import saved_value
 from bayesgen.families.composite import CompositeFamily
 from bayesgen.families.gaussian import GaussianParams
 

@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils.metaestimators import available_if
 
 from bayesgen.estimators.count_nb import NaiveBayesClassPrior
-from bayesgen.estimators.joint_view import JointView, fitted_attribute
+from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.families.complement import ComplementWeights
 from bayesgen.inference import semi_supervised
 from bayesgen.validation import check_counts
@@ -29,7 +29,7 @@ def _has_density(_estimator) -> bool:
     return False
 
 
-class ComplementNB(NaiveBayesClassPrior, JointView):
+class ComplementNB(NaiveBayesClassPrior):
     """Complement naive Bayes (Rennie et al. 2003), as scikit-learn's ``ComplementNB``.
 
     A **heuristic**, not a generative model: each class's weights are estimated from the

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from bayesgen.estimators.base import GenerativeClassifier
-from bayesgen.estimators.joint_view import JointView
 from bayesgen.estimators.sklearn_names import ClassLogPriorNames
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
@@ -53,10 +52,10 @@ class NaiveBayesClassPrior(ClassLogPriorNames, GenerativeClassifier):
         return None, 1.0, "mle"
 
 
-class CountNB(NaiveBayesClassPrior, JointView):
+class CountNB(NaiveBayesClassPrior):
     """Base of the naive-Bayes estimators over one discrete feature family.
 
-    A view of its fitted joint (`bayesgen.estimators.joint_view.JointView`): a subclass
+    A view of its fitted joint (`bayesgen.estimators.base.GenerativeClassifier`): a subclass
     supplies its family built from its hyperparameters (``_base_family``) and its
     scikit-learn attribute names (`fitted_attribute`); every statistic, estimate, density,
     draw and imputation is the family's.

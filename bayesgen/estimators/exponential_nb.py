@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
-from bayesgen.estimators.joint_view import fitted_attribute
+from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.families.exponential import ExponentialFamily, check_values
 from bayesgen.validation import check_features, check_positive
 

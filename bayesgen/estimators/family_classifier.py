@@ -6,7 +6,6 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import validate_data
 
 from bayesgen.estimators.count_nb import NaiveBayesClassPrior
-from bayesgen.estimators.joint_view import JointView
 from bayesgen.families.component_mixture import MixtureFamily
 from bayesgen.families.gaussian import GaussianFamily
 from bayesgen.families.protocol import FeatureFamily
@@ -19,7 +18,7 @@ def default_family() -> MixtureFamily:
     return MixtureFamily(GaussianFamily("diag"), n_components=2)
 
 
-class FamilyClassifier(NaiveBayesClassPrior, JointView):
+class FamilyClassifier(NaiveBayesClassPrior):
     #: Registered (exported, whitelisted for model files) with no command-line name: a
     #: family is a value the command line has no syntax for.
     model_name = None
@@ -188,7 +187,7 @@ class FamilyClassifier(NaiveBayesClassPrior, JointView):
 
         As `GenerativeClassifier.fit`. Rows without a label are fitted by EM over the
         classes; with a family that is itself fitted by EM (a mixture) the two are one EM
-        over each row's class and component (`JointView._em_m_step`).
+        over each row's class and component (`GenerativeClassifier._em_m_step`).
 
         Returns
         -------

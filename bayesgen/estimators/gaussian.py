@@ -13,13 +13,13 @@ from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.device_arrays import is_device_array
 from bayesgen.estimators import gaussian_regularised, missing_posterior
-from bayesgen.estimators.base import _like_numpy, _to_jax, _to_numpy
+from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fisher_projection import FisherProjection
-from bayesgen.estimators.joint_view import JointView, fitted_attribute, saved_value
+from bayesgen.estimators.fitted_attribute import fitted_attribute, saved_value
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import shrinkage
 from bayesgen.families.gaussian.regularised import RegularisedGaussian, check_regularisation
-from bayesgen.families.namespace import tree_map
+from bayesgen.families.namespace import as_jax, as_numpy, tree_map
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import (
@@ -139,7 +139,7 @@ def _parameter_writer(field: str):
     return write
 
 
-class GaussianDA(FisherProjection, JointView):
+class GaussianDA(FisherProjection, GenerativeClassifier):
     model_name = "gaussian-da"
     _state_beside_value = (
         "ridge_",
@@ -296,7 +296,7 @@ class GaussianDA(FisherProjection, JointView):
         return check_features(self, X, reset=reset, allow_nan=True, device_arrays=True)
 
     def _add_rows(self, X, responsibilities, *, reset):
-        """`JointView._add_rows`, with what a Gaussian fit keeps beside its value: the
+        """`GenerativeClassifier._add_rows`, with what a Gaussian fit keeps beside its value: the
         fourth moments Ledoit–Wolf shrinkage needs, the rows behind a gappy fit's posterior
         (`missing_posterior`) and Fisher's coordinates; EM over missing entries records its
         iterations."""
@@ -339,9 +339,9 @@ class GaussianDA(FisherProjection, JointView):
                 )
             if not reset:
                 moments = shrinkage.merge_fourth_moments(
-                    _to_jax(self.fourth_moments_, dtype), moments
+                    as_jax(self.fourth_moments_, dtype), moments
                 )
-        self.fourth_moments_ = _to_numpy(moments)
+        self.fourth_moments_ = as_numpy(moments)
 
     def _install_stats(self, class_stats, feature_stats, **options):
         # Statistics computed elsewhere (Dask blocks, MixedNB's groups) carry no fourth
@@ -506,7 +506,7 @@ class GaussianDA(FisherProjection, JointView):
                 jnp.asarray(row_buckets.pad_rows(fixed, n_rows), dtype),
                 jnp.asarray(row_buckets.pad_rows(weights, n_rows), dtype),
                 jnp.asarray(row_buckets.pad_rows(initial, n_rows), dtype),
-                _to_jax(self.prior_, dtype),
+                as_jax(self.prior_, dtype),
                 jnp.asarray(self.ridge_, dtype),
                 jnp.full(n_classes, concentration, dtype),
                 float(self.tol),
@@ -584,7 +584,7 @@ class GaussianDA(FisherProjection, JointView):
         """The conjugate posterior of the class means and covariances (no ridge), as JAX
         arrays, or NumPy ones with ``numpy`` (for draws made with a NumPy generator)."""
         dtype = self.suff_stats_.means.dtype
-        convert = _like_numpy if numpy else _to_jax
+        convert = as_numpy if numpy else as_jax
         prior, stats = convert(self.prior_, dtype), convert(self.suff_stats_, dtype)
         return self._feature_family().posterior(prior, stats)
 

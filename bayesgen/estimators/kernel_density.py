@@ -16,7 +16,8 @@ import numpy as np
 
 from bayesgen import joint
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators.joint_view import JointView, fitted_attribute, saved_value
+from bayesgen.estimators.base import GenerativeClassifier
+from bayesgen.estimators.fitted_attribute import fitted_attribute, saved_value
 from bayesgen.families import kernel_density as kde
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.kernel_density_family import KernelChoice, KernelDensityFamily
@@ -92,7 +93,7 @@ _ATTRIBUTES_DOC = """
 """
 
 
-class KernelDensityDA(JointView):
+class KernelDensityDA(GenerativeClassifier):
     model_name = "kde-da"
     __doc__ = (
         """Parzen-window classifier: a Gaussian kernel density estimate per class.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
-from bayesgen.estimators.joint_view import fitted_attribute
+from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.families.component_mixture import (
     MixtureFamily,

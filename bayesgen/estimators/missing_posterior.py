@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayesgen.estimators.base import _to_jax
+from bayesgen.families.namespace import as_jax
 from bayesgen.inference import data_augmentation, observed_entries
 
 
@@ -65,7 +65,7 @@ def exact_posterior(estimator):
     dtype = estimator.suff_stats_.means.dtype
     return observed_entries.posterior(
         estimator._feature_family(),
-        _to_jax(estimator.prior_, dtype),
+        as_jax(estimator.prior_, dtype),
         estimator._missing_fit_rows,
         estimator._missing_fit_weights,
     )

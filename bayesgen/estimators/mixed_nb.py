@@ -10,7 +10,6 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from bayesgen._lazy import lazy_module
 from bayesgen.estimators.column_groups import ColumnGroups, column_families, fits_with_missing
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
-from bayesgen.estimators.joint_view import JointView
 from bayesgen.families import column_choice
 from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, semi_supervised
@@ -87,7 +86,7 @@ class _Columns(dict):
         return super().__getitem__(key)
 
 
-class MixedNB(ColumnGroups, NaiveBayesClassPrior, JointView):
+class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     model_name = "mixed-nb"
     __doc__ = (
         """Naive Bayes over mixed columns: one family per group of columns, one label per row.

@@ -11,7 +11,8 @@ from sklearn.utils import check_random_state
 
 from bayesgen import joint
 from bayesgen._precision import compute_dtype
-from bayesgen.estimators.joint_view import JointView, fitted_attribute
+from bayesgen.estimators.base import GenerativeClassifier
+from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.families import gaussian
 from bayesgen.families.component_mixture import (
     MixtureFamily,
@@ -37,7 +38,7 @@ INIT_PARAMS = ("kmeans", "random")
 AUTO_CANDIDATES = (1, 2, 3, 4, 5)
 
 
-class MixtureDA(JointView):
+class MixtureDA(GenerativeClassifier):
     model_name = "mixture-da"
     # The counts of the fit (fixed or chosen), so that set_params cannot change what the
     # fitted value means; and the automatic choice's report.

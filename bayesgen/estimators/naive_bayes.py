@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, log_parameters
-from bayesgen.estimators.joint_view import fitted_attribute
+from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.families.bernoulli import BernoulliFamily
 from bayesgen.families.multinomial import MultinomialFamily
 from bayesgen.families.namespace import jax_numpy

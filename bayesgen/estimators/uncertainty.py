@@ -1,22 +1,17 @@
 r"""The full posterior of a fitted classifier, and predictions that carry its uncertainty.
 
-A mixin of `bayesgen.estimators.base.GenerativeClassifier`. Every family supplies
-four hooks:
+A mixin of `bayesgen.estimators.base.GenerativeClassifier`. The family of the fitted value
+``joint_`` supplies the exact draws of its parameter sites from the conjugate posterior of
+the stored statistics (no data pass, made with a NumPy generator:
+`bayesgen.families.numpy_draws`, no compilation), the posterior predictive
+$\log p(x \mid k, \mathcal D)$ and the ArviZ dims of its sites; a draw is scored as
+the value with the drawn parameters (`bayesgen.joint.with_params`).
 
-- ``_parameter_posterior_draws(rng, num_samples)``: exact draws of its parameter sites
-  from the conjugate posterior of its stored statistics (no data pass), made with a NumPy
-  generator (`bayesgen.families.numpy_draws`: no compilation);
-- ``_with_parameters(sites)``: a shallow copy whose fitted parameters are one draw, so the
-  ordinary ``_log_likelihood`` evaluates $\log p(x \mid k, \theta_s)$;
-- ``_predictive_log_likelihood(X, dtype)``: $\log p(x \mid k, \mathcal D)$ with the
-  parameters integrated out;
-- ``_parameter_dims(features)``: the ArviZ dims and coords of its sites;
-
-and may refuse an exact posterior through ``_check_exact_posterior``. A family whose
-posterior after some fits has no closed form (a full, tied or spherical Gaussian fitted on
-rows with missing entries) returns its draws from ``_augmentation_draws`` instead, in
-several chains (`bayesgen.inference.data_augmentation`); ``method="exact"`` then means
-"without NUTS", and the InferenceData records the chains and warm-up sweeps.
+A family whose posterior after some fits has no closed form (a full, tied or spherical
+Gaussian fitted on rows with missing entries) returns its draws from
+``_augmentation_draws`` instead, in several chains
+(`bayesgen.inference.data_augmentation`); ``method="exact"`` then means "without NUTS",
+and the InferenceData records the chains and warm-up sweeps.
 
 Exact and augmentation draws are NumPy draws from ``random_state``
 (`bayesgen.inference.sampling.numpy_generator`); only NUTS runs in JAX.
@@ -24,6 +19,7 @@ Exact and augmentation draws are NumPy draws from ``random_state``
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import numpy as np
@@ -36,6 +32,7 @@ from bayesgen.families import class_prior
 from bayesgen.inference import data_augmentation, inference_data, nuts, semi_supervised
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.sampling import numpy_generator, random_key
+from bayesgen.joint import with_params
 from bayesgen.progress import progress_shown
 from bayesgen.validation import check_labels
 
@@ -74,15 +71,25 @@ class PosteriorUses:
         return concentration / concentration.sum()
 
     def _check_has_posterior(self) -> None:
-        """Raise if the model's parameters have no posterior at all (neither exact nor by
-        NUTS); the default: they have one."""
+        """Refuse, with the family's reason, a model whose parameters have no posterior to
+        sample (``no_posterior``: a mixture, a kernel density)."""
+        reason = self._feature_family().no_posterior
+        if reason is not None:
+            raise ValueError(
+                f"This {type(self).__name__}'s {reason}; so posterior(), "
+                "predict_proba_draws() and predict_proba(method='predictive') do not apply: "
+                "use predict_proba()."
+            )
 
     def _check_exact_posterior(self) -> None:
         """Raise if the posterior of this fit has no closed form.
 
-        A fit with unlabelled rows keeps EM's expected statistics, whose conjugate update
-        is not the posterior; families add their own cases.
+        No posterior at all comes first (the other reasons point to NUTS). A fit with
+        unlabelled rows keeps EM's expected statistics, whose conjugate update is not the
+        posterior; a family without a conjugate prior has none either; estimators add
+        their own cases.
         """
+        self._check_has_posterior()
         if getattr(self, "fitted_with_unlabeled_", False):
             raise ValueError(
                 f"This {type(self).__name__} was fitted with unlabelled rows (by EM), so its "
@@ -90,6 +97,45 @@ class PosteriorUses:
                 "the training rows (unlabelled ones marked as in fit), and pass that "
                 "InferenceData to predict_proba_draws."
             )
+        family = self._feature_family()
+        if not family.has_exact_posterior:
+            raise ValueError(
+                f"This {type(self).__name__}'s {family.name} family has no closed-form "
+                "posterior (its parameters are not conjugate to its likelihood), so "
+                "posterior(), predict_proba_draws() and predict_proba(method='predictive') do "
+                "not apply; use predict_proba() (the point estimate)."
+            )
+
+    # --------------------------------------------------------------- the family's posterior
+    def _posterior(self):
+        """The family's conjugate posterior given the fitted statistics."""
+        return self._feature_family().posterior(
+            self.joint_.feature_prior, self.joint_.feature_stats
+        )
+
+    def _parameter_posterior_draws(self, rng, num_samples):
+        """Exact draws of the family's parameter sites, ``{site: (num_samples, ...)}``."""
+        family = self._feature_family()
+        return family.sites(family.sample_params(rng, self._posterior(), num_samples))
+
+    def _with_parameters(self, sites):
+        """A shallow copy whose value holds the parameters of the draws ``sites``
+        (`bayesgen.joint.with_params`), so the ordinary ``_log_likelihood`` scores them."""
+        self._check_has_posterior()
+        drawn = copy.copy(self)
+        drawn.joint_ = with_params(self.joint_, self._feature_family().params_from_sites(sites))
+        return drawn
+
+    def _predictive_log_likelihood(self, X, dtype):
+        """$\\log p(x \\mid k, \\mathcal D)$, the parameters integrated out."""
+        family = self._feature_family()
+        log_likelihood = family.predictive_log_likelihood(self._posterior(), family.encode(X))
+        return np.asarray(log_likelihood).astype(dtype)
+
+    def _parameter_dims(self, features):
+        """The ArviZ dims and coords of the family's sites."""
+        self._check_has_posterior()
+        return self._feature_family().parameter_dims(features)
 
     # --------------------------------------------------------------- draws
     def _augmentation_draws(self, rng, *, num_chains, num_samples, num_warmup):

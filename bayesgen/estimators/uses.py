@@ -1,9 +1,10 @@
 """The uses of a fitted joint beyond classification: story, synthetic rows, imputation, novelty.
 
 A mixin of `bayesgen.estimators.base.GenerativeClassifier`, kept apart so that each
-file holds one idea. It relies on the classifier's ``classes_``, ``class_prior_``,
-``_check_X``, ``_class_prior_settings``, ``score_samples`` and the family hooks
-``_story_part``, ``_sampling_sites`` and ``_impute_rows``.
+file holds one idea: each use is the family's function of the fitted value ``joint_``
+(its draws, its story part, its conditional fill). It relies on the classifier's
+``classes_``, ``class_prior_``, ``_check_X``, ``_class_prior_settings``,
+``_feature_family`` and ``score_samples``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from bayesgen.families import class_prior
 from bayesgen.families.protocol import NoClosedForm
 from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, novelty, sampling
+from bayesgen.missing import missing_entries
 
 jnp = lazy_module("jax.numpy")
 
@@ -76,8 +78,23 @@ class GenerativeUses:
         )
 
     def _story_features(self, X):
-        """The features as the story observes them: a dense array in the caller's precision."""
-        return jnp.asarray(X.toarray() if sp.issparse(X) else X)
+        """The features as the story observes them: the family's encoding, a dense array in
+        the caller's precision."""
+        encoded = self._feature_family().encode(X)
+        return jnp.asarray(encoded.toarray() if sp.issparse(encoded) else encoded)
+
+    def _story_part(self, **options):
+        """The family's part of the story (its parameter sites and features given the
+        class) under the fitted prior."""
+        from bayesgen import stories
+
+        family = self._feature_family()
+        prior = family.story_prior(self.joint_.feature_prior, self.n_features_in_)
+        return stories.part(family.name)(family, prior, self.classes_.shape[0], **options)
+
+    def _sampling_sites(self):
+        """The fitted parameters as the story's sites, as the story samples with them."""
+        return self._feature_family().sampling_sites(self.joint_.params)
 
     def _draw_features(self, classes, rng, **options) -> dict:
         """The story's feature draws for rows of the class indices ``classes``, in NumPy:
@@ -308,7 +325,21 @@ class GenerativeUses:
 
     def _features_from_draws(self, draws: dict):
         """The features of the story's draws, as ``sample`` returns them."""
-        return draws["X"]
+        return self._feature_family().features_from_draws(draws)
+
+    def _impute_rows(self, X, class_weights, method, rng):
+        """The family's fill of the missing entries of ``X`` given the class weights,
+        observed entries kept (an object array where the fill's type differs)."""
+        family = self._feature_family()
+        filled = family.decode(
+            family.conditional(self.joint_.params, family.encode(X), class_weights, method, rng)
+        )
+        if filled.dtype == X.dtype:
+            return filled
+        missing = missing_entries(X)
+        kept = X.astype(object)
+        kept[missing] = filled[missing]
+        return kept
 
     def _story_class_prior(self) -> dict:
         """The class-prior arguments of a story: its Dirichlet, or the fixed probabilities."""

@@ -110,6 +110,19 @@ def tree_leaves(tree) -> list:
     return [] if tree is None else [tree]
 
 
+def as_numpy(tree, dtype=None):
+    """``tree`` with NumPy arrays for leaves, in ``dtype`` when given."""
+    if dtype is None:
+        return tree_map(np.asarray, tree)
+    return tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), tree)
+
+
+def as_jax(tree, dtype):
+    """``tree`` with JAX arrays in ``dtype`` for leaves (on JAX's default device)."""
+    jnp = jax_numpy()
+    return tree_map(lambda leaf: jnp.asarray(leaf, dtype=dtype), tree)
+
+
 def jax_numpy():
     """``jax.numpy``, imported on first use."""
     import jax.numpy as jnp

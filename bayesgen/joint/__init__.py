@@ -6,12 +6,15 @@ The layer between the feature families (pure math per family) and inference: a
 """
 
 from bayesgen.joint.fitting import (
+    RESPONSIBILITY_ENTRIES,
     batch_stats,
     family_of,
     fit,
     from_stats,
     merge,
+    merge_batch_stats,
     responsibilities,
+    row_chunks,
     rows_to_learn_from,
     update,
 )
@@ -24,6 +27,7 @@ from bayesgen.joint.value import (
 )
 
 __all__ = [
+    "RESPONSIBILITY_ENTRIES",
     "ClassPriorRule",
     "FitSettings",
     "FittedJoint",
@@ -35,7 +39,9 @@ __all__ = [
     "log_class_probabilities",
     "log_joint",
     "merge",
+    "merge_batch_stats",
     "responsibilities",
+    "row_chunks",
     "rows_to_learn_from",
     "update",
     "with_params",

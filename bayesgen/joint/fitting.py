@@ -15,7 +15,7 @@ import numpy as np
 
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.families import class_prior
-from bayesgen.families.namespace import tree_leaves, tree_map
+from bayesgen.families.namespace import as_numpy, tree_leaves
 from bayesgen.joint.value import (
     FitSettings,
     FittedJoint,
@@ -37,6 +37,21 @@ def responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: in
     return matrix
 
 
+#: A fit adds rows in chunks when one-hot responsibilities for all rows would hold more
+#: (row, class) entries than this (256 MiB in float64); below it, one pass as always.
+RESPONSIBILITY_ENTRIES = 2**25
+
+
+def row_chunks(n_rows: int, n_classes: int) -> list[slice]:
+    """Row slices whose (rows x classes) responsibilities stay within
+    `RESPONSIBILITY_ENTRIES`.
+
+    Without them, 50,000 classes of one row each made a 50,000 x 50,000 matrix (18.6 GiB).
+    """
+    rows = max(1, RESPONSIBILITY_ENTRIES // max(1, n_classes))
+    return [slice(start, min(start + rows, n_rows)) for start in range(0, n_rows, rows)]
+
+
 def rows_to_learn_from(family, X, R: np.ndarray):
     """The rows of ``X`` that ``family`` learns its columns from: those of positive total
     weight (a row of weight 0 is no row at all, so it brings no category of its own). A
@@ -54,12 +69,6 @@ def rows_to_learn_from(family, X, R: np.ndarray):
 def family_of(family, joint: FittedJoint):
     """``family`` with what ``joint`` learned about the columns put back (its categories)."""
     return family.with_learned(**joint.learned) if joint.learned else family
-
-
-def _as_numpy(tree, dtype=None):
-    if dtype is None:
-        return tree_map(np.asarray, tree)
-    return tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), tree)
 
 
 def _stats_dtype(joint: FittedJoint) -> np.dtype:
@@ -99,8 +108,8 @@ def from_stats(
     check_settings(settings, family)
     learned = dict(learned or {})
     family = family.with_learned(**learned) if learned else family
-    class_stats = _as_numpy(class_stats)
-    feature_stats = _as_numpy(feature_stats)
+    class_stats = as_numpy(class_stats)
+    feature_stats = as_numpy(feature_stats)
     with precision(np.asarray(class_stats.counts).dtype):
         prior, params = family.estimate(feature_stats, settings.estimate, frozen)
     return FittedJoint(
@@ -108,10 +117,10 @@ def from_stats(
         class_stats=class_stats,
         class_probabilities=class_probabilities(settings.class_prior, class_stats),
         feature_stats=feature_stats,
-        feature_prior=_as_numpy(prior),
-        params=_as_numpy(params),
+        feature_prior=as_numpy(prior),
+        params=as_numpy(params),
         learned=learned,
-        frozen=None if frozen is None else _as_numpy(frozen),
+        frozen=None if frozen is None else as_numpy(frozen),
     )
 
 
@@ -168,13 +177,20 @@ def merge(family, a: FittedJoint, b: FittedJoint, settings: FitSettings = DEFAUL
     return _merged(family_of(family, a), a, b.class_stats, b.feature_stats, settings)
 
 
-def _merged(family, joint: FittedJoint, class_stats, feature_stats, settings) -> FittedJoint:
-    dtype = compute_dtype(_stats_dtype(joint), tree_leaves(class_stats)[0].dtype)
+def merge_batch_stats(family, a: tuple, b: tuple) -> tuple:
+    """The statistics of the union of two disjoint batches, each a `batch_stats` pair
+    ``(class counts, feature statistics)``, as NumPy arrays in the finer of their two
+    precisions (the family's exact merge)."""
+    dtype = compute_dtype(tree_leaves(a[0])[0].dtype, tree_leaves(b[0])[0].dtype)
+    a, b = as_numpy(a, dtype), as_numpy(b, dtype)
     with precision(dtype):
-        counts = class_prior.merge(
-            _as_numpy(joint.class_stats, dtype), _as_numpy(class_stats, dtype)
-        )
-        stats = family.merge(_as_numpy(joint.feature_stats, dtype), _as_numpy(feature_stats, dtype))
+        return class_prior.merge(a[0], b[0]), family.merge(a[1], b[1])
+
+
+def _merged(family, joint: FittedJoint, class_stats, feature_stats, settings) -> FittedJoint:
+    counts, stats = merge_batch_stats(
+        family, (joint.class_stats, joint.feature_stats), (class_stats, feature_stats)
+    )
     return from_stats(
         family,
         joint.classes,

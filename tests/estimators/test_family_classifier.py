@@ -301,12 +301,12 @@ def test_a_file_whose_parameters_are_damaged_is_refused(tmp_path, make, problem)
 def test_a_fit_too_large_for_one_responsibilities_matrix_is_still_one_em(monkeypatch):
     """Labelled rows are added in chunks beyond RESPONSIBILITY_ENTRIES; a mixture's EM
     takes all rows at once instead, and fits as it does below the limit."""
-    from bayesgen.estimators import base
+    from bayesgen.joint import fitting
 
     X, y = _dependent_counts(n=300)
     family = MixtureFamily(PoissonFamily(), 2)
     whole = FamilyClassifier(family=family, random_state=0).fit(X, y)
-    monkeypatch.setattr(base, "RESPONSIBILITY_ENTRIES", 60)
+    monkeypatch.setattr(fitting, "RESPONSIBILITY_ENTRIES", 60)
     chunked = FamilyClassifier(family=family, random_state=0).fit(X, y)
     np.testing.assert_array_equal(chunked.predict_proba(X), whole.predict_proba(X))
 
