@@ -19,6 +19,7 @@ from bayesgen._precision import precision
 from bayesgen.estimators import gaussian_regularised
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.gaussian import GaussianDA
+from bayesgen.missing import has_missing
 
 
 def _merges_exactly(estimator) -> bool:
@@ -73,7 +74,7 @@ def check_supported(estimator) -> None:
 
 def check_block(estimator, X) -> None:
     """Refuse what a block cannot contribute to exactly: missing Gaussian features."""
-    if isinstance(estimator, GaussianDA) and (X != X).any():
+    if isinstance(estimator, GaussianDA) and has_missing(X):
         raise ValueError(
             "X contains NaN (missing values): a GaussianDA fitted on them needs EM over the "
             "missing entries of every row at once, which bayesgen.dask.fit does not run. "

@@ -131,14 +131,6 @@ class CategoricalNB(CountNB):
             categorical.check_hashable(X, "CategoricalNB", lambda j: _column_name(self, j))
         return X
 
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        if self.threshold is None:
-            return super()._log_likelihood(X, dtype, row_terms=row_terms)
-        # e1071's floor: a category's probability at most eps counts as threshold.
-        family = self._feature_family()
-        params = e1071_floor.floor_probabilities(self.joint_.params, self.threshold, self.eps)
-        return family.log_likelihood(params.astype(dtype), family.encode(X), row_terms=row_terms)
-
     # ------------------------------------------------------------------ the value
     categories_ = fitted_attribute(
         lambda self, value: value.learned["categories"],
@@ -172,6 +164,7 @@ class CategoricalNB(CountNB):
             min_categories=self.min_categories,
             column_names=getattr(self, "feature_names_in_", None),
             declared=self._declared_categories(),
+            probability_floor=None if self.threshold is None else (self.threshold, self.eps),
         )
 
     def _declared_categories(self):

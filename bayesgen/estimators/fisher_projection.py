@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from bayesgen._lazy import lazy_module
 from bayesgen._precision import precision
 from bayesgen.device_arrays import is_device_array
+from bayesgen.missing import has_missing
 
 jnp = lazy_module("jax.numpy")
 
@@ -74,11 +75,11 @@ class FisherProjection:
         kept = self.explained_variance_ratio_.shape[0]
         if is_device_array(X):
             with precision(X.dtype):
-                if bool(jnp.isnan(X).any()):
+                if has_missing(X):
                     X = jnp.asarray(self.impute(X), X.dtype)
                 xbar, scalings = (jnp.asarray(a, X.dtype) for a in (self.xbar_, self.scalings_))
                 return (X - xbar) @ scalings[:, :kept]
-        if np.isnan(X).any():
+        if has_missing(X):
             X = self.impute(X)
         return (X - self.xbar_) @ self.scalings_[:, :kept]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import numbers
 import warnings
 
@@ -11,7 +10,6 @@ import numpy as np
 from bayesgen import joint, progress
 from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.device_arrays import is_device_array
 from bayesgen.estimators import gaussian_regularised, missing_posterior
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fisher_projection import FisherProjection
@@ -19,7 +17,7 @@ from bayesgen.estimators.fitted_attribute import fitted_attribute, saved_value
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import shrinkage
 from bayesgen.families.gaussian.regularised import RegularisedGaussian, check_regularisation
-from bayesgen.families.namespace import as_jax, as_numpy, tree_map
+from bayesgen.families.namespace import as_jax, as_numpy
 from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import (
@@ -465,16 +463,6 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         """``(threshold, eps)`` of R's e1071 floor, or None (GaussianNB's ``threshold``)."""
         return None
 
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        # NumPy blocks for NumPy input, JAX on X's device for a jax.Array.
-        params = self.joint_.params
-        if is_device_array(X):
-            params = tree_map(lambda leaf: jnp.asarray(leaf, dtype), params)
-            X = X.astype(dtype)
-        else:
-            X = np.asarray(X).astype(dtype, copy=False)
-        return self._feature_family().log_likelihood(params, X, row_terms=row_terms)
-
     def _jitted_em(self, X, fixed, unlabeled, unlabeled_weights, initial):
         """EM over unlabelled rows in one jitted loop (``gaussian_semi_supervised``).
 
@@ -602,23 +590,6 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         post = self._normal_inverse_wishart(numpy=isinstance(key, np.random.Generator))
         params = self._feature_family().sample_params(key, post, num_samples)
         return {"means": params.means, "covariances": params.covariances}
-
-    def _with_parameters(self, sites):
-        drawn = copy.copy(self)
-        params = self._feature_family().params_from_sites(sites)
-        drawn.joint_ = joint.with_params(self.joint_, params)
-        if self.covariance_type == "tied" and drawn.covariances_.ndim == 3:
-            drawn.covariance_type = "full"  # several draws side by side, one Sigma each
-        return drawn
-
-    def _flatten_draws(self, sites):
-        if self.covariance_type != "tied":
-            return super()._flatten_draws(sites)
-        n_classes = self.classes_.shape[0]
-        # Each draw's shared covariance, repeated for its classes: a "full" model.
-        covariances = np.repeat(np.asarray(sites["covariances"]), n_classes, axis=0)
-        means = np.asarray(sites["means"])
-        return {"means": means.reshape(-1, means.shape[-1]), "covariances": covariances}
 
     def _predictive_log_likelihood(self, X, dtype):
         if missing_posterior.applies(self):

@@ -24,7 +24,7 @@ from bayesgen.families.gaussian.group_tied import GroupTiedGaussian
 from bayesgen.families.namespace import tree_map
 from bayesgen.inference import component_count, mixture_family_em
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
-from bayesgen.missing import at_column_means
+from bayesgen.missing import at_column_means, has_missing
 from bayesgen.validation import (
     FewRowsWarning,
     check_count,
@@ -331,7 +331,7 @@ class MixtureDA(GenerativeClassifier):
             self.n_components_ = self._counts(X, R)
             family = self._base_family()
         self._check_rows_per_component(R)
-        if np.isnan(X).any():
+        if has_missing(X):
             self._warn_few_complete_rows(family, X, R)
         super()._fit_by_em(family, X, R, value)
 

@@ -13,11 +13,10 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.families.namespace import tree_map
 from bayesgen.families.protocol import NoClosedForm
 from bayesgen.inference import log_space
 from bayesgen.inference.log_space import log_evidence, normalise
-from bayesgen.joint import row_chunks
+from bayesgen.joint import log_likelihood, row_chunks
 from bayesgen.validation import scoring_rows
 
 PROBA_METHODS = ("plugin", "predictive")
@@ -220,13 +219,11 @@ class ClassPrediction:
 
     def _log_likelihood(self, X, dtype, *, row_terms=True):
         """``(n_samples, n_classes)`` $\\log p(x \\mid k)$ of checked rows under the fitted
-        parameters, in ``dtype``; without ``row_terms`` up to a per-row constant."""
-        family = self._feature_family()
-        params = tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), self.joint_.params)
-        # A row far out in every class's tail overflows its quadratic form: its density is
-        # 0 (-inf), which the class probabilities handle (_limit_log_posterior).
-        with np.errstate(over="ignore"):
-            return family.log_likelihood(params, family.encode(X), row_terms=row_terms)
+        parameters, in ``dtype`` (`bayesgen.joint.log_likelihood`); without ``row_terms`` up
+        to a per-row constant."""
+        return log_likelihood(
+            self._feature_family(), self.joint_.params, X, dtype, row_terms=row_terms
+        )
 
     def _limit_log_posterior(self, X, rows, log_prior):
         """``log p(k | x)`` of the ``rows`` of ``X`` that no class density could score in

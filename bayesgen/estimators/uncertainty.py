@@ -29,7 +29,13 @@ from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen._threads import serialised
 from bayesgen.families import class_prior
-from bayesgen.inference import data_augmentation, inference_data, nuts, semi_supervised
+from bayesgen.inference import (
+    data_augmentation,
+    inference_data,
+    nuts,
+    posterior_draws,
+    semi_supervised,
+)
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.sampling import numpy_generator, random_key
 from bayesgen.joint import with_params
@@ -40,7 +46,6 @@ jax = lazy_module("jax")
 jnp = lazy_module("jax.numpy")
 
 POSTERIOR_METHODS = ("exact", "nuts")
-_CHUNK_ENTRIES = 2**22  # draws are scored in chunks of about this many (row, class) values
 PREDICTIVE_DRAWS = 400  # augmentation draws behind a Monte Carlo posterior predictive
 PREDICTIVE_SEED = 0  # ... made with a fixed seed, so that predict_proba is deterministic
 
@@ -186,39 +191,12 @@ class PosteriorUses:
             draws["class_prior"] = self._class_prior_draws(rng_classes, num_samples)
         return draws
 
-    def _flatten_draws(self, sites: dict) -> dict:
-        """Draws shaped (n_draws, n_classes, ...) as (n_draws * n_classes, ...).
-
-        Every draw's classes become classes of one wider model, so a single call of the
-        ordinary ``_log_likelihood`` scores all draws at once.
-        """
-        return {name: value.reshape(-1, *value.shape[2:]) for name, value in sites.items()}
-
     def _joint_draws(self, X, dtype, draws: dict):
-        """Yield ``log p(x, k | theta_s)`` for chunks of draws: (chunk, n_samples, n_classes).
-
-        Also yields the chunk's log class probabilities, shaped (chunk, 1, n_classes).
-        """
-        n_draws = next(iter(draws.values())).shape[0]
-        n_rows, n_classes = X.shape[0], self.classes_.shape[0]
-        chunk = max(1, min(n_draws, _CHUNK_ENTRIES // max(1, n_rows * n_classes)))
-        with np.errstate(divide="ignore"):  # a class probability may be 0 (or underflow)
-            if "class_prior" in draws:
-                log_prior = np.log(draws["class_prior"])[:, None, :]
-            else:
-                log_prior = np.log(self.class_prior_)[None, None, :]
-        with precision(dtype):
-            for start in range(0, n_draws, chunk):
-                stop = min(start + chunk, n_draws)
-                sites = {k: v[start:stop] for k, v in draws.items() if k != "class_prior"}
-                drawn = self._with_parameters(self._flatten_draws(sites))
-                wide = np.asarray(drawn._log_likelihood(X, dtype, row_terms=True))
-                joint = wide.reshape(n_rows, stop - start, n_classes).transpose(1, 0, 2)
-                drawn_prior = "class_prior" in draws
-                chunk_prior = (log_prior[start:stop] if drawn_prior else log_prior).astype(
-                    joint.dtype
-                )
-                yield joint + chunk_prior, chunk_prior
+        """Yield ``log p(x, k | theta_s)`` for chunks of draws, (chunk, n_samples,
+        n_classes), with the chunk's log class probabilities
+        (`bayesgen.inference.posterior_draws.log_joint_draws`)."""
+        self._check_has_posterior()
+        return posterior_draws.log_joint_draws(self._base_family(), self.joint_, X, draws, dtype)
 
     def _draws_predictive_log_likelihood(self, X, dtype) -> np.ndarray:
         r"""$\log p(x \mid k, \mathcal D) \approx \log \frac1S \sum_s p(x \mid k,

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from bayesgen.families import class_prior, count_data, dirichlet, numpy_draws
+from bayesgen.families import class_prior, count_data, dirichlet, e1071_floor, numpy_draws
 from bayesgen.families.estimates import pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
 from bayesgen.families.namespace import jax_numpy, namespace
@@ -300,6 +300,9 @@ class CategoricalFamily(FeatureFamily):
         Per feature, the categories the data declare (a pandas ``Categorical``'s), learned
         in their order even where no row holds them, as R keeps a factor's levels; None
         for a feature without.
+    probability_floor : (float, float), optional
+        ``(threshold, eps)`` of R's e1071 floor in the density (``CategoricalNB``'s
+        ``threshold`` and ``eps``); None: the model's own probabilities.
     """
 
     name = "categorical"
@@ -334,8 +337,10 @@ class CategoricalFamily(FeatureFamily):
         min_categories=None,
         column_names=None,
         declared=None,
+        probability_floor=None,
     ):
         self.alpha = alpha
+        self.probability_floor = probability_floor
         self.unseen = unseen
         self.categories = categories
         self.min_categories = min_categories
@@ -403,6 +408,7 @@ class CategoricalFamily(FeatureFamily):
             min_categories=self.min_categories,
             column_names=self.column_names,
             declared=self.declared,
+            probability_floor=self.probability_floor,
         )
 
     def _column(self, j: int) -> str:
@@ -527,8 +533,17 @@ class CategoricalFamily(FeatureFamily):
         """``(n_samples, n_classes)`` $\\log p(x \\mid k)$ of codes ``X``.
 
         ``log_params``: the logarithms of ``params``, when the caller keeps them (used as
-        they are, see `linear_form`).
+        they are, see `linear_form`). With ``probability_floor`` ``(threshold, eps)``, a
+        probability at most ``eps`` counts as ``threshold`` (R's e1071 floor,
+        `bayesgen.families.e1071_floor`).
         """
+        if self.probability_floor is not None:
+            params = e1071_floor.floor_probabilities(params, *self.probability_floor)
+            log_params = None
+        return self._own_log_likelihood(params, X, log_params)
+
+    def _own_log_likelihood(self, params, X, log_params=None):
+        """`log_likelihood` without the floor."""
         params = np.asarray(params)
         one_hot = self.one_hot(X).astype(params.dtype)
         return count_data.evaluate(linear_form(params, log_params), one_hot)
@@ -538,7 +553,7 @@ class CategoricalFamily(FeatureFamily):
         it is the categorical likelihood at each block's posterior-mean probabilities."""
         concentration = np.asarray(posterior)
         means = [block / block.sum(axis=-1, keepdims=True) for block in self.blocks(concentration)]
-        return self.log_likelihood(np.concatenate(means, axis=-1), X)
+        return self._own_log_likelihood(np.concatenate(means, axis=-1), X)
 
     def sample_params(self, key, posterior, num_samples: int):
         """Posterior draws of every block, shape (num_samples, n_classes, n_columns)."""

@@ -357,6 +357,17 @@ class FeatureFamily(abc.ABC):
         """Parameters from the story's sites (inverse of `sites`)."""
         return np.asarray(sites[self.site])
 
+    def side_by_side(self, sites: dict) -> tuple[FeatureFamily, Any]:
+        """Draws of the parameter sites, each shaped (n_draws, n_classes, ...), as one
+        family and its parameters over ``n_draws * n_classes`` classes (draw-major), so
+        that one `log_likelihood` call scores every draw. The default flattens each
+        site's first two axes."""
+        flat = {
+            name: np.asarray(value).reshape(-1, *np.shape(value)[2:])
+            for name, value in sites.items()
+        }
+        return self, self.params_from_sites(flat)
+
     def sampling_sites(self, params) -> dict:
         """The sites substituted into the story to draw synthetic rows (`sites`)."""
         return self.sites(params)

@@ -38,7 +38,7 @@ from bayesgen.families.namespace import tree_map
 from bayesgen.inference import em, gaussian_em
 from bayesgen.inference.sampling import numpy_generator
 from bayesgen.joint import FitSettings, FittedJoint, from_stats, rows_to_learn_from
-from bayesgen.missing import at_column_means
+from bayesgen.missing import at_column_means, has_missing
 from bayesgen.validation import check_count, check_positive
 
 DEFAULT_SETTINGS = FitSettings()
@@ -80,8 +80,8 @@ def _joins_missing(family: MixtureFamily, X, leaf_stats) -> bool:
     them, rows that miss some, and no ``leaf_stats`` of the caller's."""
     if leaf_stats is not None or not family.missing_needs_em:
         return False
-    X = np.asarray(X)
-    if not (np.issubdtype(X.dtype, np.floating) and np.isnan(X).any()):
+    X = np.asarray(X)  # a composite's dict of column groups is no float array
+    if not (np.issubdtype(X.dtype, np.floating) and has_missing(X)):
         return False
     if not hasattr(family.leaf, "expected_stats"):
         raise ValueError(

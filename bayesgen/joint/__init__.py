@@ -18,7 +18,12 @@ from bayesgen.joint.fitting import (
     rows_to_learn_from,
     update,
 )
-from bayesgen.joint.scoring import log_class_probabilities, log_joint, with_params
+from bayesgen.joint.scoring import (
+    log_class_probabilities,
+    log_joint,
+    log_likelihood,
+    with_params,
+)
 from bayesgen.joint.value import (
     ClassPriorRule,
     FitSettings,
@@ -38,6 +43,7 @@ __all__ = [
     "from_stats",
     "log_class_probabilities",
     "log_joint",
+    "log_likelihood",
     "merge",
     "merge_batch_stats",
     "responsibilities",

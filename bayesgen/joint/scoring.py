@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.families.namespace import tree_map
+from bayesgen.device_arrays import is_device_array
+from bayesgen.families.namespace import as_jax, as_numpy
 from bayesgen.joint.fitting import family_of
 from bayesgen.joint.value import FittedJoint
 
@@ -15,6 +16,22 @@ def log_class_probabilities(joint: FittedJoint, dtype=None) -> np.ndarray:
     with np.errstate(divide="ignore"):
         log_pi = np.log(joint.class_probabilities)
     return log_pi if dtype is None else log_pi.astype(dtype)
+
+
+def log_likelihood(family, params, X, dtype, *, row_terms: bool = True):
+    """``(n_samples, n_classes)`` $\\log p(x_i \\mid k, \\theta)$ of rows ``X`` under ``params``.
+
+    Run inside ``precision(dtype)``. ``X`` is a ``family.check_columns`` result, encoded
+    here: NumPy rows give a NumPy result with the parameters as NumPy arrays in ``dtype``;
+    rows on a device (a ``jax.Array``) are scored there, with the parameters as JAX arrays.
+    A row far out in every class's tail overflows its quadratic form: its density is 0
+    (-inf), which the class probabilities handle.
+    """
+    if is_device_array(X):
+        return family.log_likelihood(as_jax(params, dtype), X.astype(dtype), row_terms=row_terms)
+    params = as_numpy(params, dtype)
+    with np.errstate(over="ignore"):
+        return family.log_likelihood(params, family.encode(X), row_terms=row_terms)
 
 
 def log_joint(family, joint: FittedJoint, X, *, row_terms: bool = True) -> np.ndarray:
@@ -38,12 +55,9 @@ def log_joint(family, joint: FittedJoint, X, *, row_terms: bool = True) -> np.nd
     """
     family = family_of(family, joint)
     dtype = compute_dtype(np.asarray(joint.class_stats.counts).dtype)
-    params = tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), joint.params)
     with precision(dtype):
-        log_likelihood = np.asarray(
-            family.log_likelihood(params, family.encode(X), row_terms=row_terms)
-        )
-    return log_likelihood + log_class_probabilities(joint, log_likelihood.dtype)
+        scores = np.asarray(log_likelihood(family, joint.params, X, dtype, row_terms=row_terms))
+    return scores + log_class_probabilities(joint, scores.dtype)
 
 
 def with_params(joint: FittedJoint, params, class_probabilities=None) -> FittedJoint:

@@ -210,3 +210,26 @@ def test_posterior_is_alpha_plus_counts_and_its_block_mean_is_the_mean_estimate(
     for block in (slice(0, 3), slice(3, 5)):
         expected = concentration[:, block] / concentration[:, block].sum(axis=1, keepdims=True)
         np.testing.assert_allclose(mean[:, block], expected, rtol=1e-12)
+
+
+def test_probability_floor_scores_each_probability_at_most_eps_as_threshold():
+    """R's e1071 floor in the family's density, against a NumPy loop over floored
+    probabilities; the posterior predictive keeps the model's own probabilities."""
+    rng = np.random.default_rng(7)
+    theta = _random_theta(rng)
+    theta[0, OFFSETS[1]] = 0.0  # an impossible category, as an MLE of unseen counts gives
+    theta[1, OFFSETS[2] + 1] = 1e-4
+    codes = np.stack([rng.integers(0, c, size=40) for c in SIZES], axis=1)
+    codes[0] = [0, 0, 1]  # a row hitting both small probabilities
+    categories = [np.arange(c) for c in SEEN]
+    plain = categorical.CategoricalFamily(categories=categories)
+    floored = categorical.CategoricalFamily(categories=categories, probability_floor=(1e-3, 1e-4))
+    expected = _log_lookup(codes, np.where(theta <= 1e-4, 1e-3, theta))
+    np.testing.assert_allclose(floored.log_likelihood(theta, codes), expected, rtol=1e-13)
+    assert np.isneginf(plain.log_likelihood(theta, codes)[0, 0])
+    posterior = 1.0 + rng.uniform(0, 5, theta.shape)
+    np.testing.assert_array_equal(
+        floored.predictive_log_likelihood(posterior, codes),
+        plain.predictive_log_likelihood(posterior, codes),
+    )
+    assert floored.with_learned(categories=categories).probability_floor == (1e-3, 1e-4)

@@ -13,6 +13,7 @@ for all four.
 
 from __future__ import annotations
 
+import copy
 from typing import ClassVar
 
 import numpy as np
@@ -427,6 +428,18 @@ class GaussianFamily(FeatureFamily):
     def params_from_sites(self, sites: dict) -> GaussianParams:
         """`GaussianParams` from the sites ``"means"`` and ``"covariances"``."""
         return GaussianParams(np.asarray(sites["means"]), np.asarray(sites["covariances"]))
+
+    def side_by_side(self, sites: dict) -> tuple[GaussianFamily, GaussianParams]:
+        """As the protocol's; a tied covariance, one per draw, is repeated for the draw's
+        classes, so the draws side by side are a ``"full"`` family (its other settings
+        kept)."""
+        if self.covariance_type != "tied":
+            return super().side_by_side(sites)
+        means = np.asarray(sites["means"])
+        wide = copy.copy(self)
+        wide.covariance_type = "full"
+        covariances = np.repeat(np.asarray(sites["covariances"]), means.shape[1], axis=0)
+        return wide, GaussianParams(means.reshape(-1, means.shape[-1]), covariances)
 
     def features_from_draws(self, draws: dict) -> np.ndarray:
         """The drawn features, as floats."""
