@@ -197,13 +197,29 @@ class MultinomialNB(CountNB):
     def _base_family(self) -> MultinomialFamily:
         return MultinomialFamily(alpha=self.alpha)
 
-    def sample(self, n_samples=1, *, y=None, random_state=None, method="numpy", lengths=None):
+    def sample(
+        self, n_samples=1, *, y=None, given=None, random_state=None, method="numpy", lengths=None
+    ):
         """Synthetic count rows: the story run forward with the fitted parameters.
 
         As `GenerativeClassifier.sample`. The story conditions on the row totals
         rather than modelling them, so they are given: ``lengths`` (an int for every row,
         or one per row); by default the mean row total of the training data, rounded.
+
+        Raises
+        ------
+        ValueError
+            With ``given``: the law of the other counts given some of them depends on the
+            row total, which this story does not model, so there is no exact conditional
+            to draw from.
         """
+        if given is not None:
+            raise ValueError(
+                "MultinomialNB.sample does not take given: its story conditions on the row "
+                "totals instead of modelling them, so the other counts given some of them "
+                "have no law of the model's own. Use PoissonNB (independent counts) or "
+                "MixedNB for conditional draws."
+            )
         rows = len(y) if y is not None and np.ndim(y) else n_samples
         if lengths is None:
             mean_total = self.feature_count_.sum() / self.class_count_.sum()

@@ -15,12 +15,14 @@ import scipy.sparse as sp
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from bayesgen import conditioning
 from bayesgen._lazy import lazy_module
 from bayesgen.estimators import multiple_imputation
 from bayesgen.families import class_prior
-from bayesgen.families.protocol import NoClosedForm
+from bayesgen.families.protocol import FeatureFamily, NoClosedForm
 from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, novelty, sampling
+from bayesgen.inference.log_space import normalise
 from bayesgen.missing import missing_entries
 
 jnp = lazy_module("jax.numpy")
@@ -110,8 +112,8 @@ class GenerativeUses:
         params = family.params_from_sites(family.sampling_sites(self.joint_.params))
         return family.draw_features(params, classes, rng, **options)
 
-    def sample(self, n_samples=1, *, y=None, random_state=None, method="numpy"):
-        """Synthetic rows from the fitted model: its story run forward.
+    def sample(self, n_samples=1, *, y=None, given=None, random_state=None, method="numpy"):
+        r"""Synthetic rows from the fitted model: its story run forward.
 
         The labels (unless given) are drawn from ``class_prior_``, then the features from
         the fitted class-conditional law, so the rows come from exactly the model that
@@ -119,12 +121,24 @@ class GenerativeUses:
         draws runs `story` with NumPyro's ``Predictive``, as ``method="story"`` does for
         any model).
 
+        With ``given``, the rows are drawn from the exact conditional law given those
+        column values, $p(y, x_m \mid x_o) = p(y \mid x_o)\,p(x_m \mid x_o, y)$: the
+        class from its posterior given the given values (unless ``y`` fixes it), then the
+        other columns from the class density conditioned on them, the algebra that
+        integrates out missing features (`impute` with ``method="sample"``). No row is
+        rejected, so a rare condition costs no more than a common one, and every row
+        holds the given values.
+
         Parameters
         ----------
         n_samples : int, default=1
             Number of rows (ignored when ``y`` is an array of labels).
         y : label or array-like of labels, optional
             Generate given these classes: one label for all rows, or one per row.
+        given : dict, optional
+            Column values to condition on: ``{column: value}`` (the same for every row) or
+            ``{column: sequence of values}`` (one per row). Columns are the training
+            column names for a model fitted on a DataFrame, else positions ``0, 1, ...``.
         random_state : None, int or numpy.random.RandomState
             The same value gives the same rows.
         method : {"numpy", "story"}, default="numpy"
@@ -145,8 +159,11 @@ class GenerativeUses:
         Raises
         ------
         ValueError
-            If ``n_samples < 1``, ``y`` holds a label not in ``classes_``, or ``method`` is
-            not one of the two.
+            If ``n_samples < 1``, ``y`` holds a label not in ``classes_``, ``method`` is
+            not one of the two (or ``"story"`` with ``given``), ``given`` names a column
+            the model does not have, holds a missing value or one its column cannot take,
+            or the given values have probability zero under the model (under every class,
+            or under the class ``y`` names).
         MemoryError
             Before drawing, if the rows would not fit in the memory available, naming the
             size.
@@ -155,15 +172,22 @@ class GenerativeUses:
         -----
         Safe to call from many threads.
         """
-        return self._sample(n_samples, y, random_state, method, {})
+        return self._sample(n_samples, y, random_state, method, {}, given=given)
 
-    def _sample(self, n_samples, y, random_state, method: str, options: dict):
+    def _sample(self, n_samples, y, random_state, method: str, options: dict, given=None):
         """`sample`, with ``options`` for the family's draws and the story (``lengths``)."""
         check_is_fitted(self)
         if method not in SAMPLE_METHODS:
             raise ValueError(f"method must be one of {SAMPLE_METHODS}; got {method!r}.")
         n_features = getattr(self, "n_features_in_", 1)
         rows, labels = sampling.labels_to_draw(self.classes_, n_samples, y, n_features)
+        if given is not None:
+            if method != "numpy":
+                raise ValueError(
+                    "given draws from the model's exact conditional law in NumPy; "
+                    f"method={method!r} does not apply (use method='numpy')."
+                )
+            return self._sample_given(rows, labels, given, random_state)
         draws = None
         if method == "numpy":
             rng = sampling.numpy_generator(random_state)
@@ -186,6 +210,55 @@ class GenerativeUses:
             X = as_training_frame(X, schema)
         drawn = labels if labels is not None else self.classes_[draws["y"]]
         return X, np.asarray(drawn)
+
+    def _sample_given(self, rows: int, labels, given, random_state):
+        """`sample` given column values: the class from $p(k \\mid x_o)$ (or ``labels``),
+        then the other columns from the family's conditional given the class."""
+        partial = conditioning.given_rows(
+            given,
+            rows,
+            n_features=self.n_features_in_,
+            names=getattr(self, "feature_names_in_", None),
+            schema=getattr(self, "_training_columns", None),
+        )
+        try:
+            log_joint = self.predict_joint_log_proba(partial)
+        except ValueError as error:
+            raise ValueError(f"given: {error}") from error
+        rng = sampling.numpy_generator(random_state)
+        if labels is None:
+            classes = None
+            if not np.isneginf(log_joint.max(axis=1)).any():
+                weights = np.exp(normalise(log_joint, np.log(self.class_prior_)))
+                classes = class_prior.draw_classes(weights, rng)
+        else:
+            classes = np.asarray(self._class_index(labels))
+            if np.isneginf(log_joint[np.arange(rows), classes]).any():
+                classes = None
+        if classes is None:
+            under = "every class" if labels is None else "the class y names"
+            raise ValueError(
+                f"given={given!r} has probability zero under {under}, so the model has no "
+                "law given it (a value no class density allows)."
+            )
+        drawn = self.classes_[classes]
+        X = self.impute(partial, method="sample", y=drawn, random_state=rng.integers(2**31 - 1))
+        return self._as_drawn_rows(X), drawn
+
+    def _as_drawn_rows(self, X):
+        """Filled rows as `sample` returns its rows: the training columns and dtypes of a
+        model fitted on a DataFrame, integers for a family that draws integers."""
+        schema = getattr(self, "_training_columns", None)
+        if schema is not None:
+            frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
+            return as_training_frame(
+                [frame.iloc[:, j].to_numpy() for j in range(len(schema))], schema
+            )
+        family = self._feature_family()
+        draws_integers = type(family).features_from_draws is FeatureFamily.features_from_draws
+        if draws_integers and np.asarray(X).dtype.kind == "f":
+            return np.rint(X).astype(np.int64)
+        return np.asarray(X)
 
     def impute(self, X, *, method="mean", y=None, random_state=None, n_imputations=None):
         """Fill the missing (NaN) entries of ``X`` from the model; observed ones are kept.
