@@ -27,7 +27,8 @@ def _is_missing(value) -> bool:
 
 
 def _values(key, value, n_rows: int) -> np.ndarray:
-    """One value per row: a scalar repeated, or a 1-D sequence of ``n_rows`` values."""
+    """One value per row: a scalar repeated, or a 1-D sequence of ``n_rows`` values (the
+    rows drawn: ``n_samples``, or the length of ``y``)."""
     if np.ndim(value) == 0:
         values = np.empty(n_rows, dtype=object)
         values[:] = [value] * n_rows
@@ -35,8 +36,8 @@ def _values(key, value, n_rows: int) -> np.ndarray:
         values = np.asarray(value, dtype=object)
         if values.ndim != 1 or values.shape[0] != n_rows:
             raise ValueError(
-                f"given[{key!r}] must be one value or {n_rows} values (one per row drawn); "
-                f"got shape {np.shape(value)}."
+                f"given[{key!r}] must be one value or {n_rows} values, one per row drawn "
+                f"(n_samples={n_rows}, or the length of y); got shape {np.shape(value)}."
             )
     missing = [row for row, item in enumerate(values) if _is_missing(item)]
     if missing:
@@ -122,9 +123,11 @@ def given_rows(given, n_rows: int, *, n_features: int, names=None, schema=None):
 
     Returns
     -------
-    DataFrame or ndarray of shape (n_rows, n_features)
+    rows : DataFrame or ndarray of shape (n_rows, n_features)
         Float NaN where not given when every given value is a number, else an object array
         with None there.
+    resolved : dict
+        ``{column position: (key, values)}``, one value per row.
 
     Raises
     ------
@@ -138,23 +141,101 @@ def given_rows(given, n_rows: int, *, n_features: int, names=None, schema=None):
             "given must be a non-empty dict of column -> value (or one value per row); got "
             f"{given!r}."
         )
+    if names is None and schema is not None:  # a DataFrame's names that are not text
+        names = [column["name"] for column in schema]
     positions = _positions(given, names, n_features)
     keys = {position: key for position, (key, _) in positions.items()}
     values = {position: _values(key, value, n_rows) for position, (key, value) in positions.items()}
+    resolved = {position: (keys[position], column) for position, column in values.items()}
     if schema is not None:
-        columns = {
-            column["name"]: _frame_column(
-                values.get(position), column, n_rows, keys.get(position, column["name"])
-            )
+        columns = [
+            _frame_column(values.get(position), column, n_rows, keys.get(position, column["name"]))
             for position, column in enumerate(schema)
-        }
-        return pd.DataFrame(columns)
+        ]
+        frame = pd.concat(columns, axis=1)
+        frame.columns = [column["name"] for column in schema]
+        return frame, resolved
     if all(_is_number(item) for column in values.values() for item in column):
         rows = np.full((n_rows, n_features), np.nan)
         for position, column in values.items():
             rows[:, position] = _as_floats(column, keys[position])
-        return rows
+        return rows, resolved
     rows = np.full((n_rows, n_features), None, dtype=object)
     for position, column in values.items():
         rows[:, position] = column
-    return rows
+    return rows, resolved
+
+
+def known_categories(family) -> dict[int, list]:
+    """``{column position: categories}`` of the columns a family (a mixture's leaf, a
+    composite's groups) reads as categories it learned."""
+    leaf = getattr(family, "leaf", None)
+    if leaf is not None:
+        return known_categories(leaf)
+    groups = getattr(family, "groups", None)
+    if groups is not None:
+        found = {}
+        for group, positions in groups.values():
+            found.update({positions[j]: known for j, known in known_categories(group).items()})
+        return found
+    categories = getattr(family, "categories", None)
+    return {} if categories is None else {j: list(known) for j, known in enumerate(categories)}
+
+
+def check_category_types(resolved: dict, categories: dict) -> None:
+    """Refuse a given value for a column of text categories that is not text (``1`` where
+    the column holds ``"1"``): it would be an unseen category, silently.
+
+    Raises
+    ------
+    ValueError
+        Naming the column, the value and some of its categories.
+    """
+    for position, (key, values) in resolved.items():
+        known = categories.get(position)
+        if not known or not all(isinstance(category, str) for category in known):
+            continue
+        for value in values:
+            if not isinstance(value, str):
+                shown = ", ".join(repr(category) for category in known[:5])
+                raise ValueError(
+                    f"given[{key!r}] = {value!r} is not text, but the column's categories are "
+                    f"({shown}{', ...' if len(known) > 5 else ''}); give the category itself."
+                )
+
+
+def _holds(column, values) -> bool:
+    """Whether the drawn ``column`` holds exactly the given ``values`` (a whole-number or
+    0/1 column cannot hold 2.5: it would have been rounded)."""
+    column = pd.Series(column).reset_index(drop=True)
+    kind = getattr(column.dtype, "kind", "O")
+    if kind in "iub":
+        try:
+            given = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False
+        return bool(np.array_equal(column.to_numpy(dtype=np.float64), given))
+    if kind == "f":
+        given = np.asarray(values, dtype=np.float64).astype(column.dtype)
+        return bool(np.array_equal(column.to_numpy(), given))
+    return all(drawn == value for drawn, value in zip(column, values, strict=True))
+
+
+def check_held(X, resolved: dict) -> None:
+    """Refuse drawn rows whose given columns do not hold the given values.
+
+    Raises
+    ------
+    ValueError
+        Naming the column: a value it cannot hold (a fraction in a whole-number column,
+        anything but 0 and 1 in a 0/1 one).
+    """
+    for position, (key, values) in resolved.items():
+        column = X.iloc[:, position] if isinstance(X, pd.DataFrame) else np.asarray(X)[:, position]
+        if not _holds(column, values):
+            drawn = pd.Series(column).iloc[0]
+            raise ValueError(
+                f"given[{key!r}] = {values[0]!r} is not a value the column holds: the model "
+                f"draws it as {drawn!r} (whole numbers, or 0 and 1); give a value of the "
+                "column's own kind."
+            )

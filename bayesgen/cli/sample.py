@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 import pandas as pd
 
+from bayesgen import conditioning
 from bayesgen.cli.errors import UserError, user_errors
 from bayesgen.cli.model_files import feature_names, metadata_of, open_model
 from bayesgen.cli.outputs import check_output
@@ -22,26 +23,44 @@ def class_named(model, text: str):
     )
 
 
+def _category_named(categories, name: str, text: str):
+    for category in categories:
+        if str(category) == text:
+            return category
+    raise UserError(
+        f"--given {name}={text}: {text!r} is not a category of {name}; its categories are "
+        f"{', '.join(map(str, categories))}."
+    )
+
+
 def _given_value(model, position: int, name: str, text: str):
-    """``text`` as the column's values are: a number for a numeric column, the category
-    whose text it is for a categorical one, else the text itself."""
+    """``text`` as the column's values are: the category whose text it is for a column of
+    categories, True/False for a boolean column, a number for a numeric one, else the
+    text itself."""
     schema = getattr(model, "_training_columns", None)
     column = None if schema is None else schema[position]
     if column is not None and column["categories"] is not None:
-        for category in column["categories"]:
-            if str(category) == text:
-                return category
-        raise UserError(
-            f"--given {name}={text}: {text!r} is not a category of {name}; its categories are "
-            f"{', '.join(map(str, column['categories']))}."
-        )
-    numeric = column is None or pd.api.types.is_numeric_dtype(
-        pd.api.types.pandas_dtype(column["dtype"])
-    )
+        return _category_named(column["categories"], name, text)
+    family = getattr(model, "family_", None)
+    learned = {} if family is None else conditioning.known_categories(family)
+    if position in learned and not all(isinstance(c, str) for c in learned[position]):
+        return _category_named(learned[position], name, text)
+    if position in learned:  # text categories: the text itself (an unseen one included)
+        return text
+    dtype = None if column is None else pd.api.types.pandas_dtype(column["dtype"])
+    if dtype is not None and pd.api.types.is_bool_dtype(dtype):
+        if text.lower() in ("true", "1"):
+            return True
+        if text.lower() in ("false", "0"):
+            return False
+        raise UserError(f"--given {name}={text}: {name} takes true or false; got {text!r}.")
+    numeric = dtype is None or pd.api.types.is_numeric_dtype(dtype)
+    if not numeric:
+        return text
     try:
         return float(text)
     except ValueError:
-        if column is not None and numeric:
+        if column is not None:
             raise UserError(f"--given {name}={text}: {name} takes numbers; got {text!r}.") from None
         return text
 
@@ -52,6 +71,7 @@ def given_columns(model, info: dict, items) -> dict | None:
     if not items:
         return None
     names = feature_names(model, info) or [f"x{j}" for j in range(model.n_features_in_)]
+    schema = getattr(model, "_training_columns", None)
     keyed_by_name = hasattr(model, "feature_names_in_")
     given = {}
     for item in items:
@@ -64,7 +84,11 @@ def given_columns(model, info: dict, items) -> dict | None:
                 f"{', '.join(names)}."
             )
         position = names.index(name)
-        key = model.feature_names_in_[position] if keyed_by_name else position
+        key = position
+        if keyed_by_name:
+            key = model.feature_names_in_[position]
+        elif schema is not None:
+            key = schema[position]["name"]
         given[key] = _given_value(model, position, name, text)
     return given
 
@@ -81,9 +105,17 @@ def given_columns(model, info: dict, items) -> dict | None:
     help="Draw from the exact conditional law given this column value (repeatable); every "
     "row holds it, however rare.",
 )
+@click.option(
+    "--support",
+    type=click.Choice(["model", "training"]),
+    default="model",
+    show_default=True,
+    help="model: the model's own law; training: that law truncated to each numeric "
+    "column's training range.",
+)
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Output table (default: stdout, CSV).")
-def sample(model_path, n_rows, class_, given_items, seed, out):
+def sample(model_path, n_rows, class_, given_items, support, seed, out):
     """Draw N synthetic rows from the model in MODEL: a class, then the features given it.
 
     With --given, the class and the other columns are drawn given the named values."""
@@ -93,7 +125,7 @@ def sample(model_path, n_rows, class_, given_items, seed, out):
     label = None if class_ is None else class_named(model, class_)
     given = given_columns(model, info, given_items)
     with user_errors("sample: "):
-        X, y = model.sample(n_rows, y=label, given=given, random_state=seed)
+        X, y = model.sample(n_rows, y=label, given=given, support=support, random_state=seed)
     names = feature_names(model, info) or [f"x{j}" for j in range(X.shape[1])]
     table = X.copy() if isinstance(X, pd.DataFrame) else pd.DataFrame(X, columns=names)
     metadata = metadata_of(info)

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils.validation import column_or_1d
 
-from bayesgen import joint
+from bayesgen import joint, training_range
 from bayesgen._precision import precision
 from bayesgen.dask import _family
 from bayesgen.families.namespace import as_numpy
@@ -31,10 +31,14 @@ class BlockResult(NamedTuple):
         The block's part of the EM objective (0 outside EM).
     stats : tuple of (ClassCounts, family statistics) pairs
         One pair per responsibilities matrix the pass fits from, as NumPy pytrees.
+    ranges : (ndarray, ndarray) or None
+        The block's column ranges (`bayesgen.training_range.column_ranges`), from the
+        first pass over the rows; None in the passes after it.
     """
 
     objective: float
     stats: tuple
+    ranges: tuple | None = None
 
 
 class Rows(NamedTuple):
@@ -97,7 +101,8 @@ def labelled_stats(estimator, X, y, weights, start, dtype, classes) -> BlockResu
     """The statistics of a block of labelled rows (R one-hot times the sample weight)."""
     estimator = _family.worker_copy(estimator)
     rows = _rows(estimator, X, y, weights, classes, start)
-    return BlockResult(0.0, (_stats(estimator, rows.X, rows.fixed, dtype),))
+    stats = (_stats(estimator, rows.X, rows.fixed, dtype),)
+    return BlockResult(0.0, stats, training_range.column_ranges(rows.X))
 
 
 def em_start(
@@ -122,7 +127,7 @@ def em_start(
         spread_rows = rows.fixed.copy()
         spread_rows[rows.unlabeled] += unlabelled_weights[:, None] / classes.shape[0]
         stats.append(_stats(estimator, rows.X, spread_rows, dtype))
-    return BlockResult(0.0, tuple(stats))
+    return BlockResult(0.0, tuple(stats), training_range.column_ranges(rows.X))
 
 
 def em_step(estimator, X, y, weights, start, dtype, classes, unlabeled_weight) -> BlockResult:
@@ -160,4 +165,5 @@ def merge_results(estimator, a: BlockResult, b: BlockResult, dtype) -> BlockResu
         joint.merge_batch_stats(family, as_numpy(left, dtype), as_numpy(right, dtype))
         for left, right in zip(a.stats, b.stats, strict=True)
     )
-    return BlockResult(a.objective + b.objective, merged)
+    ranges = None if a.ranges is None else training_range.merged(a.ranges, b.ranges)
+    return BlockResult(a.objective + b.objective, merged, ranges)

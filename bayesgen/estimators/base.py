@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, column_or_1d
 
-from bayesgen import joint
+from bayesgen import joint, training_range
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators import semi_supervised_fit
 from bayesgen.estimators.decisions import ClassPriorDecisions
@@ -67,6 +67,10 @@ class GenerativeClassifier(
     family_ : FeatureFamily
         The model of the features given the class; with ``joint_``, the whole model
         (``bayesgen.joint.log_joint(model.family_, model.joint_, X)``).
+    data_min_, data_max_ : ndarray of shape (n_features,)
+        The least and greatest value of each numeric column seen in training (NaN for a
+        column that is not numeric or was never observed): the training range that
+        ``sample(support="training")`` keeps to.
     """
 
     class_count_ = fitted_attribute(
@@ -159,6 +163,7 @@ class GenerativeClassifier(
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         weights = check_weights(sample_weight, X)
+        self.data_min_, self.data_max_ = training_range.column_ranges(X)
         marker = getattr(self, "unlabeled_marker", -1)
         unlabeled = semi_supervised.marked_unlabeled(y, marker, stacklevel=3)
         if unlabeled.any():
@@ -289,10 +294,22 @@ class GenerativeClassifier(
                 f"{all_classes.tolist()}."
             )
         weights = check_weights(sample_weight, X)
+        self._record_training_range(X, first_call)
         self.classes_ = all_classes
         class_index = np.searchsorted(all_classes, y)
         self._add_labelled_rows(X, class_index, weights, all_classes.shape[0], reset=first_call)
         return self
+
+    def _record_training_range(self, X, first_call: bool) -> None:
+        """``data_min_``/``data_max_`` of the rows so far; a model whose earlier rows left
+        no range (read from an earlier model file, or made by ``from_statistics``) keeps
+        none rather than the range of the new rows only."""
+        ranges = training_range.column_ranges(X)
+        if not first_call:
+            if "data_min_" not in self.__dict__:
+                return
+            ranges = training_range.merged((self.data_min_, self.data_max_), ranges)
+        self.data_min_, self.data_max_ = ranges
 
     @classmethod
     def from_statistics(cls, params: dict, classes, class_stats, feature_stats, **options):

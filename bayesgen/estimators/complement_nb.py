@@ -162,7 +162,9 @@ class ComplementNB(NaiveBayesClassPrior):
         """Refused: complement naive Bayes has no generative story."""
         self._refuse("run")
 
-    def sample(self, n_samples=1, *, y=None, given=None, random_state=None, method="numpy"):
+    def sample(
+        self, n_samples=1, *, y=None, given=None, support="model", random_state=None, method="numpy"
+    ):
         """Refused: complement naive Bayes has no generative story to sample from."""
         self._refuse("sample rows from")
 

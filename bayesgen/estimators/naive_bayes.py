@@ -198,7 +198,15 @@ class MultinomialNB(CountNB):
         return MultinomialFamily(alpha=self.alpha)
 
     def sample(
-        self, n_samples=1, *, y=None, given=None, random_state=None, method="numpy", lengths=None
+        self,
+        n_samples=1,
+        *,
+        y=None,
+        given=None,
+        support="model",
+        random_state=None,
+        method="numpy",
+        lengths=None,
     ):
         """Synthetic count rows: the story run forward with the fitted parameters.
 
@@ -226,7 +234,8 @@ class MultinomialNB(CountNB):
             lengths = int(round(float(mean_total)))
         if isinstance(rows, (int, np.integer)) and rows >= 1:
             lengths = np.broadcast_to(np.asarray(lengths), (rows,))
-        return self._sample(n_samples, y, random_state, method, {"lengths": lengths})
+        options = {"lengths": lengths}
+        return self._sample(n_samples, y, random_state, method, options, support=support)
 
     def _tail_stratum(self, X) -> np.ndarray:
         """Each row's observed total $L_o$, on which its density conditions.

@@ -9,13 +9,15 @@ file holds one idea: each use is the family's function of the fitted value ``joi
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from bayesgen import conditioning
+from bayesgen import conditioning, training_range
 from bayesgen._lazy import lazy_module
 from bayesgen.estimators import multiple_imputation
 from bayesgen.families import class_prior
@@ -28,11 +30,21 @@ from bayesgen.missing import missing_entries
 jnp = lazy_module("jax.numpy")
 
 SAMPLE_METHODS = ("numpy", "story")
+SUPPORTS = ("model", "training")
 
 
 def _has_density(estimator) -> bool:
     """A tail probability needs the density ``score_samples`` (complement NB has none)."""
     return hasattr(estimator, "score_samples")
+
+
+def _at_rows(per_row: dict, positions: np.ndarray, rows: int) -> dict:
+    """``per_row`` with each value given per row (a sequence of ``rows``) taken at
+    ``positions``; a single value stays as it is."""
+    return {
+        name: value if np.ndim(value) == 0 or len(value) != rows else np.asarray(value)[positions]
+        for name, value in per_row.items()
+    }
 
 
 class GenerativeUses:
@@ -112,7 +124,9 @@ class GenerativeUses:
         params = family.params_from_sites(family.sampling_sites(self.joint_.params))
         return family.draw_features(params, classes, rng, **options)
 
-    def sample(self, n_samples=1, *, y=None, given=None, random_state=None, method="numpy"):
+    def sample(
+        self, n_samples=1, *, y=None, given=None, support="model", random_state=None, method="numpy"
+    ):
         r"""Synthetic rows from the fitted model: its story run forward.
 
         The labels (unless given) are drawn from ``class_prior_``, then the features from
@@ -139,6 +153,15 @@ class GenerativeUses:
             Column values to condition on: ``{column: value}`` (the same for every row) or
             ``{column: sequence of values}`` (one per row). Columns are the training
             column names for a model fitted on a DataFrame, else positions ``0, 1, ...``.
+        support : {"model", "training"}, default="model"
+            ``"model"``: the model's own law, which may reach where no training value was
+            (a Gaussian column below 0); a draw below 0 in a column whose training values
+            were all non-negative is reported by an ``OutsideTrainingRangeWarning``.
+            ``"training"``: each class's law truncated to the training range of every
+            numeric column (``data_min_`` to ``data_max_``): the labels are drawn as
+            always (from ``class_prior_``, or given), and a row that leaves the range is
+            drawn again given its class, so the class shares stay the model's. Exact, and
+            fast where the model puts most of a class's mass inside the range.
         random_state : None, int or numpy.random.RandomState
             The same value gives the same rows.
         method : {"numpy", "story"}, default="numpy"
@@ -163,7 +186,10 @@ class GenerativeUses:
             not one of the two (or ``"story"`` with ``given``), ``given`` names a column
             the model does not have, holds a missing value or one its column cannot take,
             or the given values have probability zero under the model (under every class,
-            or under the class ``y`` names).
+            or under the class ``y`` names); with ``support="training"``, when a given
+            value lies outside its column's training range, or the model's mass inside the
+            range is so small that `bayesgen.training_range.DRAW_BUDGET` times the rows
+            drawn still leave some outside.
         MemoryError
             Before drawing, if the rows would not fit in the memory available, naming the
             size.
@@ -172,21 +198,76 @@ class GenerativeUses:
         -----
         Safe to call from many threads.
         """
-        return self._sample(n_samples, y, random_state, method, {}, given=given)
+        return self._sample(n_samples, y, random_state, method, {}, given=given, support=support)
 
-    def _sample(self, n_samples, y, random_state, method: str, options: dict, given=None):
+    def _sample(
+        self, n_samples, y, random_state, method: str, options: dict, given=None, support="model"
+    ):
         """`sample`, with ``options`` for the family's draws and the story (``lengths``)."""
         check_is_fitted(self)
         if method not in SAMPLE_METHODS:
             raise ValueError(f"method must be one of {SAMPLE_METHODS}; got {method!r}.")
+        if support not in SUPPORTS:
+            raise ValueError(f"support must be one of {SUPPORTS}; got {support!r}.")
         n_features = getattr(self, "n_features_in_", 1)
         rows, labels = sampling.labels_to_draw(self.classes_, n_samples, y, n_features)
+        if given is not None and method != "numpy":
+            raise ValueError(
+                "given draws from the model's exact conditional law in NumPy; "
+                f"method={method!r} does not apply (use method='numpy')."
+            )
+        if support == "model":
+            X, drawn = self._draw_rows(rows, labels, random_state, method, options, given)
+            if "data_min_" in self.__dict__:
+                names = getattr(self, "feature_names_in_", None)
+                training_range.warn_negative(X, self.data_min_, names)
+            return X, drawn
+        low, high = self._training_range(given, rows)
+        rng = sampling.numpy_generator(random_state)
+        fixed = {"labels": labels}  # the first round's labels, kept by the later ones
+
+        def draw(positions):
+            kept = fixed["labels"]
+            X, drawn = self._draw_rows(
+                positions.size,
+                None if kept is None else kept[positions],
+                int(rng.integers(2**31 - 1)),
+                method,
+                _at_rows(options, positions, rows),
+                None if given is None else _at_rows(given, positions, rows),
+            )
+            if kept is None:  # the first round: every row's class
+                fixed["labels"] = np.asarray(drawn)
+            return X, drawn
+
+        return training_range.within(draw, rows, low, high)
+
+    def _training_range(self, given, rows: int):
+        """``(data_min_, data_max_)``, checked to hold the given values."""
+        if "data_min_" not in self.__dict__:
+            raise ValueError(
+                "support='training' needs the training range, which this model did not "
+                "record (read from a model file written before ranges were kept, or made "
+                "by from_statistics); fit it again, or use support='model'."
+            )
+        low, high = self.data_min_, self.data_max_
         if given is not None:
-            if method != "numpy":
+            partial, _ = self._given_rows(given, rows)
+            outside = training_range.cells_outside(partial, low, high)
+            if outside.any():
+                column = int(np.flatnonzero(outside.any(axis=0))[0])
+                names = getattr(self, "feature_names_in_", None)
+                name = column if names is None else names[column]
                 raise ValueError(
-                    "given draws from the model's exact conditional law in NumPy; "
-                    f"method={method!r} does not apply (use method='numpy')."
+                    f"given[{name!r}] lies outside that column's training range "
+                    f"[{low[column]:g}, {high[column]:g}], which support='training' keeps "
+                    "to; use support='model' to draw given it."
                 )
+        return low, high
+
+    def _draw_rows(self, rows: int, labels, random_state, method: str, options: dict, given):
+        """``rows`` rows of the model's own law (given ``labels`` and ``given`` values)."""
+        if given is not None:
             return self._sample_given(rows, labels, given, random_state)
         draws = None
         if method == "numpy":
@@ -211,25 +292,40 @@ class GenerativeUses:
         drawn = labels if labels is not None else self.classes_[draws["y"]]
         return X, np.asarray(drawn)
 
-    def _sample_given(self, rows: int, labels, given, random_state):
-        """`sample` given column values: the class from $p(k \\mid x_o)$ (or ``labels``),
-        then the other columns from the family's conditional given the class."""
-        partial = conditioning.given_rows(
+    def _given_rows(self, given, rows: int):
+        """`bayesgen.conditioning.given_rows` for this model's columns, the given values
+        checked against its text categories."""
+        partial, resolved = conditioning.given_rows(
             given,
             rows,
             n_features=self.n_features_in_,
             names=getattr(self, "feature_names_in_", None),
             schema=getattr(self, "_training_columns", None),
         )
+        categories = conditioning.known_categories(self._feature_family())
+        conditioning.check_category_types(resolved, categories)
+        return partial, resolved
+
+    def _sample_given(self, rows: int, labels, given, random_state):
+        """`sample` given column values: the class from $p(k \\mid x_o)$ (or ``labels``),
+        then the other columns from the family's conditional given the class."""
+        partial, resolved = self._given_rows(given, rows)
         try:
             log_joint = self.predict_joint_log_proba(partial)
-        except ValueError as error:
+        except (TypeError, ValueError) as error:
             raise ValueError(f"given: {error}") from error
         rng = sampling.numpy_generator(random_state)
+        log_prior = np.log(self.class_prior_)
+        unscored = np.isneginf(log_joint.max(axis=1))
+        if labels is None and unscored.any():  # far out in every tail: the limit, if any
+            limit = self._limit_log_posterior(partial, unscored, log_prior)
+            if limit is not None:
+                log_joint = log_joint.copy()
+                log_joint[unscored] = limit
         if labels is None:
             classes = None
             if not np.isneginf(log_joint.max(axis=1)).any():
-                weights = np.exp(normalise(log_joint, np.log(self.class_prior_)))
+                weights = np.exp(normalise(log_joint, log_prior))
                 classes = class_prior.draw_classes(weights, rng)
         else:
             classes = np.asarray(self._class_index(labels))
@@ -237,13 +333,16 @@ class GenerativeUses:
                 classes = None
         if classes is None:
             under = "every class" if labels is None else "the class y names"
+            columns = [key for key, _ in resolved.values()]
             raise ValueError(
-                f"given={given!r} has probability zero under {under}, so the model has no "
-                "law given it (a value no class density allows)."
+                f"the given values of {columns} have probability zero (or too small to "
+                f"represent) under {under}, so the model has no law given them."
             )
         drawn = self.classes_[classes]
         X = self.impute(partial, method="sample", y=drawn, random_state=rng.integers(2**31 - 1))
-        return self._as_drawn_rows(X), drawn
+        X = self._as_drawn_rows(X)
+        conditioning.check_held(X, resolved)
+        return X, drawn
 
     def _as_drawn_rows(self, X):
         """Filled rows as `sample` returns its rows: the training columns and dtypes of a
@@ -255,6 +354,8 @@ class GenerativeUses:
                 [frame.iloc[:, j].to_numpy() for j in range(len(schema))], schema
             )
         family = self._feature_family()
+        while getattr(family, "leaf", None) is not None:  # a mixture draws as its leaf
+            family = family.leaf
         draws_integers = type(family).features_from_draws is FeatureFamily.features_from_draws
         if draws_integers and np.asarray(X).dtype.kind == "f":
             return np.rint(X).astype(np.int64)
@@ -379,13 +480,20 @@ class GenerativeUses:
         check_is_fitted(self)
         density = novelty.Density(
             score=self.score_samples,
-            sample=lambda n, seed: self.sample(n, random_state=seed)[0],
+            sample=self._reference_rows,
             as_input=self._as_input,
             stratum=getattr(self, "_tail_stratum", None),
             reference=getattr(self, "_tail_reference", None),
             observed_values=getattr(self, "_observed_values", None),
         )
         return novelty.tail_probability(density, X, n_draws=n_draws, random_state=random_state)
+
+    def _reference_rows(self, n_rows: int, seed) -> np.ndarray:
+        """Rows of the model's own law, the reference of `tail_probability` (no warning
+        for rows outside the training range: they are the law's)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", training_range.OutsideTrainingRangeWarning)
+            return self.sample(n_rows, random_state=seed)[0]
 
     def _as_input(self, values: np.ndarray):
         """``values`` as this model takes them: a DataFrame with its columns if fitted on one."""

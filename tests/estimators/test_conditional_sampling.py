@@ -144,9 +144,10 @@ def test_one_value_per_row():
 
 
 def test_given_rows_are_missing_except_the_given_columns():
-    rows = given_rows({1: 2.5}, 3, n_features=3)
+    rows, resolved = given_rows({1: 2.5}, 3, n_features=3)
+    assert list(resolved) == [1] and resolved[1][0] == 1 and list(resolved[1][1]) == [2.5] * 3
     assert rows.shape == (3, 3) and np.all(np.isnan(rows[:, [0, 2]])) and np.all(rows[:, 1] == 2.5)
-    text = given_rows({0: "a"}, 2, n_features=2)
+    text, _ = given_rows({0: "a"}, 2, n_features=2)
     assert text.dtype == object
     assert list(text[:, 0]) == ["a", "a"] and list(text[:, 1]) == [None] * 2
 
@@ -156,7 +157,7 @@ def test_given_rows_are_missing_except_the_given_columns():
     [
         ({"petal": 1.0}, ["column positions", "'petal'"]),
         ({0: None}, ["missing", "given[0]"]),
-        ({0: [1.0, 2.0]}, ["one value or 5 values", "given[0]"]),
+        ({0: [1.0, 2.0]}, ["one value or 5 values", "given[0]", "n_samples=5"]),
         ({7: 1.0}, ["positions 0..3", "7"]),
         ({}, ["non-empty dict"]),
         ([1.0], ["non-empty dict"]),
@@ -190,11 +191,13 @@ def test_a_condition_of_probability_zero_is_refused_not_replaced_by_the_prior():
     X[::2, 1] = 0
     y = np.repeat([0, 1], 10)
     model = bayesgen.BernoulliNB(estimate="mle").fit(X, y)  # feature 0 is always 1
-    with pytest.raises(ValueError, match="probability zero under every class"):
+    with pytest.raises(
+        ValueError, match=r"probability zero \(or too small to represent\) under every class"
+    ):
         model.sample(3, given={0: 0.0})
     X[:10, 0] = 0  # class 0 now always 0, class 1 always 1
     model = bayesgen.BernoulliNB(estimate="mle").fit(X, y)
-    with pytest.raises(ValueError, match="probability zero under the class y names"):
+    with pytest.raises(ValueError, match=r"too small to represent\) under the class y names"):
         model.sample(3, y=1, given={0: 0.0})
     drawn, labels = model.sample(50, given={0: 0.0}, random_state=0)
     assert np.all(labels == 0) and np.all(drawn[:, 0] == 0)
@@ -214,3 +217,64 @@ def test_multinomial_nb_refuses_given_as_its_story_does_not_model_row_totals():
     model = bayesgen.MultinomialNB().fit(rng.poisson(3, (50, 3)), rng.integers(0, 2, 50))
     with pytest.raises(ValueError, match="row totals"):
         model.sample(2, given={0: 1})
+
+
+def test_a_value_the_column_cannot_hold_is_refused_not_rounded():
+    rng = np.random.default_rng(8)
+    counts, labels = rng.poisson(3, (80, 2)), np.arange(80) % 2
+    with pytest.raises(ValueError, match=r"given\[0\] = 2.5 is not a value the column holds"):
+        bayesgen.PoissonNB().fit(counts, labels).sample(3, given={0: 2.5}, random_state=0)
+    frame = pd.DataFrame({"k": rng.poisson(3, 80), "x": rng.normal(size=80)})
+    with pytest.raises(ValueError, match=r"given\['k'\] = 2.5 is not a value the column holds"):
+        bayesgen.MixedNB().fit(frame, labels).sample(3, given={"k": 2.5}, random_state=0)
+    binary = bayesgen.BernoulliNB(binarize=0.5).fit(rng.uniform(0, 1, (80, 2)), labels)
+    with pytest.raises(ValueError, match="is not a value the column holds"):
+        binary.sample(3, given={0: 2.7}, random_state=0)
+    drawn, _ = bayesgen.PoissonNB().fit(counts, labels).sample(3, given={0: 2.0}, random_state=0)
+    assert drawn.dtype == np.int64 and np.all(drawn[:, 0] == 2)
+
+
+def test_a_number_for_a_column_of_text_categories_is_refused():
+    rng = np.random.default_rng(9)
+    text = rng.choice(np.array(["1", "2", "A"], dtype=object), size=(60, 2))
+    model = bayesgen.CategoricalNB().fit(text, np.arange(60) % 2)
+    with pytest.raises(ValueError, match=r"given\[0\] = 1 is not text.*'1'"):
+        model.sample(3, given={0: 1})
+    drawn, _ = model.sample(3, given={0: "1"}, random_state=0)
+    assert list(drawn[:, 0]) == ["1"] * 3
+
+
+def test_a_table_with_number_column_names_is_conditioned_by_name():
+    X, y = _correlated(seed=10)
+    X = np.hstack([X, X[:, :1] * 2])
+    for names in ([2, 0, 1], [10, 20, 30]):
+        model = bayesgen.QDA().fit(pd.DataFrame(X, columns=names), y)
+        drawn, _ = model.sample(4, given={names[0]: 5.0}, random_state=0)
+        assert (drawn[names[0]] == 5.0).all() and not (drawn[names[2]] == 5.0).any()
+
+
+def test_a_value_far_in_every_tail_draws_the_limit_class_as_predict_proba_does():
+    """Both class densities underflow (the squared distance overflows), yet the class
+    posterior has a limit (`FeatureFamily.limit_log_posterior`), as in predict_proba."""
+    X, y = _correlated(seed=11)
+    X[:, 0] *= 0.1  # a narrow column: its squared distances overflow first
+    model = bayesgen.QDA().fit(X, y)
+    row = np.array([[1.3e154, np.nan]])
+    assert np.isneginf(model.predict_joint_log_proba(row)).all()
+    expected = model.predict_proba(row)[0]
+    assert expected.max() > 0.99
+    for seed in range(5):
+        drawn, labels = model.sample(1, given={0: 1.3e154}, random_state=seed)
+        assert labels[0] == np.argmax(expected) and drawn[0, 0] == 1.3e154
+
+
+def test_a_mixture_of_counts_draws_integers_given_a_count():
+    from bayesgen.families.component_mixture import MixtureFamily
+    from bayesgen.families.poisson import PoissonFamily
+
+    rng = np.random.default_rng(12)
+    counts, labels = rng.poisson(3, (120, 3)), np.arange(120) % 2
+    family = MixtureFamily(PoissonFamily(), 2)
+    model = bayesgen.FamilyClassifier(family=family, random_state=0).fit(counts, labels)
+    drawn, _ = model.sample(5, given={1: 4}, random_state=0)
+    assert drawn.dtype == np.int64 and np.all(drawn[:, 1] == 4)

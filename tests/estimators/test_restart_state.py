@@ -11,7 +11,14 @@ from sklearn.datasets import load_iris
 import bayesgen as bg
 
 # Set once from the input, before the first start, the same for every start.
-INPUT_FACTS = {"classes_", "n_features_in_", "feature_names_in_", "_training_columns"}
+INPUT_FACTS = {
+    "classes_",
+    "n_features_in_",
+    "feature_names_in_",
+    "_training_columns",
+    "data_min_",
+    "data_max_",
+}
 # Set by the restart loop itself from the kept run.
 RUN_RECORD = {"n_iter_", "converged_", "log_likelihood_history_", "fitted_with_unlabeled_"}
 

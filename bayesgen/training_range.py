@@ -1,0 +1,196 @@
+"""The range of each numeric column seen in training, and the drawn cells that leave it.
+
+A fit records, per column, the least and the greatest observed value (NaN for a column
+that is not numeric or has no observed value), so that ``sample`` can say when the model's
+law reaches where the data never went (a Gaussian column below 0 where every training
+value was non-negative) and, when asked, draw from the law truncated to that range.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from bayesgen._precision import precision
+from bayesgen.device_arrays import is_device_array
+
+
+def _numeric_columns(X) -> tuple[np.ndarray, np.ndarray]:
+    """``(values as floats, positions)`` of the numeric columns of ``X``."""
+    frame = getattr(X, "frame", None)  # MixedNB's validated columns keep their DataFrame
+    if frame is not None:
+        X = frame
+    if isinstance(X, pd.DataFrame):
+        numeric = [
+            position
+            for position, dtype in enumerate(X.dtypes)
+            if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        ]
+        values = X.iloc[:, numeric].to_numpy(dtype=np.float64, na_value=np.nan)
+        return values, np.asarray(numeric, dtype=np.int64)
+    if is_device_array(X):
+        X = np.asarray(X)
+    if sp.issparse(X):
+        X = X.toarray()
+    X = np.asarray(X)
+    if X.dtype.kind in "iuf":
+        return X.astype(np.float64, copy=False), np.arange(X.shape[1])
+    return np.empty((X.shape[0], 0)), np.empty(0, dtype=np.int64)
+
+
+def _sparse_ranges(X) -> tuple[np.ndarray, np.ndarray]:
+    """Column ranges of a sparse matrix without densifying it (implicit zeros count; a
+    stored NaN is missing)."""
+    if X.dtype.kind not in "iuf":
+        return np.full(X.shape[1], np.nan), np.full(X.shape[1], np.nan)
+    for_min, for_max = X, X
+    if X.dtype.kind == "f" and np.isnan(X.data).any():
+        for_min, for_max = X.copy(), X.copy()
+        for_min.data = np.where(np.isnan(X.data), np.inf, X.data)
+        for_max.data = np.where(np.isnan(X.data), -np.inf, X.data)
+    low = np.asarray(for_min.min(axis=0).toarray(), dtype=np.float64).ravel()
+    high = np.asarray(for_max.max(axis=0).toarray(), dtype=np.float64).ravel()
+    return low, high
+
+
+def column_ranges(X) -> tuple[np.ndarray, np.ndarray]:
+    """``(least, greatest)`` observed value of each column of ``X``, shape (n_features,)
+    each; NaN for a column that is not numeric or has no observed value.
+
+    ``X`` is a validated input: a NumPy array, a SciPy sparse matrix (not densified), a
+    DataFrame, a ``jax.Array`` (reduced on its device) or MixedNB's columns (their
+    DataFrame). One pass over ``X``.
+    """
+    if sp.issparse(X):
+        return _sparse_ranges(X)
+    if is_device_array(X):
+        xp = X.__array_namespace__()
+        if X.dtype.kind not in "iuf":
+            return np.full(X.shape[1], np.nan), np.full(X.shape[1], np.nan)
+        with precision(X.dtype):  # a float64 array reduced as float64
+            low, high = xp.nanmin(X, axis=0), xp.nanmax(X, axis=0)
+        return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    values, positions = _numeric_columns(X)
+    low, high = np.full(X.shape[1], np.nan), np.full(X.shape[1], np.nan)
+    if values.size:  # fmin and fmax skip NaN, and give NaN only for an all-missing column
+        low[positions] = np.fmin.reduce(values, axis=0)
+        high[positions] = np.fmax.reduce(values, axis=0)
+    return low, high
+
+
+def merged(a: tuple, b: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The range of the union of the rows behind two `column_ranges` results."""
+    return np.fmin(a[0], b[0]), np.fmax(a[1], b[1])
+
+
+def cells_outside(X, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """``(n_samples, n_features)`` mask of the numeric cells of ``X`` outside
+    ``[low, high]`` (never set where the range is NaN or the cell missing)."""
+    values, positions = _numeric_columns(X)
+    outside = np.zeros(X.shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        outside[:, positions] = (values < low[positions]) | (values > high[positions])
+    return outside
+
+
+def negative_where_never_negative(X, low: np.ndarray) -> np.ndarray:
+    """``(n_samples, n_features)`` mask of the cells of ``X`` below 0 in columns whose
+    training values were all non-negative."""
+    values, positions = _numeric_columns(X)
+    negative = np.zeros(X.shape, dtype=bool)
+    with np.errstate(invalid="ignore"):
+        negative[:, positions] = (values < 0) & (low[positions] >= 0)
+    return negative
+
+
+class OutsideTrainingRangeWarning(UserWarning):
+    """Drawn rows hold values no training row had: below 0 in a column whose training
+    values were all non-negative (a Gaussian's tail on areas, counts or prices)."""
+
+
+#: ``sample(support="training")`` gives up when it has drawn this many times the rows
+#: asked for: the model then puts almost no mass in the training range.
+DRAW_BUDGET = 1000
+
+
+def _take(X, rows: np.ndarray):
+    return X.iloc[rows].reset_index(drop=True) if isinstance(X, pd.DataFrame) else X[rows]
+
+
+def _stack(pieces: list):
+    if isinstance(pieces[0], pd.DataFrame):
+        return pd.concat(pieces, ignore_index=True)
+    return np.concatenate(pieces)
+
+
+def within(draw, n_rows: int, low: np.ndarray, high: np.ndarray):
+    """``n_rows`` rows of the law truncated to the training range, by rejection.
+
+    A row with any numeric cell outside ``[low, high]`` is drawn again; what ``draw``
+    holds fixed between rounds (the caller keeps each row's class) stays fixed.
+
+    Parameters
+    ----------
+    draw : callable
+        ``draw(positions) -> (X, y)``: rows of the untruncated law for the rows at
+        ``positions`` (an index array into the ``n_rows``; what is fixed per row, labels
+        or given values, is taken at those positions).
+    n_rows : int
+    low, high : ndarray of shape (n_features,)
+
+    Returns
+    -------
+    X, y
+        Row ``i`` is the accepted draw for position ``i``.
+
+    Raises
+    ------
+    ValueError
+        When `DRAW_BUDGET` times ``n_rows`` rows were drawn and some rows still fall
+        outside: the share of the model's mass inside the range is named.
+    """
+    pending = np.arange(n_rows)
+    kept_X, kept_y, kept_rows = [], [], []
+    drawn = accepted = 0
+    while pending.size:
+        if drawn >= DRAW_BUDGET * n_rows:
+            raise ValueError(
+                f"support='training': only {accepted} of the {drawn} rows drawn "
+                f"({accepted / drawn:.2%}) fell inside the training range of every column, "
+                f"so {pending.size} of the {n_rows} rows could not be drawn; the model puts "
+                "little of its mass there. Use support='model', or a model whose columns "
+                "respect their support."
+            )
+        X, y = draw(pending)
+        inside = ~cells_outside(X, low, high).any(axis=1)
+        drawn += pending.size
+        accepted += int(inside.sum())
+        kept_X.append(_take(X, np.flatnonzero(inside)))
+        kept_y.append(np.asarray(y)[inside])
+        kept_rows.append(pending[inside])
+        pending = pending[~inside]
+    order = np.argsort(np.concatenate(kept_rows), kind="stable")
+    return _take(_stack(kept_X), order), np.concatenate(kept_y)[order]
+
+
+def warn_negative(X, low: np.ndarray, names) -> None:
+    """Warn (`OutsideTrainingRangeWarning`) when drawn cells are negative in columns whose
+    training values were all non-negative, naming them."""
+    negative = negative_where_never_negative(X, low)
+    if not negative.any():
+        return
+    columns = np.flatnonzero(negative.any(axis=0))
+    shown = [str(names[j]) if names is not None else str(j) for j in columns[:5]]
+    more = f" and {columns.size - 5} more" if columns.size > 5 else ""
+    warnings.warn(
+        f"{int(negative.sum())} of the {negative.size} drawn cells are negative in "
+        f"{columns.size} column(s) whose training values were all >= 0 ({', '.join(shown)}"
+        f"{more}): the model's law reaches below 0 there. sample(support='training') "
+        "draws from the law truncated to the training range; a family that respects the "
+        "support (MixedNB's lognormal, gamma or poisson columns) models such columns.",
+        OutsideTrainingRangeWarning,
+        stacklevel=4,
+    )

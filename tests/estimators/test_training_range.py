@@ -1,0 +1,168 @@
+"""The training range: recorded by every fit, reported when draws leave it, kept to on request.
+
+References: NumPy's ``nanmin``/``nanmax`` of the training rows, the sum property of
+``partial_fit``, and the truncated normal law (SciPy's ``truncnorm``) for
+``sample(support="training")`` on a one-feature Gaussian model.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from scipy import stats
+from sklearn.datasets import load_breast_cancer
+
+import bayesgen
+from bayesgen import training_range
+from bayesgen.training_range import OutsideTrainingRangeWarning
+
+N_DRAWS = 20_000
+
+
+def test_a_fit_records_each_numeric_column_range_and_partial_fit_merges_it():
+    rng = np.random.default_rng(0)
+    X = rng.exponential(size=(60, 3))
+    X[5, 1] = np.nan
+    X[:30, 2] = np.nan  # half the column missing
+    y = np.repeat([0, 1], 30)
+    model = bayesgen.ExponentialNB().fit(X, y)
+    np.testing.assert_array_equal(model.data_min_, np.nanmin(X, axis=0))
+    np.testing.assert_array_equal(model.data_max_, np.nanmax(X, axis=0))
+    batches = bayesgen.ExponentialNB()
+    batches.partial_fit(X[::2], y[::2], classes=[0, 1]).partial_fit(X[1::2], y[1::2])
+    np.testing.assert_array_equal(batches.data_min_, model.data_min_)
+    np.testing.assert_array_equal(batches.data_max_, model.data_max_)
+    gaussian = bayesgen.GaussianDA().fit(np.nan_to_num(X), y)  # a fit without NaN, too
+    np.testing.assert_array_equal(gaussian.data_max_, np.nan_to_num(X).max(axis=0))
+
+
+def test_sparse_counts_are_not_densified_and_a_table_keeps_its_non_numeric_columns_out():
+    counts = sp.random(
+        40, 6, density=0.3, format="csr", random_state=1, data_rvs=lambda n: 1 + np.arange(n) % 5
+    )
+    dense = counts.toarray()
+    model = bayesgen.MultinomialNB().fit(counts, np.arange(40) % 2)
+    np.testing.assert_array_equal(model.data_min_, dense.min(axis=0))
+    np.testing.assert_array_equal(model.data_max_, dense.max(axis=0))
+    frame = pd.DataFrame(
+        {
+            "size": [1.5, 2.0, 7.0, 3.0],
+            "colour": pd.Categorical(["a", "b", "a", "b"]),
+            "flag": [True, False, True, True],
+            "count": [3, 0, 5, 2],
+        }
+    )
+    model = bayesgen.MixedNB().fit(frame, [0, 1, 0, 1])
+    np.testing.assert_array_equal(model.data_min_, [1.5, np.nan, np.nan, 0])
+    np.testing.assert_array_equal(model.data_max_, [7.0, np.nan, np.nan, 5])
+
+
+def test_draws_below_zero_where_training_never_was_are_reported():
+    X, y = load_breast_cancer(return_X_y=True)
+    model = bayesgen.QDA().fit(X, y)
+    with pytest.warns(OutsideTrainingRangeWarning, match=r"negative in \d+ column") as caught:
+        drawn, _ = model.sample(1000, random_state=0)
+    negative = int(np.sum((drawn < 0) & (X.min(axis=0) >= 0)))
+    assert negative > 0 and f"{negative} of the 30000 drawn cells" in str(caught[0].message)
+    truncated, _ = model.sample(1000, support="training", random_state=0)
+    assert np.all(truncated >= X.min(axis=0)) and np.all(truncated <= X.max(axis=0))
+
+
+def _one_feature(seed=2):
+    rng = np.random.default_rng(seed)
+    y = np.repeat([0, 1], [150, 50])
+    X = np.concatenate([rng.normal(0.0, 1.0, 150), rng.normal(1.5, 0.5, 50)])[:, None]
+    return bayesgen.GaussianNB().fit(X, y), X
+
+
+def test_truncation_to_the_training_range_is_the_truncated_normal_given_the_class():
+    model, X = _one_feature()
+    low, high = X.min(), X.max()
+    drawn, labels = model.sample(N_DRAWS, y=1, support="training", random_state=3)
+    assert np.all(labels == 1)
+    mean, sd = model.theta_[1, 0], np.sqrt(model.var_[1, 0])
+    law = stats.truncnorm((low - mean) / sd, (high - mean) / sd, loc=mean, scale=sd)
+    assert stats.kstest(drawn[:, 0], law.cdf).pvalue > 1e-3
+
+
+def test_with_labels_drawn_the_class_shares_stay_the_models_and_each_class_is_truncated():
+    """A wide class of few rows sets the range and has more of its mass outside it; its
+    share of the rows is still its class probability, and its rows the truncated law."""
+    rng = np.random.default_rng(9)
+    y = np.repeat([0, 1], [12, 188])
+    X = np.concatenate([rng.normal(0.0, 4.0, 12), rng.normal(1.0, 0.4, 188)])[:, None]
+    model = bayesgen.GaussianNB().fit(X, y)
+    n_draws = 100_000
+    drawn, labels = model.sample(n_draws, support="training", random_state=4)
+    sd = np.sqrt(model.var_[:, 0])
+    inside = np.diff(stats.norm.cdf([[X.min()], [X.max()]], model.theta_[:, 0], sd), axis=0)[0]
+    assert inside[0] < 0.95  # truncation matters for class 0
+    prior = model.class_prior_[0]
+    assert abs(np.mean(labels == 0) - prior) <= 4.5 * np.sqrt(prior * (1 - prior) / n_draws)
+    bounds = (X.min() - model.theta_[0, 0]) / sd[0], (X.max() - model.theta_[0, 0]) / sd[0]
+    law = stats.truncnorm(*bounds, loc=model.theta_[0, 0], scale=sd[0])
+    assert stats.kstest(drawn[labels == 0, 0], law.cdf).pvalue > 1e-3
+
+
+def test_the_same_seed_gives_the_same_truncated_rows():
+    model, _ = _one_feature()
+    first = model.sample(300, support="training", random_state=5)
+    second = model.sample(300, support="training", random_state=5)
+    np.testing.assert_array_equal(first[0], second[0])
+    np.testing.assert_array_equal(first[1], second[1])
+
+
+def test_too_little_mass_inside_the_range_is_an_error_naming_the_share(monkeypatch):
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(6, 60))
+    model = bayesgen.GaussianNB().fit(X, [0, 1, 0, 1, 0, 1])
+    monkeypatch.setattr(training_range, "DRAW_BUDGET", 20)
+    with pytest.raises(ValueError, match=r"support='training': only \d+ of the 200 rows drawn"):
+        model.sample(10, support="training", random_state=0)
+
+
+def test_a_given_value_outside_the_range_and_a_model_without_one_are_refused():
+    model, X = _one_feature()
+    drawn, _ = model.sample(5, given={0: 0.5}, support="training", random_state=0)
+    assert np.all(drawn[:, 0] == 0.5)
+    with pytest.raises(ValueError, match=r"given\[0\] lies outside that column's training range"):
+        model.sample(5, given={0: X.max() + 1}, support="training")
+    with pytest.raises(ValueError, match="support must be one of"):
+        model.sample(5, support="data")
+    del model.data_min_, model.data_max_  # as a model file written before ranges were kept
+    with pytest.raises(ValueError, match="did not record"):
+        model.sample(5, support="training")
+    with warnings_as_errors():
+        model.sample(5, random_state=0)  # and no warning to give without a range
+
+
+class warnings_as_errors:  # noqa: N801 - a context manager named for what it does
+    def __enter__(self):
+        import warnings
+
+        self.context = warnings.catch_warnings()
+        self.context.__enter__()
+        warnings.simplefilter("error")
+
+    def __exit__(self, *exc):
+        return self.context.__exit__(*exc)
+
+
+def test_a_table_truncated_keeps_its_columns_and_dtypes():
+    rng = np.random.default_rng(7)
+    n = 300
+    y = rng.integers(0, 2, n)
+    frame = pd.DataFrame(
+        {
+            "price": rng.gamma(2.0, 3.0 + 3 * y),
+            "kind": pd.Categorical(np.where(y == 1, "b", "a")),
+            "items": rng.poisson(1 + 2 * y),
+        }
+    )
+    model = bayesgen.MixedNB(features={"price": "gaussian"}).fit(frame, y)
+    drawn, labels = model.sample(400, support="training", random_state=8)
+    assert list(drawn.columns) == ["price", "kind", "items"]
+    assert drawn["items"].dtype == frame["items"].dtype
+    assert isinstance(drawn["kind"].dtype, pd.CategoricalDtype)
+    assert drawn["price"].between(frame["price"].min(), frame["price"].max()).all()
+    assert labels.shape == (400,)
