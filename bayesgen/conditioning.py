@@ -204,21 +204,20 @@ def check_category_types(resolved: dict, categories: dict) -> None:
                 )
 
 
-def _holds(column, values) -> bool:
-    """Whether the drawn ``column`` holds exactly the given ``values`` (a whole-number or
-    0/1 column cannot hold 2.5: it would have been rounded)."""
+def _held(column, values) -> np.ndarray:
+    """Per row, whether the drawn ``column`` holds exactly the given value (a whole-number
+    or 0/1 column cannot hold 2.5: it would have been rounded)."""
     column = pd.Series(column).reset_index(drop=True)
     kind = getattr(column.dtype, "kind", "O")
-    if kind in "iub":
+    if kind in "iubf":
         try:
             given = np.asarray(values, dtype=np.float64)
         except (TypeError, ValueError):
-            return False
-        return bool(np.array_equal(column.to_numpy(dtype=np.float64), given))
-    if kind == "f":
-        given = np.asarray(values, dtype=np.float64).astype(column.dtype)
-        return bool(np.array_equal(column.to_numpy(), given))
-    return all(drawn == value for drawn, value in zip(column, values, strict=True))
+            return np.zeros(len(column), dtype=bool)
+        if kind == "f":  # the given value as the column's precision holds it
+            given = given.astype(column.dtype)
+        return column.to_numpy(dtype=np.float64, na_value=np.nan) == given
+    return np.array([drawn == value for drawn, value in zip(column, values, strict=True)])
 
 
 def check_held(X, resolved: dict) -> None:
@@ -232,10 +231,12 @@ def check_held(X, resolved: dict) -> None:
     """
     for position, (key, values) in resolved.items():
         column = X.iloc[:, position] if isinstance(X, pd.DataFrame) else np.asarray(X)[:, position]
-        if not _holds(column, values):
-            drawn = pd.Series(column).iloc[0]
+        held = _held(column, values)
+        if not held.all():
+            row = int(np.flatnonzero(~held)[0])
+            drawn = pd.Series(column).iloc[row]
             raise ValueError(
-                f"given[{key!r}] = {values[0]!r} is not a value the column holds: the model "
-                f"draws it as {drawn!r} (whole numbers, or 0 and 1); give a value of the "
-                "column's own kind."
+                f"given[{key!r}] = {values[row]!r} (row {row}) is not a value the column "
+                f"holds: the model draws it as {drawn!r} (whole numbers, or 0 and 1); give a "
+                "value of the column's own kind."
             )

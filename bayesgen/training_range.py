@@ -53,6 +53,8 @@ def _sparse_ranges(X) -> tuple[np.ndarray, np.ndarray]:
         for_max.data = np.where(np.isnan(X.data), -np.inf, X.data)
     low = np.asarray(for_min.min(axis=0).toarray(), dtype=np.float64).ravel()
     high = np.asarray(for_max.max(axis=0).toarray(), dtype=np.float64).ravel()
+    unseen = ~np.isfinite(low)  # every entry a stored NaN: no observed value
+    low[unseen], high[unseen] = np.nan, np.nan
     return low, high
 
 
@@ -86,10 +88,28 @@ def merged(a: tuple, b: tuple) -> tuple[np.ndarray, np.ndarray]:
     return np.fmin(a[0], b[0]), np.fmax(a[1], b[1])
 
 
+def _ranged_columns(X, low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(values as floats, positions)`` of the columns of drawn rows ``X`` that have a
+    recorded range, whatever their dtype (a mixed table's draws may come as objects);
+    a value that is no number is NaN."""
+    positions = np.flatnonzero(np.isfinite(low))
+    if not isinstance(X, pd.DataFrame):
+        array = np.asarray(X)[:, positions]
+        if array.dtype.kind in "iuf":  # the usual draws: no conversion
+            return array.astype(np.float64, copy=False), positions
+        X = pd.DataFrame(array)
+        positions_in_frame = np.arange(positions.size)
+    else:
+        positions_in_frame = positions
+    columns = X.iloc[:, positions_in_frame]
+    values = columns.apply(lambda column: pd.to_numeric(column, errors="coerce"))
+    return values.to_numpy(dtype=np.float64, na_value=np.nan), positions
+
+
 def cells_outside(X, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """``(n_samples, n_features)`` mask of the numeric cells of ``X`` outside
-    ``[low, high]`` (never set where the range is NaN or the cell missing)."""
-    values, positions = _numeric_columns(X)
+    """``(n_samples, n_features)`` mask of the cells of ``X`` outside ``[low, high]``
+    (never set where the range is NaN or the cell missing)."""
+    values, positions = _ranged_columns(X, low)
     outside = np.zeros(X.shape, dtype=bool)
     with np.errstate(invalid="ignore"):
         outside[:, positions] = (values < low[positions]) | (values > high[positions])
@@ -99,7 +119,7 @@ def cells_outside(X, low: np.ndarray, high: np.ndarray) -> np.ndarray:
 def negative_where_never_negative(X, low: np.ndarray) -> np.ndarray:
     """``(n_samples, n_features)`` mask of the cells of ``X`` below 0 in columns whose
     training values were all non-negative."""
-    values, positions = _numeric_columns(X)
+    values, positions = _ranged_columns(X, low)
     negative = np.zeros(X.shape, dtype=bool)
     with np.errstate(invalid="ignore"):
         negative[:, positions] = (values < 0) & (low[positions] >= 0)
@@ -111,8 +131,8 @@ class OutsideTrainingRangeWarning(UserWarning):
     values were all non-negative (a Gaussian's tail on areas, counts or prices)."""
 
 
-#: ``sample(support="training")`` gives up when it has drawn this many times the rows
-#: asked for: the model then puts almost no mass in the training range.
+#: ``sample(support="training")`` gives up on a row drawn this many times without falling
+#: inside the training range: the model puts almost none of that class's mass there.
 DRAW_BUDGET = 1000
 
 
@@ -149,21 +169,22 @@ def within(draw, n_rows: int, low: np.ndarray, high: np.ndarray):
     Raises
     ------
     ValueError
-        When `DRAW_BUDGET` times ``n_rows`` rows were drawn and some rows still fall
-        outside: the share of the model's mass inside the range is named.
+        When rows were drawn `DRAW_BUDGET` times each without falling inside, naming how
+        many and the share of all draws accepted.
     """
     pending = np.arange(n_rows)
     kept_X, kept_y, kept_rows = [], [], []
-    drawn = accepted = 0
+    drawn = accepted = rounds = 0
     while pending.size:
-        if drawn >= DRAW_BUDGET * n_rows:
+        if rounds == DRAW_BUDGET:
             raise ValueError(
-                f"support='training': only {accepted} of the {drawn} rows drawn "
-                f"({accepted / drawn:.2%}) fell inside the training range of every column, "
-                f"so {pending.size} of the {n_rows} rows could not be drawn; the model puts "
-                "little of its mass there. Use support='model', or a model whose columns "
-                "respect their support."
+                f"support='training': {pending.size} of the {n_rows} rows were drawn "
+                f"{DRAW_BUDGET} times each without falling inside the training range of "
+                f"every column ({accepted} of all {drawn} draws did, {accepted / drawn:.2%}); "
+                "the model puts almost none of their class's mass there. Use "
+                "support='model', or a model whose columns respect their support."
             )
+        rounds += 1
         X, y = draw(pending)
         inside = ~cells_outside(X, low, high).any(axis=1)
         drawn += pending.size
@@ -176,10 +197,12 @@ def within(draw, n_rows: int, low: np.ndarray, high: np.ndarray):
     return _take(_stack(kept_X), order), np.concatenate(kept_y)[order]
 
 
-def warn_negative(X, low: np.ndarray, names) -> None:
+def warn_negative(X, low: np.ndarray, names, given=()) -> None:
     """Warn (`OutsideTrainingRangeWarning`) when drawn cells are negative in columns whose
-    training values were all non-negative, naming them."""
+    training values were all non-negative, naming them; the ``given`` column positions
+    hold the caller's values, not draws, and are left out."""
     negative = negative_where_never_negative(X, low)
+    negative[:, list(given)] = False
     if not negative.any():
         return
     columns = np.flatnonzero(negative.any(axis=0))

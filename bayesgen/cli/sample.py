@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+import numpy as np
 import pandas as pd
 
 from bayesgen import conditioning
@@ -27,10 +28,16 @@ def _category_named(categories, name: str, text: str):
     for category in categories:
         if str(category) == text:
             return category
+    for category in categories:  # true, false, 1 and 0 for a boolean category
+        if isinstance(category, bool | np.bool_) and text.lower() in _BOOLEAN_TEXT[category]:
+            return category
     raise UserError(
         f"--given {name}={text}: {text!r} is not a category of {name}; its categories are "
         f"{', '.join(map(str, categories))}."
     )
+
+
+_BOOLEAN_TEXT = {True: ("true", "1"), False: ("false", "0")}
 
 
 def _given_value(model, position: int, name: str, text: str):
@@ -49,10 +56,9 @@ def _given_value(model, position: int, name: str, text: str):
         return text
     dtype = None if column is None else pd.api.types.pandas_dtype(column["dtype"])
     if dtype is not None and pd.api.types.is_bool_dtype(dtype):
-        if text.lower() in ("true", "1"):
-            return True
-        if text.lower() in ("false", "0"):
-            return False
+        for value, texts in _BOOLEAN_TEXT.items():
+            if text.lower() in texts:
+                return value
         raise UserError(f"--given {name}={text}: {name} takes true or false; got {text!r}.")
     numeric = dtype is None or pd.api.types.is_numeric_dtype(dtype)
     if not numeric:

@@ -294,17 +294,17 @@ class GenerativeClassifier(
                 f"{all_classes.tolist()}."
             )
         weights = check_weights(sample_weight, X)
-        self._record_training_range(X, first_call)
+        ranges = training_range.column_ranges(X)
         self.classes_ = all_classes
         class_index = np.searchsorted(all_classes, y)
         self._add_labelled_rows(X, class_index, weights, all_classes.shape[0], reset=first_call)
+        self._record_training_range(ranges, first_call)  # only once the rows are taken
         return self
 
-    def _record_training_range(self, X, first_call: bool) -> None:
-        """``data_min_``/``data_max_`` of the rows so far; a model whose earlier rows left
-        no range (read from an earlier model file, or made by ``from_statistics``) keeps
-        none rather than the range of the new rows only."""
-        ranges = training_range.column_ranges(X)
+    def _record_training_range(self, ranges: tuple, first_call: bool) -> None:
+        """``data_min_``/``data_max_`` of the rows so far, given the new rows' ``ranges``;
+        a model whose earlier rows left no range (read from an earlier model file, or made
+        by ``from_statistics``) keeps none rather than the range of the new rows only."""
         if not first_call:
             if "data_min_" not in self.__dict__:
                 return

@@ -26,6 +26,7 @@ from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, novelty, sampling
 from bayesgen.inference.log_space import normalise
 from bayesgen.missing import missing_entries
+from bayesgen.validation import scoring_rows
 
 jnp = lazy_module("jax.numpy")
 
@@ -219,8 +220,8 @@ class GenerativeUses:
         if support == "model":
             X, drawn = self._draw_rows(rows, labels, random_state, method, options, given)
             if "data_min_" in self.__dict__:
-                names = getattr(self, "feature_names_in_", None)
-                training_range.warn_negative(X, self.data_min_, names)
+                held = () if given is None else self._given_rows(given, rows)[1]
+                training_range.warn_negative(X, self.data_min_, self._column_names(), held)
             return X, drawn
         low, high = self._training_range(given, rows)
         rng = sampling.numpy_generator(random_state)
@@ -256,7 +257,7 @@ class GenerativeUses:
             outside = training_range.cells_outside(partial, low, high)
             if outside.any():
                 column = int(np.flatnonzero(outside.any(axis=0))[0])
-                names = getattr(self, "feature_names_in_", None)
+                names = self._column_names()
                 name = column if names is None else names[column]
                 raise ValueError(
                     f"given[{name!r}] lies outside that column's training range "
@@ -291,6 +292,14 @@ class GenerativeUses:
             X = as_training_frame(X, schema)
         drawn = labels if labels is not None else self.classes_[draws["y"]]
         return X, np.asarray(drawn)
+
+    def _column_names(self):
+        """The training column names (a DataFrame's, text or not), or None."""
+        names = getattr(self, "feature_names_in_", None)
+        schema = getattr(self, "_training_columns", None)
+        if names is None and schema is not None:
+            names = [column["name"] for column in schema]
+        return names
 
     def _given_rows(self, given, rows: int):
         """`bayesgen.conditioning.given_rows` for this model's columns, the given values
@@ -339,7 +348,12 @@ class GenerativeUses:
                 f"represent) under {under}, so the model has no law given them."
             )
         drawn = self.classes_[classes]
-        X = self.impute(partial, method="sample", y=drawn, random_state=rng.integers(2**31 - 1))
+        seed = rng.integers(2**31 - 1)
+        try:
+            with scoring_rows():  # rows to fill, not to fit: no check of fit statistics
+                X = self.impute(partial, method="sample", y=drawn, random_state=seed)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"given: {error}") from error
         X = self._as_drawn_rows(X)
         conditioning.check_held(X, resolved)
         return X, drawn

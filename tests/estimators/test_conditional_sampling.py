@@ -222,11 +222,13 @@ def test_multinomial_nb_refuses_given_as_its_story_does_not_model_row_totals():
 def test_a_value_the_column_cannot_hold_is_refused_not_rounded():
     rng = np.random.default_rng(8)
     counts, labels = rng.poisson(3, (80, 2)), np.arange(80) % 2
-    with pytest.raises(ValueError, match=r"given\[0\] = 2.5 is not a value the column holds"):
+    with pytest.raises(ValueError, match=r"given\[0\] = 2.5 \(row 0\) is not a value the column"):
         bayesgen.PoissonNB().fit(counts, labels).sample(3, given={0: 2.5}, random_state=0)
     frame = pd.DataFrame({"k": rng.poisson(3, 80), "x": rng.normal(size=80)})
-    with pytest.raises(ValueError, match=r"given\['k'\] = 2.5 is not a value the column holds"):
+    with pytest.raises(ValueError, match=r"given\['k'\] = 2.5 \(row 0\) is not a value"):
         bayesgen.MixedNB().fit(frame, labels).sample(3, given={"k": 2.5}, random_state=0)
+    with pytest.raises(ValueError, match=r"given\['k'\] = 3.5 \(row 2\) is not a value"):
+        bayesgen.MixedNB().fit(frame, labels).sample(given={"k": [1, 2, 3.5]}, y=[0, 1, 0])
     binary = bayesgen.BernoulliNB(binarize=0.5).fit(rng.uniform(0, 1, (80, 2)), labels)
     with pytest.raises(ValueError, match="is not a value the column holds"):
         binary.sample(3, given={0: 2.7}, random_state=0)
@@ -257,15 +259,13 @@ def test_a_value_far_in_every_tail_draws_the_limit_class_as_predict_proba_does()
     """Both class densities underflow (the squared distance overflows), yet the class
     posterior has a limit (`FeatureFamily.limit_log_posterior`), as in predict_proba."""
     X, y = _correlated(seed=11)
-    X[:, 0] *= 0.1  # a narrow column: its squared distances overflow first
     model = bayesgen.QDA().fit(X, y)
-    row = np.array([[1.3e154, np.nan]])
+    row = np.array([[1e160, np.nan]])
     assert np.isneginf(model.predict_joint_log_proba(row)).all()
     expected = model.predict_proba(row)[0]
     assert expected.max() > 0.99
-    for seed in range(5):
-        drawn, labels = model.sample(1, given={0: 1.3e154}, random_state=seed)
-        assert labels[0] == np.argmax(expected) and drawn[0, 0] == 1.3e154
+    drawn, labels = model.sample(5, given={0: 1e160}, random_state=0)
+    assert np.all(labels == np.argmax(expected)) and np.all(drawn[:, 0] == 1e160)
 
 
 def test_a_mixture_of_counts_draws_integers_given_a_count():

@@ -117,7 +117,7 @@ def test_too_little_mass_inside_the_range_is_an_error_naming_the_share(monkeypat
     X = rng.normal(size=(6, 60))
     model = bayesgen.GaussianNB().fit(X, [0, 1, 0, 1, 0, 1])
     monkeypatch.setattr(training_range, "DRAW_BUDGET", 20)
-    with pytest.raises(ValueError, match=r"support='training': only \d+ of the 200 rows drawn"):
+    with pytest.raises(ValueError, match=r"10 of the 10 rows were drawn 20 times each without"):
         model.sample(10, support="training", random_state=0)
 
 
@@ -166,3 +166,42 @@ def test_a_table_truncated_keeps_its_columns_and_dtypes():
     assert isinstance(drawn["kind"].dtype, pd.CategoricalDtype)
     assert drawn["price"].between(frame["price"].min(), frame["price"].max()).all()
     assert labels.shape == (400,)
+
+
+def test_a_sparse_column_never_observed_has_no_range_and_drawn_objects_are_compared():
+    counts = sp.csr_matrix(np.array([[np.nan, 1.0], [np.nan, 2.0], [np.nan, 0.0]]))
+    low, high = training_range.column_ranges(counts)
+    np.testing.assert_array_equal(low, [np.nan, 0.0])
+    np.testing.assert_array_equal(high, [np.nan, 2.0])
+    drawn = np.array([[1.5, "a", -3], [0.5, "b", 2]], dtype=object)  # a mixed table's draws
+    outside = training_range.cells_outside(
+        drawn, np.array([1.0, np.nan, 0.0]), np.array([2.0, np.nan, 5.0])
+    )
+    np.testing.assert_array_equal(outside, [[False, False, True], [True, False, False]])
+
+
+def test_a_refused_batch_leaves_the_range_as_it_was():
+    X, y = _correlated_two()
+    model = bayesgen.GaussianNB().partial_fit(X, y, classes=[0, 1])
+    before = model.data_max_.copy()
+    bad = X[:10] * 100
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="partial_fit cannot add rows with missing values"):
+        model.partial_fit(bad, y[:10])
+    np.testing.assert_array_equal(model.data_max_, before)
+
+
+def _correlated_two(seed=13):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(80, 2)), np.arange(80) % 2
+
+
+def test_number_column_names_are_named_and_given_columns_are_not_counted_as_draws():
+    X, y = _correlated_two()
+    model = bayesgen.GaussianNB().fit(pd.DataFrame(X, columns=[10, 20]), y)
+    with pytest.raises(ValueError, match=r"given\[20\] lies outside"):
+        model.sample(3, given={20: 99.0}, support="training")
+    positive = np.column_stack([X[:, 0], 50 + X[:, 1]])  # column 1 far from 0, never negative
+    model = bayesgen.GaussianNB().fit(pd.DataFrame(positive, columns=[10, 20]), y)
+    with warnings_as_errors():  # the given -1 is the caller's, not a draw
+        model.sample(20, given={20: -1.0}, random_state=0)
