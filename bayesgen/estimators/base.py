@@ -69,8 +69,8 @@ class GenerativeClassifier(
         (``bayesgen.joint.log_joint(model.family_, model.joint_, X)``).
     data_min_, data_max_ : ndarray of shape (n_features,)
         The least and greatest value of each numeric column seen in training (NaN for a
-        column that is not numeric or was never observed): the training range that
-        ``sample(support="training")`` keeps to.
+        column that is not numeric or was never observed, and for sparse input): the
+        training range that ``sample(support="training")`` keeps to.
     """
 
     class_count_ = fitted_attribute(
