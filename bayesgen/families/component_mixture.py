@@ -34,7 +34,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-from scipy.special import logsumexp
 
 from bayesgen.families import class_prior, dirichlet
 from bayesgen.families.estimates import ESTIMATE_KINDS, check_concentration, pseudo_counts
@@ -111,6 +110,20 @@ def _check_components(n_components) -> tuple[int, ...]:
     if len(counts) == 0:
         raise ValueError("n_components must not be an empty sequence.")
     return tuple(int(value) for value in counts)
+
+
+def _sum_over_components(terms: np.ndarray):
+    """``(log_sum, shifted, total)`` of (n, K, M) log terms over the components: the
+    log-sum-exp (n, K), and ``exp(terms - peak)`` with its sum (n, K, 1), so memberships are
+    ``shifted / total`` with one exponential per term. A class whose terms are all -inf
+    has log-sum -inf."""
+    peak = np.max(terms, axis=2, keepdims=True)
+    peak = np.where(np.isfinite(peak), peak, 0.0)
+    shifted = np.exp(terms - peak)
+    total = shifted.sum(axis=2, keepdims=True)
+    with np.errstate(divide="ignore"):
+        log_sum = (np.log(total) + peak)[:, :, 0]
+    return log_sum, shifted, total
 
 
 class MixtureFamily(FeatureFamily):
@@ -370,7 +383,7 @@ class MixtureFamily(FeatureFamily):
     def log_likelihood(self, params, X, *, row_terms: bool = True):
         """``(n_samples, n_classes)`` $\\log \\sum_m w_{km} p(x_i \\mid \\theta_{km})$; NaN
         entries are integrated out by the leaf."""
-        return logsumexp(self._component_log_likelihood(params, X, row_terms), axis=2)
+        return _sum_over_components(self._component_log_likelihood(params, X, row_terms))[0]
 
     def memberships(self, params, X, leaf_log_likelihood=None) -> tuple[np.ndarray, np.ndarray]:
         """``(gamma, log_likelihood)``: $\\gamma_{ikm}$ (n, K, M) and $\\log p(x_i \\mid k)$ (n, K).
@@ -380,12 +393,11 @@ class MixtureFamily(FeatureFamily):
         memberships there.
         """
         terms = self._component_log_likelihood(params, X, True, leaf_log_likelihood)
-        log_likelihood = logsumexp(terms, axis=2)
+        log_likelihood, shifted, total = _sum_over_components(terms)
         finite = np.isfinite(log_likelihood)[:, :, None]
-        with np.errstate(invalid="ignore"):
-            gamma = np.exp(terms - np.where(finite, log_likelihood[:, :, None], 0.0))
-        uniform = np.full_like(gamma, 1.0 / gamma.shape[2])
-        return np.where(finite, gamma, uniform), log_likelihood
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gamma = shifted / total
+        return np.where(finite, gamma, 1.0 / gamma.shape[2]), log_likelihood
 
     # ---------------------------------------------------------------- draws
     def draw_features(self, params, classes, rng, **options) -> dict:
