@@ -48,3 +48,28 @@ def at_column_means(X: np.ndarray) -> np.ndarray:
     counts = np.maximum(np.sum(~missing, axis=0), 1)
     column_means = np.sum(np.where(missing, 0.0, X), axis=0) / counts
     return np.where(missing, column_means, X).astype(X.dtype, copy=False)
+
+
+def with_missing_cells(X, rates: np.ndarray, rng: np.random.Generator, kept=()):
+    """``X`` with each cell of column ``j`` missing, independently, with probability
+    ``rates[j]`` (the columns in ``kept`` never): missing completely at random, column by
+    column.
+
+    A NumPy array of numbers comes back as floats with NaN, one of objects with None; a
+    DataFrame keeps its index and columns, a missing cell being what its dtype holds for
+    one (NaN, or ``pd.NA`` in the nullable dtypes; an integer column becomes float). Where
+    every rate is 0, ``X`` comes back as it is.
+    """
+    import pandas as pd
+
+    rates = np.array(rates, dtype=np.float64)
+    rates[list(kept)] = 0.0
+    if not np.any(rates > 0):  # nothing to leave missing: the rows as they are
+        return X
+    mask = rng.random(np.shape(X)) < rates
+    if isinstance(X, pd.DataFrame):
+        return X.mask(pd.DataFrame(mask, index=X.index, columns=X.columns))
+    X = np.asarray(X)
+    if X.dtype.kind in "iufb":
+        return np.where(mask, np.nan, X.astype(np.float64))
+    return np.where(mask, None, X)

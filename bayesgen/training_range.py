@@ -3,12 +3,15 @@
 A fit records, per column, the least and the greatest observed value (NaN for a column
 that is not numeric or has no observed value), so that ``sample`` can say when the model's
 law reaches where the data never went (a Gaussian column below 0 where every training
-value was non-negative) and, when asked, draw from the law truncated to that range.
+value was non-negative) and, when asked, draw from the law truncated to that range. The
+same pass counts each column's missing cells, so that ``sample`` can leave cells missing
+at the training rate when asked (`bayesgen.missing.with_missing_cells`).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -41,53 +44,167 @@ def _numeric_columns(X) -> tuple[np.ndarray, np.ndarray]:
     return np.empty((X.shape[0], 0)), np.empty(0, dtype=np.int64)
 
 
-def _dense_ranges(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``fmin``/``fmax`` down the rows. A C-ordered array is viewed 16 rows to a line, so
+class ColumnRecord(NamedTuple):
+    """What a fit records of its training columns (`column_ranges`).
+
+    Attributes
+    ----------
+    low, high : ndarray of shape (n_features,)
+        Each column's least and greatest observed value; NaN for a column that is not
+        numeric or has no observed value.
+    n_missing : ndarray of shape (n_features,)
+        Each column's missing cells (NaN, or None in a table), a row of weight ``w``
+        counting ``w`` times.
+    n_rows : float
+        The rows, likewise weighted: the missing rates are ``n_missing / n_rows``.
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    n_missing: np.ndarray
+    n_rows: float
+
+
+def _down_rows(values: np.ndarray, ufunc) -> np.ndarray:
+    """``ufunc.reduce`` down the rows. A C-ordered array is viewed 16 rows to a line, so
     each reduction runs over lines 16 times longer (twice as fast at 50 columns)."""
     n_rows, n_features = values.shape
     lines = n_rows // 16
     if not values.flags.c_contiguous or lines == 0:
-        return np.fmin.reduce(values, axis=0), np.fmax.reduce(values, axis=0)
+        return ufunc.reduce(values, axis=0)
     head = values[: lines * 16].reshape(lines, 16 * n_features)
-    low = np.fmin.reduce(np.fmin.reduce(head, axis=0).reshape(16, n_features), axis=0)
-    high = np.fmax.reduce(np.fmax.reduce(head, axis=0).reshape(16, n_features), axis=0)
+    result = ufunc.reduce(ufunc.reduce(head, axis=0).reshape(16, n_features), axis=0)
     if lines * 16 < n_rows:
-        tail = values[lines * 16 :]
-        low = np.fmin(low, np.fmin.reduce(tail, axis=0))
-        high = np.fmax(high, np.fmax.reduce(tail, axis=0))
-    return low, high
+        result = ufunc(result, ufunc.reduce(values[lines * 16 :], axis=0))
+    return result
 
 
-def column_ranges(X) -> tuple[np.ndarray, np.ndarray]:
-    """``(least, greatest)`` observed value of each column of ``X``, shape (n_features,)
-    each; NaN for a column that is not numeric or has no observed value.
+def _dense_ranges(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(least, greatest, missing cells)`` down the rows.
+
+    ``minimum`` keeps NaN and ``fmax`` skips it: only a table in which some least value
+    comes out NaN has a missing cell, and only such a table is read again, for its
+    ``fmin`` and its count of NaN, so a table without gaps costs the one pass."""
+    low, high = _down_rows(values, np.minimum), _down_rows(values, np.fmax)
+    missing = np.zeros(values.shape[1])
+    if np.isnan(low).any():
+        low = _down_rows(values, np.fmin)
+        missing = np.count_nonzero(np.isnan(values), axis=0).astype(np.float64)
+    return low, high, missing
+
+
+def column_ranges(X, weights=None) -> ColumnRecord:
+    """Each column's least and greatest observed value and its missing cells.
 
     ``X`` is a validated input: a NumPy array, a DataFrame, a ``jax.Array`` (reduced on
     its device), MixedNB's columns (their DataFrame) or a SciPy sparse matrix. A sparse
     matrix records no range (NaN): it holds counts, whose models draw no negative value,
     and the column maxima of its stored entries cost a third of a MultinomialNB fit
-    (0.12 s of 0.35 s at 200,000 x 100,000 with 20 M entries). Otherwise one pass over
-    ``X``: about 0.03 s for 1,000,000 x 50 float64.
+    (0.12 s of 0.35 s at 200,000 x 100,000 with 20 M entries); its stored NaN are counted.
+    Otherwise one pass over ``X`` (about 0.03 s for 1,000,000 x 50 float64), and a second
+    when a cell is missing. ``weights`` (n_samples,): a row of weight ``w`` counts ``w``
+    times, and a row of weight 0 is no row at all (as in the fit), in the range too.
+
+    Returns
+    -------
+    ColumnRecord
     """
+    n_rows, n_features = X.shape
+    nothing = np.full(n_features, np.nan)
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float64)
+        if np.all(weights == 1.0):
+            weights = None
+    if weights is not None:
+        return _weighted(np.asarray(X) if is_device_array(X) else X, weights, nothing)
     if sp.issparse(X):  # see the docstring
-        return np.full(X.shape[1], np.nan), np.full(X.shape[1], np.nan)
+        return ColumnRecord(nothing, nothing.copy(), _sparse_missing(X), float(n_rows))
     if is_device_array(X):
         xp = X.__array_namespace__()
         if X.dtype.kind not in "iuf":
-            return np.full(X.shape[1], np.nan), np.full(X.shape[1], np.nan)
+            return ColumnRecord(nothing, nothing.copy(), np.zeros(n_features), float(n_rows))
         with precision(X.dtype):  # a float64 array reduced as float64
             low, high = xp.nanmin(X, axis=0), xp.nanmax(X, axis=0)
-        return np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+            missing = xp.sum(xp.isnan(X), axis=0)
+        return ColumnRecord(
+            np.asarray(low, dtype=np.float64),
+            np.asarray(high, dtype=np.float64),
+            np.asarray(missing, dtype=np.float64),
+            float(n_rows),
+        )
     values, positions = _numeric_columns(X)
-    low, high = np.full(X.shape[1], np.nan), np.full(X.shape[1], np.nan)
+    low, high = nothing, nothing.copy()
+    missing = _missing_outside(X, positions)
     if values.size:  # fmin and fmax skip NaN, and give NaN only for an all-missing column
-        low[positions], high[positions] = _dense_ranges(values)
-    return low, high
+        low[positions], high[positions], missing[positions] = _dense_ranges(values)
+    return ColumnRecord(low, high, missing, float(n_rows))
 
 
-def merged(a: tuple, b: tuple) -> tuple[np.ndarray, np.ndarray]:
-    """The range of the union of the rows behind two `column_ranges` results."""
-    return np.fmin(a[0], b[0]), np.fmax(a[1], b[1])
+def _weighted(X, weights: np.ndarray, nothing: np.ndarray) -> ColumnRecord:
+    """`column_ranges` of rows with unequal weights: the range of the rows of positive
+    weight, the missing cells and the rows summed with their weights."""
+    total = float(weights.sum())
+    if sp.issparse(X):
+        return ColumnRecord(nothing, nothing.copy(), _sparse_missing(X, weights), total)
+    rows = np.flatnonzero(weights > 0)
+    table = getattr(X, "frame", X)
+    taken = table.iloc[rows] if isinstance(table, pd.DataFrame) else np.asarray(table)[rows]
+    low, high, _, _ = column_ranges(taken)
+    missing = weights @ _missing_mask(table)
+    return ColumnRecord(low, high, np.asarray(missing, dtype=np.float64), total)
+
+
+def _missing_mask(X) -> np.ndarray:
+    """``(n_samples, n_features)`` mask of the missing cells of a dense ``X``."""
+    frame = getattr(X, "frame", X)
+    if isinstance(frame, pd.DataFrame):
+        return frame.isna().to_numpy()
+    array = np.asarray(frame)
+    if array.dtype.kind in "fc":
+        return np.isnan(array)
+    if array.dtype.kind in "biu":
+        return np.zeros(array.shape, dtype=bool)
+    return pd.DataFrame(array).isna().to_numpy()
+
+
+def _sparse_missing(X, weights=None) -> np.ndarray:
+    """The stored NaN of a sparse matrix per column, each weighted by its row's ``weights``
+    (an absent entry is a zero, not missing)."""
+    data = X.data
+    if data.dtype.kind != "f" or not np.isnan(data).any():
+        return np.zeros(X.shape[1])
+    coo = X.tocoo()
+    where = np.isnan(coo.data)
+    row_weights = None if weights is None else weights[coo.row[where]]
+    counts = np.bincount(coo.col[where], weights=row_weights, minlength=X.shape[1])
+    return counts.astype(np.float64)
+
+
+def _missing_outside(X, positions: np.ndarray) -> np.ndarray:
+    """The missing cells of the columns of ``X`` not at ``positions`` (not numeric); a
+    boolean or integer array has none."""
+    frame = getattr(X, "frame", X)
+    missing = np.zeros(X.shape[1])
+    others = np.setdiff1d(np.arange(X.shape[1]), positions)
+    if not others.size:
+        return missing
+    if not isinstance(frame, pd.DataFrame):
+        array = np.asarray(frame)
+        if array.dtype.kind in "biu":
+            return missing
+        frame = pd.DataFrame(array)
+    missing[others] = frame.iloc[:, others].isna().sum().to_numpy(dtype=np.float64)
+    return missing
+
+
+def merged(a: ColumnRecord, b: ColumnRecord) -> ColumnRecord:
+    """The record of the union of the rows behind two `column_ranges` results."""
+    return ColumnRecord(
+        np.fmin(a.low, b.low),
+        np.fmax(a.high, b.high),
+        a.n_missing + b.n_missing,
+        a.n_rows + b.n_rows,
+    )
 
 
 def _ranged_columns(X, low: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -119,9 +119,17 @@ def given_columns(model, info: dict, items) -> dict | None:
     help="model: the model's own law; training: that law truncated to each numeric "
     "column's training range.",
 )
+@click.option(
+    "--missing",
+    type=click.Choice(["none", "training"]),
+    default="none",
+    show_default=True,
+    help="none: complete rows; training: each column's cells left blank at its training "
+    "missing rate.",
+)
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Output table (default: stdout, CSV).")
-def sample(model_path, n_rows, class_, given_items, support, seed, out):
+def sample(model_path, n_rows, class_, given_items, support, missing, seed, out):
     """Draw N synthetic rows from the model in MODEL: a class, then the features given it.
 
     With --given, the class and the other columns are drawn given the named values."""
@@ -131,7 +139,14 @@ def sample(model_path, n_rows, class_, given_items, support, seed, out):
     label = None if class_ is None else class_named(model, class_)
     given = given_columns(model, info, given_items)
     with user_errors("sample: "):
-        X, y = model.sample(n_rows, y=label, given=given, support=support, random_state=seed)
+        X, y = model.sample(
+            n_rows,
+            y=label,
+            given=given,
+            support=support,
+            missing=None if missing == "none" else missing,
+            random_state=seed,
+        )
     names = feature_names(model, info) or [f"x{j}" for j in range(X.shape[1])]
     table = X.copy() if isinstance(X, pd.DataFrame) else pd.DataFrame(X, columns=names)
     metadata = metadata_of(info)

@@ -31,9 +31,10 @@ class BlockResult(NamedTuple):
         The block's part of the EM objective (0 outside EM).
     stats : tuple of (ClassCounts, family statistics) pairs
         One pair per responsibilities matrix the pass fits from, as NumPy pytrees.
-    ranges : (ndarray, ndarray) or None
-        The block's column ranges (`bayesgen.training_range.column_ranges`), from the
-        first pass over the rows; None in the passes after it.
+    ranges : ColumnRecord or None
+        The block's column ranges and missing cells
+        (`bayesgen.training_range.column_ranges`), from the first pass over the rows; None
+        in the passes after it.
     """
 
     objective: float
@@ -102,7 +103,7 @@ def labelled_stats(estimator, X, y, weights, start, dtype, classes) -> BlockResu
     estimator = _family.worker_copy(estimator)
     rows = _rows(estimator, X, y, weights, classes, start)
     stats = (_stats(estimator, rows.X, rows.fixed, dtype),)
-    return BlockResult(0.0, stats, training_range.column_ranges(rows.X))
+    return BlockResult(0.0, stats, training_range.column_ranges(rows.X, rows.weights))
 
 
 def em_start(
@@ -127,7 +128,7 @@ def em_start(
         spread_rows = rows.fixed.copy()
         spread_rows[rows.unlabeled] += unlabelled_weights[:, None] / classes.shape[0]
         stats.append(_stats(estimator, rows.X, spread_rows, dtype))
-    return BlockResult(0.0, tuple(stats), training_range.column_ranges(rows.X))
+    return BlockResult(0.0, tuple(stats), training_range.column_ranges(rows.X, rows.weights))
 
 
 def em_step(estimator, X, y, weights, start, dtype, classes, unlabeled_weight) -> BlockResult:

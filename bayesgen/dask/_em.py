@@ -47,7 +47,7 @@ def _run(estimator, blocks, classes, dtype, random):
     start = run_pass(
         _blocks.em_start, estimator, blocks, dtype, classes, weight, spread, per_block=per_block
     )
-    estimator.data_min_, estimator.data_max_ = start.ranges
+    estimator._record_training_range(start.ranges)
     if spread:
         _family.install(estimator, *start.stats[1], dtype)
         frozen = (estimator.ridge_, estimator.prior_)

@@ -103,7 +103,7 @@ def fit(estimator, X, y, sample_weight=None):
             "classifier needs at least two classes."
         )
     estimator.classes_ = classes
-    estimator.data_min_, estimator.data_max_ = result.ranges
+    estimator._record_training_range(result.ranges)
     estimator.fitted_with_unlabeled_ = False
     estimator.n_iter_, estimator.converged_ = 1, True  # the closed-form fit: one pass
     estimator.log_likelihood_history_ = np.empty(0)

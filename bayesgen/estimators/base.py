@@ -71,6 +71,13 @@ class GenerativeClassifier(
         The least and greatest value of each numeric column seen in training (NaN for a
         column that is not numeric or was never observed, and for sparse input): the
         training range that ``sample(support="training")`` keeps to.
+    n_missing_ : ndarray of shape (n_features,)
+        Missing cells of each column in training, and ``n_samples_seen_`` the rows: the
+        missing rates ``sample(missing="training")`` draws with. Both count a row of
+        ``sample_weight`` ``w`` as ``w`` rows (whole numbers for an unweighted fit), as the
+        fit does.
+    n_samples_seen_ : float
+        Training rows, weighted likewise.
     """
 
     class_count_ = fitted_attribute(
@@ -163,7 +170,7 @@ class GenerativeClassifier(
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         weights = check_weights(sample_weight, X)
-        self.data_min_, self.data_max_ = training_range.column_ranges(X)
+        self._record_training_range(training_range.column_ranges(X, weights))
         marker = getattr(self, "unlabeled_marker", -1)
         unlabeled = semi_supervised.marked_unlabeled(y, marker, stacklevel=3)
         if unlabeled.any():
@@ -294,22 +301,39 @@ class GenerativeClassifier(
                 f"{all_classes.tolist()}."
             )
         weights = check_weights(sample_weight, X)
-        ranges = training_range.column_ranges(X)
+        ranges = training_range.column_ranges(X, weights)
         self.classes_ = all_classes
         class_index = np.searchsorted(all_classes, y)
-        self._add_labelled_rows(X, class_index, weights, all_classes.shape[0], reset=first_call)
+        try:
+            self._add_labelled_rows(X, class_index, weights, all_classes.shape[0], reset=first_call)
+        except Exception:
+            if first_call:  # a refused first batch leaves the model unfitted, so the next is first
+                del self.classes_
+            raise
         self._record_training_range(ranges, first_call)  # only once the rows are taken
         return self
 
-    def _record_training_range(self, ranges: tuple, first_call: bool) -> None:
-        """``data_min_``/``data_max_`` of the rows so far, given the new rows' ``ranges``;
-        a model whose earlier rows left no range (read from an earlier model file, or made
-        by ``from_statistics``) keeps none rather than the range of the new rows only."""
+    def _record_training_range(self, record, first_call: bool = True) -> None:
+        """``data_min_``, ``data_max_``, ``n_missing_`` and ``n_samples_seen_`` of the rows
+        so far, given the new rows' `training_range.ColumnRecord`; a model whose earlier rows
+        left no record (read from an earlier model file, or made by ``from_statistics``)
+        keeps none rather than that of the new rows only."""
         if not first_call:
             if "data_min_" not in self.__dict__:
                 return
-            ranges = training_range.merged((self.data_min_, self.data_max_), ranges)
-        self.data_min_, self.data_max_ = ranges
+            counted = "n_missing_" in self.__dict__  # kept from the first rows on
+            earlier = training_range.ColumnRecord(
+                self.data_min_,
+                self.data_max_,
+                self.n_missing_ if counted else record.n_missing,
+                self.n_samples_seen_ if counted else 0,
+            )
+            record = training_range.merged(earlier, record)
+            if not counted:  # a model from before the counts: its ranges only
+                self.data_min_, self.data_max_ = record.low, record.high
+                return
+        self.data_min_, self.data_max_ = record.low, record.high
+        self.n_missing_, self.n_samples_seen_ = record.n_missing, float(record.n_rows)
 
     @classmethod
     def from_statistics(cls, params: dict, classes, class_stats, feature_stats, **options):

@@ -163,7 +163,15 @@ class ComplementNB(NaiveBayesClassPrior):
         self._refuse("run")
 
     def sample(
-        self, n_samples=1, *, y=None, given=None, support="model", random_state=None, method="numpy"
+        self,
+        n_samples=1,
+        *,
+        y=None,
+        given=None,
+        support="model",
+        missing=None,
+        random_state=None,
+        method="numpy",
     ):
         """Refused: complement naive Bayes has no generative story to sample from."""
         self._refuse("sample rows from")

@@ -204,6 +204,7 @@ class MultinomialNB(CountNB):
         y=None,
         given=None,
         support="model",
+        missing=None,
         random_state=None,
         method="numpy",
         lengths=None,
@@ -235,7 +236,9 @@ class MultinomialNB(CountNB):
         if isinstance(rows, (int, np.integer)) and rows >= 1:
             lengths = np.broadcast_to(np.asarray(lengths), (rows,))
         options = {"lengths": lengths}
-        return self._sample(n_samples, y, random_state, method, options, support=support)
+        return self._sample(
+            n_samples, y, random_state, method, options, support=support, missing=missing
+        )
 
     def _tail_stratum(self, X) -> np.ndarray:
         """Each row's observed total $L_o$, on which its density conditions.

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
+from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
@@ -25,13 +26,14 @@ from bayesgen.families.protocol import FeatureFamily, NoClosedForm
 from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, novelty, sampling
 from bayesgen.inference.log_space import normalise
-from bayesgen.missing import missing_entries
+from bayesgen.missing import missing_entries, with_missing_cells
 from bayesgen.validation import scoring_rows
 
 jnp = lazy_module("jax.numpy")
 
 SAMPLE_METHODS = ("numpy", "story")
 SUPPORTS = ("model", "training")
+MISSING = (None, "training")
 
 
 def _has_density(estimator) -> bool:
@@ -126,7 +128,15 @@ class GenerativeUses:
         return family.draw_features(params, classes, rng, **options)
 
     def sample(
-        self, n_samples=1, *, y=None, given=None, support="model", random_state=None, method="numpy"
+        self,
+        n_samples=1,
+        *,
+        y=None,
+        given=None,
+        support="model",
+        missing=None,
+        random_state=None,
+        method="numpy",
     ):
         r"""Synthetic rows from the fitted model: its story run forward.
 
@@ -163,6 +173,14 @@ class GenerativeUses:
             always (from ``class_prior_``, or given), and a row that leaves the range is
             drawn again given its class, so the class shares stay the model's. Exact, and
             fast where the model puts most of a class's mass inside the range.
+        missing : {None, "training"}, default=None
+            None: complete rows. ``"training"``: each drawn cell of column ``j`` is then
+            left missing, independently, with that column's missing rate in training
+            (``n_missing_ / n_samples_seen_``), so the rows have the training table's
+            gaps, column by column (missing completely at random; the given columns are
+            never missing). The cells kept are those of the complete rows drawn with the
+            same ``random_state``. Numbers come back as floats with NaN (unless no
+            column had a missing cell).
         random_state : None, int or numpy.random.RandomState
             The same value gives the same rows.
         method : {"numpy", "story"}, default="numpy"
@@ -190,7 +208,8 @@ class GenerativeUses:
             or under the class ``y`` names); with ``support="training"``, when a given
             value lies outside its column's training range, or the model's mass inside the
             range is so small that `bayesgen.training_range.DRAW_BUDGET` times the rows
-            drawn still leave some outside.
+            drawn still leave some outside; for another ``missing``, or ``"training"`` on
+            a model that did not count its missing cells.
         MemoryError
             Before drawing, if the rows would not fit in the memory available, naming the
             size.
@@ -199,10 +218,20 @@ class GenerativeUses:
         -----
         Safe to call from many threads.
         """
-        return self._sample(n_samples, y, random_state, method, {}, given=given, support=support)
+        return self._sample(
+            n_samples, y, random_state, method, {}, given=given, support=support, missing=missing
+        )
 
     def _sample(
-        self, n_samples, y, random_state, method: str, options: dict, given=None, support="model"
+        self,
+        n_samples,
+        y,
+        random_state,
+        method: str,
+        options: dict,
+        given=None,
+        support="model",
+        missing=None,
     ):
         """`sample`, with ``options`` for the family's draws and the story (``lengths``)."""
         check_is_fitted(self)
@@ -210,6 +239,27 @@ class GenerativeUses:
             raise ValueError(f"method must be one of {SAMPLE_METHODS}; got {method!r}.")
         if support not in SUPPORTS:
             raise ValueError(f"support must be one of {SUPPORTS}; got {support!r}.")
+        if missing not in MISSING:
+            raise ValueError(f"missing must be one of {MISSING}; got {missing!r}.")
+        if missing is None:
+            return self._complete_sample(
+                n_samples, y, random_state, method, options, given, support
+            )
+        if "n_missing_" not in self.__dict__:
+            raise ValueError(
+                "missing='training' needs each column's missing cells in training, which "
+                "this model did not count (read from a model file written before they were "
+                "kept, or made by from_statistics); fit it again, or draw complete rows "
+                "(missing=None; --missing none on the command line)."
+            )
+        state = check_random_state(random_state)  # the rows first, then the gaps
+        X, drawn = self._complete_sample(n_samples, y, state, method, options, given, support)
+        kept = () if given is None else list(self._given_rows(given, len(drawn))[1])
+        rates = self.n_missing_ / max(self.n_samples_seen_, 1)
+        return with_missing_cells(X, rates, sampling.numpy_generator(state), kept), drawn
+
+    def _complete_sample(self, n_samples, y, random_state, method, options, given, support):
+        """`sample`'s rows with no missing cell."""
         n_features = getattr(self, "n_features_in_", 1)
         rows, labels = sampling.labels_to_draw(self.classes_, n_samples, y, n_features)
         if given is not None and method != "numpy":

@@ -64,7 +64,23 @@ def problems(state: dict) -> list[str]:
         value = state.get(name)
         if isinstance(value, np.ndarray):
             found += _per_feature(name, value, n_classes, width, name in PER_CLASS_AND_FEATURE)
+    if "n_missing_" in state:
+        found += _missing_counts(state["n_missing_"], state.get("n_samples_seen_"), width)
     return found
+
+
+def _missing_counts(counts, rows, n_features) -> list[str]:
+    """``n_missing_``: one count per feature, between 0 and ``n_samples_seen_`` rows."""
+    if not isinstance(counts, np.ndarray) or counts.ndim != 1:
+        return [f"n_missing_ must be a 1-D array, not {_describe(counts)}"]
+    if n_features is not None and counts.shape[0] != n_features:
+        return [f"n_missing_ has {counts.shape[0]} entries for n_features_in_ = {n_features}"]
+    if not isinstance(rows, numbers.Real) or not np.isfinite(rows) or rows < 0:
+        return [f"n_samples_seen_ must be a number >= 0, not {_describe(rows)}"]
+    slack = 1e-9 * max(rows, 1.0)  # weighted sums round
+    if counts.dtype.kind not in "fiu" or not np.all((counts >= 0) & (counts <= rows + slack)):
+        return [f"n_missing_ must hold counts between 0 and n_samples_seen_ = {rows}"]
+    return []
 
 
 def view_problems(estimator, state: dict) -> list[str]:

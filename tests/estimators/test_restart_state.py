@@ -18,6 +18,8 @@ INPUT_FACTS = {
     "_training_columns",
     "data_min_",
     "data_max_",
+    "n_missing_",
+    "n_samples_seen_",
 }
 # Set by the restart loop itself from the kept run.
 RUN_RECORD = {"n_iter_", "converged_", "log_likelihood_history_", "fitted_with_unlabeled_"}

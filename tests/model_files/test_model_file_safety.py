@@ -391,6 +391,22 @@ def test_a_feature_count_larger_than_the_arrays_is_refused(saved, tmp_path):
     )
 
 
+@pytest.mark.parametrize(
+    ("rows", "problem"),
+    [(-1.0, "n_samples_seen_ must be a number >= 0"), ("abc", "n_samples_seen_ must be")],
+)
+def test_broken_missing_counts_are_refused(saved, tmp_path, rows, problem):
+    def change(header):
+        _state(header)["n_samples_seen_"] = rows
+
+    _expect(_with_header(saved, tmp_path, change), problem, header_is_valid=True)
+
+    def wider(header):
+        _state(header)["n_missing_"]["shape"] = [7]
+
+    _expect(_with_header(saved, tmp_path, wider), "n_missing_", header_is_valid=True)
+
+
 @pytest.mark.parametrize("value", [5, "abc", None])
 def test_classes_that_are_not_an_array_are_refused(saved, tmp_path, value):
     def change(header):
