@@ -176,6 +176,10 @@ class ColumnGroups:
     def _composite_for(self, groups: dict) -> CompositeFamily:
         """The groups' families over their columns (``{family: positions}``)."""
         families = {family: self._unfitted_family(family) for family in groups}
+        names = getattr(self, "feature_names_in_", None)
+        for family, columns in groups.items():
+            if names is not None and getattr(families[family], "column_names", False) is None:
+                families[family].column_names = [str(names[j]) for j in columns]  # messages
         return CompositeFamily(
             {family: (families[family], columns) for family, columns in groups.items()},
             estimates={family: self._settings(family)["estimate"] for family in groups},

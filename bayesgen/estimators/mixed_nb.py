@@ -86,6 +86,28 @@ class _Columns(dict):
         return super().__getitem__(key)
 
 
+def _plain_columns(group: pd.DataFrame) -> pd.DataFrame:
+    """A group of columns as NumPy can hold them together: where pandas extension dtypes
+    (``Int64``, ``boolean``, categories of text, ...) of different kinds share a group,
+    NumPy has no one dtype to convert them to, so each numeric column becomes floats (a
+    missing value NaN, as a group of ``Int64`` columns alone reads) and any other column
+    objects (a missing value None)."""
+    dtypes = list(group.dtypes)
+    extension = any(isinstance(d, pd.api.extensions.ExtensionDtype) for d in dtypes)
+    if not extension or len({str(d) for d in dtypes}) == 1:
+        return group
+    plain = {}
+    for position in range(group.shape[1]):
+        column = group.iloc[:, position]
+        numeric = pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+        plain[position] = (
+            column.to_numpy(dtype=np.float64, na_value=np.nan)
+            if numeric
+            else column.astype(object).where(column.notna(), None).to_numpy()
+        )
+    return pd.DataFrame(plain, index=group.index)
+
+
 class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     model_name = "mixed-nb"
     __doc__ = (
@@ -238,7 +260,10 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         composite = self._composite_of(self._base_family())
         raw = {
             family: check_array(
-                frame.iloc[:, columns], dtype=None, ensure_all_finite=False, ensure_2d=True
+                _plain_columns(frame.iloc[:, columns]),
+                dtype=None,
+                ensure_all_finite=False,
+                ensure_2d=True,
             )
             for family, (_, columns) in composite.groups.items()
         }

@@ -448,12 +448,23 @@ class CategoricalFamily(FeatureFamily):
         """`sites`, the unseen category's probability spread over the seen ones: drawing
         it would give no value to return."""
         sites = self.sites(np.asarray(params))
+        for j in range(len(self.sizes)):
+            self._check_drawable(j)
         if not self.unseen:
             return sites
         for name, block in sites.items():
             seen = block[:, :-1] / block[:, :-1].sum(axis=1, keepdims=True)
             sites[name] = np.concatenate([seen, np.zeros_like(seen[:, :1])], 1)
         return sites
+
+    def _check_drawable(self, j: int) -> None:
+        """Refuse to draw feature ``j`` when training held none of its values: it has no
+        category to return."""
+        if self.sizes[j] - (1 if self.unseen else 0) < 1:
+            raise ValueError(
+                f"{self._column(j)} held no value in training, so the model has no category "
+                "to draw or fill in for it; drop the column or fit on rows that hold it."
+            )
 
     def features_from_draws(self, draws: dict) -> np.ndarray:
         """The drawn categories (sites ``X_j`` hold codes)."""
@@ -589,6 +600,7 @@ class CategoricalFamily(FeatureFamily):
             rows = np.flatnonzero(X[:, j] < 0)
             if rows.size == 0:
                 continue
+            self._check_drawable(j)
             seen = block[:, :-1] if self.unseen else block
             seen = seen / seen.sum(axis=1, keepdims=True)  # (n_classes, C_j)
             if method == "mean":

@@ -55,6 +55,11 @@ def summarise(column: pd.Series) -> ColumnSummary:
         return ColumnSummary(column.name, "flags", _numbers(column), True, 0.0)
     categorical = isinstance(dtype, pd.CategoricalDtype) or pd.api.types.is_object_dtype(dtype)
     if categorical or pd.api.types.is_string_dtype(dtype):
+        if not column.notna().any():
+            raise ValueError(
+                f"Column {column.name!r} has no observed value; name its family in "
+                "features={column: family} or drop it."
+            )
         return ColumnSummary(column.name, "categories", column.to_numpy(), False, np.nan)
     if not (pd.api.types.is_integer_dtype(dtype) or pd.api.types.is_float_dtype(dtype)):
         raise ValueError(

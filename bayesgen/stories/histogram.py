@@ -8,6 +8,7 @@ import numpyro.distributions as dist
 
 from bayesgen import registry
 from bayesgen.stories.common import StoryPart
+from bayesgen.stories.discrete import categorical_part
 
 
 @registry.register_story_part("histogram")
@@ -19,15 +20,8 @@ def histogram_part(family, prior, n_classes: int) -> StoryPart:
     the log density of the uniform within their cell, $-\log |c|$, as a factor
     ``"X_j_cell_size"``: ``family`` (a fitted `HistogramFamily`) maps values to cells.
     """
-    concentrations = family.block_concentrations(prior)
+    cells = categorical_part(family.block_concentrations(prior), n_classes)
     cell_codes, log_sizes = family.story_cells()
-
-    def parameters():
-        with numpyro.plate("classes", n_classes):
-            return [
-                numpyro.sample(f"category_probs_{j}", dist.Dirichlet(jnp.asarray(alpha)))
-                for j, alpha in enumerate(concentrations)
-            ]
 
     def features(thetas, labels, X):
         codes = None if X is None else cell_codes(X)
@@ -42,4 +36,4 @@ def histogram_part(family, prior, n_classes: int) -> StoryPart:
             numpyro.sample(f"X_{j}", cell.mask(present), obs=observed)
             numpyro.factor(f"X_{j}_cell_size", jnp.where(present, -log_sizes[j][observed], 0.0))
 
-    return StoryPart(parameters, features)
+    return StoryPart(cells.parameters, features)

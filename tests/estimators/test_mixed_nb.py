@@ -7,6 +7,7 @@ import pytest
 from numpyro.infer.util import log_density
 from scipy import stats
 
+import bayesgen
 from bayesgen import BernoulliNB, CategoricalNB, GaussianNB, MixedNB, MultinomialNB, PoissonNB
 
 # Heights (about 170 +- 7) are explained about equally well by a normal and a log-normal:
@@ -455,3 +456,66 @@ def test_a_fit_that_fails_after_choosing_the_families_leaves_the_model_unfitted(
         model.predict(X)
     with pytest.raises(NotFittedError):
         model.estimators_  # noqa: B018 - the property is the call under test
+
+
+def test_nullable_integers_and_text_categories_share_the_categorical_group(tmp_path):
+    """An ``Int64`` column of few whole numbers and a ``Categorical`` of text are both
+    categorical: NumPy has no one dtype for the pair, so each is read on its own (the
+    integers as floats, as an ``Int64`` group alone is read). The model equals the one
+    fitted on the same values in plain dtypes."""
+    rng = np.random.default_rng(21)
+    n = 300
+    y = rng.integers(0, 2, n)
+    counts = rng.integers(0, 4, n)
+    colours = rng.choice(["red", "blue"], n)
+    nullable = pd.DataFrame(
+        {
+            "count": pd.array(counts, dtype="Int64"),
+            "colour": pd.Categorical(colours),
+            "size": rng.normal(y, 1.0),
+        }
+    )
+    nullable.loc[3, "count"] = pd.NA
+    plain = nullable.astype({"count": "float64", "colour": object})
+    model = MixedNB().fit(nullable, y)
+    assert model.feature_families_ == {
+        "count": "categorical",
+        "colour": "categorical",
+        "size": "gaussian",
+    }
+    reference = MixedNB().fit(plain, y)
+    np.testing.assert_allclose(
+        model.predict_joint_log_proba(nullable),
+        reference.predict_joint_log_proba(plain),
+        rtol=1e-12,
+    )
+    drawn, _ = model.sample(500, random_state=0)
+    assert drawn["count"].dtype == "Int64" and set(drawn["count"]) <= set(range(4))
+    assert isinstance(drawn["colour"].dtype, pd.CategoricalDtype)
+    assert model.impute(nullable.iloc[:5])["count"].notna().all()
+    model.save(tmp_path / "nullable.bgm")
+    np.testing.assert_array_equal(
+        bayesgen.load(tmp_path / "nullable.bgm").predict_proba(nullable),
+        model.predict_proba(nullable),
+    )
+
+
+def test_a_category_column_never_observed_is_refused_where_it_would_be_drawn():
+    """Chosen by evidence it is refused as a column of numbers with no value is; named, it
+    classifies (it adds the same to every class) but has no category to draw or fill in."""
+    rng = np.random.default_rng(22)
+    n = 100
+    y = rng.integers(0, 2, n)
+    frame = pd.DataFrame(
+        {"shade": pd.Categorical([None] * n, categories=["a", "b"]), "size": rng.normal(y, 1.0)}
+    )
+    with pytest.raises(ValueError, match="Column 'shade' has no observed value"):
+        MixedNB().fit(frame, y)
+    model = MixedNB(features={"shade": "categorical"}).fit(frame, y)
+    alone = MixedNB().fit(frame[["size"]], y)
+    np.testing.assert_allclose(
+        model.predict_proba(frame), alone.predict_proba(frame[["size"]]), rtol=1e-12
+    )
+    for use in (lambda: model.sample(3, random_state=0), lambda: model.impute(frame.iloc[:3])):
+        with pytest.raises(ValueError, match=r"column 0 \('shade'\) held no value in training"):
+            use()
