@@ -9,7 +9,7 @@ a value that is not whole). Given the class, the cell is categorical and the val
 within its bin:
 
 $$
-\theta_{kj} \sim \mathrm{Dirichlet}(\alpha \mathbf 1), \qquad
+\theta_{kj} \sim \mathrm{Dirichlet}(\tfrac{s}{C_j} \mathbf 1), \qquad
 c_j \mid y = k \sim \mathrm{Categorical}(\theta_{kj}), \qquad
 x_j \mid c_j \sim \mathrm{Uniform}(\text{cell } c_j),
 $$
@@ -18,8 +18,14 @@ so $p(x_j \mid k) = \theta_{kjc} / |c|$, with $|c|$ the bin's width (its number 
 numbers, atoms left out, in a column of whole numbers) and 1 for an atom or the outside
 cell: a density with respect to counting measure on the atoms plus length (or counting)
 measure on the bins, the same measure for every class. Everything conjugate is the
-categorical family's (`bayesgen.families.categorical`): statistics are cell counts, the
-posterior is Dirichlet, ``"mean"`` is additive smoothing.
+categorical family's (`bayesgen.families.categorical`): statistics are cell counts and the
+posterior is Dirichlet. The prior spreads ``smoothing`` $= s$ pseudo-counts evenly over a
+column's $C_j$ cells (a Perks prior when $s = 1$), so a class with few rows keeps its
+values where they were rather than over the column's whole range: every estimate but the
+maximum likelihood is $(n_{kjc} + s / C_j) / (N_{kj} + s)$, the posterior mean under
+$\mathrm{Dirichlet}(s / C_j)$ and the mode under $\mathrm{Dirichlet}(1 + s / C_j)$, the
+prior a ``"map"`` fit takes (the package's rule for ``"mean"`` and ``"map"``,
+`bayesgen.families.estimates.pseudo_counts`).
 
 Drawn values never leave the training support: a bin's draws lie between its least and
 greatest training value, the outside cell is never drawn, whole-number columns draw whole
@@ -40,7 +46,7 @@ import numpy as np
 from bayesgen.families import class_prior
 from bayesgen.families.categorical import CategoricalFamily
 from bayesgen.families.namespace import jax_numpy
-from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
+from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers, refuse_entries
 
 __all__ = ["HistogramFamily", "learn_cells"]
 
@@ -97,8 +103,12 @@ class HistogramFamily(CategoricalFamily):
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        Dirichlet concentration of every cell.
+    smoothing : float, default=4.0
+        $s > 0$: the pseudo-counts the prior spreads over each column's cells, per class
+        (and component). Not ``MixedNB``'s ``alpha``, which counts per category. The
+        default had the best held-out log-likelihood among 0.5, 1, 2, 4 and 16 on the wines,
+        the penguins, statsmodels' Fair and RAND tables (``LatentClassNB``, 5 or 20
+        components).
     bins : int, optional
         Bins of each column's values outside its atoms; default about the square root of
         their number, between 4 and 64.
@@ -114,18 +124,21 @@ class HistogramFamily(CategoricalFamily):
     column_family = True
     column_values = "numbers"
 
-    def __init__(self, alpha=1.0, bins=None, atom_share=0.01, atoms=None, edges=None, whole=None):
+    def __init__(
+        self, smoothing=4.0, bins=None, atom_share=0.01, atoms=None, edges=None, whole=None
+    ):
         sizes = ()
         if atoms is not None:
             sizes = [len(a) + max(len(e) - 1, 0) + 1 for a, e in zip(atoms, edges, strict=True)]
-        super().__init__(alpha, sizes=sizes, unseen=True)
+        super().__init__(sizes=sizes, unseen=True)
+        self.smoothing = smoothing
         self.bins, self.atom_share = bins, atom_share
         self.atoms, self.edges, self.whole = atoms, edges, whole
 
     def check(self) -> HistogramFamily:
-        """This family, once ``alpha``, ``bins`` and ``atom_share`` are checked."""
-        if not np.isfinite(self.alpha) or self.alpha <= 0:
-            raise ValueError(f"alpha must be > 0; got {self.alpha!r}.")
+        """This family, once ``smoothing``, ``bins`` and ``atom_share`` are checked."""
+        if not np.isfinite(self.smoothing) or self.smoothing <= 0:
+            raise ValueError(f"smoothing must be > 0; got {self.smoothing!r}.")
         if self.bins is not None and (
             isinstance(self.bins, bool) or not isinstance(self.bins, numbers.Integral)
         ):
@@ -146,14 +159,15 @@ class HistogramFamily(CategoricalFamily):
 
     @classmethod
     def of(cls, owner) -> HistogramFamily:
-        """The family of ``owner``'s ``alpha``, ``bins`` and ``atom_share`` (those it has)."""
+        """The family of ``owner``'s ``smoothing``, ``bins`` and ``atom_share`` (those it
+        has)."""
         names = cls.settings_read()
         return cls(**{name: getattr(owner, name) for name in names if hasattr(owner, name)})
 
     @classmethod
     def settings_read(cls) -> set[str]:
-        """``alpha``, ``bins`` and ``atom_share``."""
-        return {"alpha", "bins", "atom_share"}
+        """``smoothing``, ``bins`` and ``atom_share``."""
+        return {"smoothing", "bins", "atom_share"}
 
     def check_columns(self, X, *, owner="X", columns=None) -> np.ndarray:
         """Real numbers (NaN missing); ±inf is refused."""
@@ -187,7 +201,7 @@ class HistogramFamily(CategoricalFamily):
 
     def with_learned(self, *, atoms=None, edges=None, whole=None) -> HistogramFamily:
         """This family over the given atoms and bins."""
-        return HistogramFamily(self.alpha, self.bins, self.atom_share, atoms, edges, whole)
+        return HistogramFamily(self.smoothing, self.bins, self.atom_share, atoms, edges, whole)
 
     def _column_cells(self, j: int):
         """``(atoms, edges, whole, n_atoms, n_bins)`` of column ``j``."""
@@ -258,6 +272,33 @@ class HistogramFamily(CategoricalFamily):
         codes = self.cell_codes(np.asarray(X))
         scores = super().predictive_log_likelihood(posterior, codes)
         return scores - self._log_cell_size_of(codes)[:, None]
+
+    # --------------------------------------------------------------- the prior
+    def prior(self, stats):
+        """The concentrations $s / C_j$ of every cell, side by side (n_cells,)."""
+        return self._concentrations(np.asarray(stats.counts).dtype)
+
+    def _concentrations(self, dtype) -> np.ndarray:
+        return np.concatenate(
+            [np.full(size, self.smoothing / size, dtype) for size in self.sizes]
+        ).astype(dtype, copy=False)
+
+    def estimate(self, stats, kind: str, frozen=None):
+        """``(prior, parameters)``: every estimate but ``"mle"`` adds $s / C_j$ to each
+        cell count; a ``"map"`` fit's prior is one more pseudo-count per cell, whose mode
+        that is (module docstring)."""
+        prior = self.prior(stats)
+        if kind == "map":
+            prior = prior + 1.0
+        return prior, self.point_estimate(prior, stats, kind)
+
+    def prior_for(self, n_features=None, dtype=None, *, xp=None):
+        """No data-free prior: the concentrations depend on the cells learned."""
+        raise NoClosedForm("the histogram family's prior depends on the cells it learned")
+
+    def block_concentrations(self, prior) -> list:
+        """The prior concentration of each column's cells, one array per column."""
+        return self.blocks(np.asarray(prior))
 
     # ------------------------------------------------------------- values
     def values_in_cells(self, codes: np.ndarray, positions: np.ndarray) -> np.ndarray:

@@ -112,11 +112,19 @@ def test_log_likelihood_is_the_cell_probability_over_its_size():
             expected[i] += np.log(blocks[j][:, c]) - np.log(size)
     got = model.predict_joint_log_proba(X) - np.log(model.class_prior_)
     np.testing.assert_allclose(got, expected, rtol=1e-12)
-    # The mean estimate is the categorical family's additive smoothing of the cell counts.
+    # Every estimate but the MLE adds smoothing / cells to each cell's count: here 4 / 6
+    # (five levels and the outside cell); "map" by its prior of one more pseudo-count.
     counts = np.bincount(
         _cells_by_hand(X[y == 1, 2], family.atoms[2], family.edges[2], False), minlength=6
     )
-    np.testing.assert_allclose(blocks[2][1], (counts + 1.0) / (counts.sum() + 6.0), rtol=1e-12)
+    smoothed = (counts + 4.0 / 6.0) / (counts.sum() + 4.0)
+    np.testing.assert_allclose(blocks[2][1], smoothed, rtol=1e-12)
+    mode = FamilyClassifier(family=HistogramFamily(bins=6), estimate="map").fit(X, y)
+    np.testing.assert_allclose(mode.joint_.params, model.joint_.params, rtol=1e-12)
+    np.testing.assert_allclose(mode.joint_.feature_prior, model.joint_.feature_prior + 1.0)
+    exact = FamilyClassifier(family=HistogramFamily(bins=6), estimate="mle").fit(X, y)
+    observed = exact.family_.blocks(np.asarray(exact.joint_.params))[2][1]
+    np.testing.assert_allclose(observed, counts / counts.sum(), rtol=1e-12)
 
 
 def test_the_density_integrates_to_one_over_the_cells():
@@ -218,9 +226,11 @@ def test_the_story_log_density_is_the_closed_form_joint_plus_the_log_prior():
         density, _ = log_density(model.story, (X, y), {}, params)
     joint = model.predict_joint_log_proba(X)[np.arange(len(y)), y].sum()
     log_prior = stats.dirichlet.logpdf(model.class_prior_, np.ones(2))
-    for block in blocks:
+    for block in blocks:  # Dirichlet(smoothing / cells) on every class's cells
         for k in range(2):
-            log_prior += stats.dirichlet.logpdf(block[k], np.ones(block.shape[1]))
+            log_prior += stats.dirichlet.logpdf(
+                block[k], np.full(block.shape[1], 4.0 / block.shape[1])
+            )
     np.testing.assert_allclose(float(density), log_prior + joint, rtol=1e-10)
 
 
@@ -255,7 +265,9 @@ def test_as_mixed_nb_columns_and_mixture_leaves_with_no_edit(tmp_path):
     frame["region"] = np.where(y == 1, "north", "south")
     frame.loc[::9, "spend"] = np.nan
     features = {"spend": "histogram", "visits": "histogram"}
-    model = MixedNB(features=features, family_params={"histogram": {"bins": 5}}).fit(frame, y)
+    # MixedNB's alpha counts per category; the histogram's smoothing is its own.
+    settings = {"histogram": {"bins": 5}}
+    model = MixedNB(features=features, alpha=3.0, family_params=settings).fit(frame, y)
     assert model.feature_families_["spend"] == "histogram"
     alone = FamilyClassifier(family=HistogramFamily(bins=5), estimate="mean").fit(
         frame[["spend", "visits"]], y
@@ -314,7 +326,7 @@ def test_mixed_nb_never_chooses_it_unasked():
         }
     )
     y = rng.integers(0, 2, 300)
-    for settings in (None, {"histogram": {"alpha": 5.0}}, {"histogram": {"alpha": 0.1}}):
+    for settings in (None, {"histogram": {"smoothing": 5.0}}, {"histogram": {"smoothing": 0.1}}):
         model = MixedNB(family_params=settings).fit(frame, y)
         assert "histogram" not in model.feature_families_.values()
         assert all("histogram" not in e for e in model.family_log_evidence_.values())
@@ -356,7 +368,7 @@ def test_bad_values_and_settings_are_refused_by_name():
         ({"bins": 0}, "bins must be an integer >= 1"),
         ({"bins": 2.5}, "bins must be an integer >= 1"),
         ({"atom_share": 0.0}, r"atom_share must be in \(0, 1\]"),
-        ({"alpha": -1.0}, "alpha must be > 0"),
+        ({"smoothing": -1.0}, "smoothing must be > 0"),
     ):
         with pytest.raises(ValueError, match=message):
             FamilyClassifier(family=HistogramFamily(**setting)).fit(X, y)

@@ -82,12 +82,30 @@ def test_the_report_reads_as_text_a_long_table_and_json(qda_report):
     assert set(frame["section"]) == {"marginal", "dependence", "utility", "detection", "privacy"}
     n_columns = len(qda_report.marginals)
     assert (frame["section"] == "dependence").sum() == n_columns * (n_columns - 1) // 2 + 1
-    auc = frame.query("measure == 'ROC AUC'")["value"].item()
+    auc = frame.query("item == 'detector' and measure == 'ROC AUC'")["value"].item()
     assert auc == qda_report.detector_auc
+    mark = frame.query("item == 'real against real' and measure == 'ROC AUC'")["value"].item()
+    assert mark == qda_report.real_detector_auc
     figures = json.loads(json.dumps(qda_report.to_dict()))
     assert figures["detector_auc"] == qda_report.detector_auc
+    assert figures["real_detector_auc"] == qda_report.real_detector_auc
     assert figures["utility"]["synthetic_accuracy"] == qda_report.utility.synthetic_accuracy
     assert isinstance(qda_report, QualityReport)
+
+
+def test_real_against_real_is_the_detector_on_the_two_real_tables(qda_report, wine_split):
+    """The mark the detector's AUC is read against: the same detector, same folds, on the
+    generator's real rows against the holdout (which it never saw)."""
+    from bayesgen.synthetic.detection import detector_auc
+    from bayesgen.synthetic.tables import check_tables
+
+    train, holdout = wine_split
+    (real, held, _), columns = check_tables(train, holdout, target="cultivar")
+    assert (qda_report.real_detector_auc, qda_report.real_detector_auc_std) == detector_auc(
+        real, held, columns, 0
+    )
+    assert 0.3 < qda_report.real_detector_auc < 0.7  # real rows: near 0.5
+    assert "real holdout against real rows" in str(qda_report)
 
 
 def test_no_target_no_utility(mixed_table):
