@@ -23,9 +23,11 @@ posterior is Dirichlet. The prior spreads ``smoothing`` $= s$ pseudo-counts even
 column's $C_j$ cells (a Perks prior when $s = 1$), so a class with few rows keeps its
 values where they were rather than over the column's whole range: every estimate but the
 maximum likelihood is $(n_{kjc} + s / C_j) / (N_{kj} + s)$, the posterior mean under
-$\mathrm{Dirichlet}(s / C_j)$ and the mode under $\mathrm{Dirichlet}(1 + s / C_j)$, the
-prior a ``"map"`` fit takes (the package's rule for ``"mean"`` and ``"map"``,
-`bayesgen.families.estimates.pseudo_counts`).
+$\mathrm{Dirichlet}(s / C_j)$. A ``"map"`` fit makes the same estimate: with fewer than one
+pseudo-count per cell the Dirichlet's mode lies on the boundary (probability 0 for every
+cell without a training row), so here it is the mode of the likelihood times
+$\prod \theta^{s / C_j}$, the posterior mean. The posterior is
+$\mathrm{Dirichlet}(s / C_j + n)$ whatever the estimate.
 
 Drawn values never leave the training support: a bin's draws lie between its least and
 greatest training value, the outside cell is never drawn, whole-number columns draw whole
@@ -106,9 +108,9 @@ class HistogramFamily(CategoricalFamily):
     smoothing : float, default=4.0
         $s > 0$: the pseudo-counts the prior spreads over each column's cells, per class
         (and component). Not ``MixedNB``'s ``alpha``, which counts per category. The
-        default had the best held-out log-likelihood among 0.5, 1, 2, 4 and 16 on the wines,
-        the penguins, statsmodels' Fair and RAND tables (``LatentClassNB``, 5 or 20
-        components).
+        default had the best held-out log-likelihood of the values tried (0.5 to 4 on the
+        wines and the penguins, 1 to 16 on statsmodels' Fair and RAND tables;
+        ``LatentClassNB`` with 5 or 20 components).
     bins : int, optional
         Bins of each column's values outside its atoms; default about the square root of
         their number, between 4 and 64.
@@ -283,14 +285,20 @@ class HistogramFamily(CategoricalFamily):
             [np.full(size, self.smoothing / size, dtype) for size in self.sizes]
         ).astype(dtype, copy=False)
 
-    def estimate(self, stats, kind: str, frozen=None):
-        """``(prior, parameters)``: every estimate but ``"mle"`` adds $s / C_j$ to each
-        cell count; a ``"map"`` fit's prior is one more pseudo-count per cell, whose mode
-        that is (module docstring)."""
-        prior = self.prior(stats)
-        if kind == "map":
-            prior = prior + 1.0
-        return prior, self.point_estimate(prior, stats, kind)
+    @staticmethod
+    def _smoothed(kind: str) -> str:
+        """The Dirichlet estimate behind ``kind``: ``"map"`` is the posterior mean (module
+        docstring), the mode of the log-likelihood plus $\\sum (s / C_j) \\log\\theta$."""
+        return "mean" if kind == "map" else kind
+
+    def point_estimate(self, prior, stats, kind: str):
+        """Every estimate but ``"mle"`` is $(n + s / C_j) / (N + s)$."""
+        return super().point_estimate(prior, stats, self._smoothed(kind))
+
+    def log_prior(self, prior, params, kind: str = "map") -> float:
+        """$\\sum (s / C_j) \\log\\theta$ (none for ``"mle"``): the log prior whose mode the
+        estimate is, the EM objective's."""
+        return super().log_prior(prior, params, self._smoothed(kind))
 
     def prior_for(self, n_features=None, dtype=None, *, xp=None):
         """No data-free prior: the concentrations depend on the cells learned."""

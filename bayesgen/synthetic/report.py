@@ -42,7 +42,7 @@ class QualityReport:
         The same detector separating the holdout's real rows from the real rows the
         generator saw: what an AUC of real data against real data is on this table, the
         mark to read ``detector_auc`` against (0.49–0.54 on public tables; higher where
-        the holdout differs from the training rows).
+        the holdout differs from the training rows); NaN when either has a single row.
     privacy : Privacy
         Distances to the closest real training row, synthetic against holdout
         (`bayesgen.synthetic.privacy`).
@@ -246,7 +246,9 @@ def quality_report(real, synthetic, *, target=None, holdout=None, random_state=N
     association_synthetic = association_matrix(synthetic, columns)
     difference = (association_real - association_synthetic).abs()
     auc, auc_std = detector_auc(real, synthetic, columns, random_state)
-    real_auc, real_auc_std = detector_auc(train, holdout, columns, random_state)
+    real_auc, real_auc_std = math.nan, math.nan  # too few rows for two folds: not measured
+    if min(len(train), len(holdout)) >= 2:
+        real_auc, real_auc_std = detector_auc(train, holdout, columns, random_state)
     return QualityReport(
         marginals=marginal_distances(real, synthetic, columns),
         association_real=association_real,

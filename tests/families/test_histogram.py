@@ -119,9 +119,15 @@ def test_log_likelihood_is_the_cell_probability_over_its_size():
     )
     smoothed = (counts + 4.0 / 6.0) / (counts.sum() + 4.0)
     np.testing.assert_allclose(blocks[2][1], smoothed, rtol=1e-12)
+    # "map" makes the same estimate, under the same prior: one posterior whatever the kind.
     mode = FamilyClassifier(family=HistogramFamily(bins=6), estimate="map").fit(X, y)
     np.testing.assert_allclose(mode.joint_.params, model.joint_.params, rtol=1e-12)
-    np.testing.assert_allclose(mode.joint_.feature_prior, model.joint_.feature_prior + 1.0)
+    np.testing.assert_array_equal(mode.joint_.feature_prior, model.joint_.feature_prior)
+    np.testing.assert_allclose(
+        mode.predict_proba(X, method="predictive"),
+        model.predict_proba(X, method="predictive"),
+        rtol=1e-12,
+    )
     exact = FamilyClassifier(family=HistogramFamily(bins=6), estimate="mle").fit(X, y)
     observed = exact.family_.blocks(np.asarray(exact.joint_.params))[2][1]
     np.testing.assert_allclose(observed, counts / counts.sum(), rtol=1e-12)
@@ -214,10 +220,11 @@ def test_impute_mean_is_the_class_mixture_of_cell_means_and_sample_stays_in_supp
     assert np.all(model.impute(counts)[:, 1] % 1 == 0)  # a count's mean is rounded to one
 
 
-def test_the_story_log_density_is_the_closed_form_joint_plus_the_log_prior():
+@pytest.mark.parametrize("kind", ["mean", "map"])
+def test_the_story_log_density_is_the_closed_form_joint_plus_the_log_prior(kind):
     X, y = _data(n=200, seed=7)
     X[::5, 0] = np.nan
-    model = FamilyClassifier(family=HistogramFamily(bins=4), estimate="mean").fit(X, y)
+    model = FamilyClassifier(family=HistogramFamily(bins=4), estimate=kind).fit(X, y)
     family = model.family_
     blocks = family.blocks(np.asarray(model.joint_.params))
     params = {"class_prior": model.class_prior_}

@@ -108,6 +108,14 @@ def test_real_against_real_is_the_detector_on_the_two_real_tables(qda_report, wi
     assert "real holdout against real rows" in str(qda_report)
 
 
+def test_real_against_real_needs_two_rows_on_each_side(mixed_table):
+    real = mixed_table.iloc[:3]
+    report = quality_report(real, real.iloc[[2, 1, 0, 0, 1]], random_state=0)
+    assert report.n_holdout == 1 and math.isnan(report.real_detector_auc)
+    assert report.to_dict()["real_detector_auc"] is None
+    assert math.isfinite(report.detector_auc)
+
+
 def test_no_target_no_utility(mixed_table):
     report = quality_report(mixed_table, mixed_table.iloc[::-1], random_state=0)
     assert report.utility is None
