@@ -39,13 +39,15 @@ def column_families() -> dict[str, type]:
 
 def default_settings(family_class) -> dict:
     """A column group's settings before MixedNB's: its estimator's parameters, or for a
-    column-only family its constructor's defaults and ``estimate="mean"``."""
+    column-only family the defaults of the constructor arguments it reads
+    (``settings_read``) and ``estimate="mean"``."""
     if family_class.estimator:
         return registry.estimators()[family_class.estimator]().get_params(deep=False)
+    read = family_class.settings_read()  # not what the family learns (a histogram's cells)
     defaults = {
         name: parameter.default
         for name, parameter in inspect.signature(family_class.__init__).parameters.items()
-        if name != "self" and parameter.default is not parameter.empty
+        if name in read and parameter.default is not parameter.empty
     }
     return {**defaults, "estimate": "mean"}
 

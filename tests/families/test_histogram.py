@@ -379,6 +379,11 @@ def test_bad_values_and_settings_are_refused_by_name():
     ):
         with pytest.raises(ValueError, match=message):
             FamilyClassifier(family=HistogramFamily(**setting)).fit(X, y)
+    with pytest.raises(
+        ValueError,
+        match=r"\['alpha'\].*its parameters: \['atom_share', 'bins', 'estimate', 'smoothing'\]",
+    ):
+        MixedNB(family_params={"histogram": {"alpha": 1.0}}).fit(pd.DataFrame(X), y)
     frame = pd.DataFrame({"spend": ["a"] * 50 + ["b"] * 50})
     with pytest.raises(ValueError, match="spend"):
         MixedNB(features={"spend": "histogram"}).fit(frame, y)
