@@ -124,6 +124,13 @@ def _generators(numeric: bool, quick: bool) -> dict:
         return fit, draw
 
     draw = bayesgen_model(MixedNB)[1]
+
+    def rounded_draw(model, n, seed, target):
+        X, y = model.sample(n, random_state=seed, rounding="training")
+        X = pd.DataFrame(X).copy()
+        X[target] = y
+        return X
+
     iterations = 10 if quick else 200
     generators = {
         "MixedNB": bayesgen_model(MixedNB),
@@ -133,9 +140,17 @@ def _generators(numeric: bool, quick: bool) -> dict:
     }
     if not quick:
         generators["LatentClassNB (M by held-out CV)"] = (_cross_validated(iterations), draw)
+        generators["LatentClassNB (M by held-out CV), rounded"] = (
+            _cross_validated(iterations),
+            rounded_draw,
+        )
     generators["LatentClassNB (histogram numbers, M by held-out CV)"] = (
         _histogram_columns(iterations),
         draw,
+    )
+    generators["LatentClassNB (histogram numbers, M by held-out CV), rounded"] = (
+        _histogram_columns(iterations),
+        rounded_draw,
     )
     if numeric:
         generators["QDA"] = bayesgen_model(QDA)

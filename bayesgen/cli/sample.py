@@ -127,9 +127,17 @@ def given_columns(model, info: dict, items) -> dict | None:
     help="none: complete rows; training: each column's cells left blank at its training "
     "missing rate.",
 )
+@click.option(
+    "--rounding",
+    type=click.Choice(["none", "training"]),
+    default="none",
+    show_default=True,
+    help="none: the model's values; training: each numeric column rounded to the grid its "
+    "training values were recorded on (whole numbers, 2 decimals, steps of 25, ...).",
+)
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed.")
 @click.option("--out", type=click.Path(dir_okay=False), help="Output table (default: stdout, CSV).")
-def sample(model_path, n_rows, class_, given_items, support, missing, seed, out):
+def sample(model_path, n_rows, class_, given_items, support, missing, rounding, seed, out):
     """Draw N synthetic rows from the model in MODEL: a class, then the features given it.
 
     With --given, the class and the other columns are drawn given the named values."""
@@ -145,6 +153,7 @@ def sample(model_path, n_rows, class_, given_items, support, missing, seed, out)
             given=given,
             support=support,
             missing=None if missing == "none" else missing,
+            rounding=None if rounding == "none" else rounding,
             random_state=seed,
         )
     names = feature_names(model, info) or [f"x{j}" for j in range(X.shape[1])]

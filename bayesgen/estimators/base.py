@@ -78,6 +78,13 @@ class GenerativeClassifier(
         fit does.
     n_samples_seen_ : float
         Training rows, weighted likewise.
+    data_decimals_, data_step_ : ndarray of shape (n_features,)
+        The decimals every training value of a numeric column is written with (at most
+        10, at the precision of its type) and the step of the grid
+        ``data_min_ + k * data_step_`` they lie on (whole millimetres: 0 and 1; cents: 2
+        and 0.01; masses weighed to 25 g: 0 and 25): what ``sample(rounding="training")``
+        rounds draws to (`bayesgen.recorded_grid`). NaN for a column on no such grid,
+        not numeric, or of sparse or device input; step 0 for a column of one value.
     """
 
     class_count_ = fitted_attribute(
@@ -327,6 +334,8 @@ class GenerativeClassifier(
                 self.data_max_,
                 self.n_missing_ if counted else record.n_missing,
                 self.n_samples_seen_ if counted else 0,
+                self.__dict__.get("data_decimals_"),  # None: a model from before the grids
+                self.__dict__.get("data_step_"),
             )
             record = training_range.merged(earlier, record)
             if not counted:  # a model from before the counts: its ranges only
@@ -334,6 +343,11 @@ class GenerativeClassifier(
                 return
         self.data_min_, self.data_max_ = record.low, record.high
         self.n_missing_, self.n_samples_seen_ = record.n_missing, float(record.n_rows)
+        if record.step is None:
+            self.__dict__.pop("data_decimals_", None)
+            self.__dict__.pop("data_step_", None)
+        else:
+            self.data_decimals_, self.data_step_ = record.decimals, record.step
 
     @classmethod
     def from_statistics(cls, params: dict, classes, class_stats, feature_stats, **options):

@@ -205,6 +205,7 @@ class MultinomialNB(CountNB):
         given=None,
         support="model",
         missing=None,
+        rounding=None,
         random_state=None,
         method="numpy",
         lengths=None,
@@ -229,6 +230,12 @@ class MultinomialNB(CountNB):
                 "have no law of the model's own. Use PoissonNB (independent counts) or "
                 "MixedNB for conditional draws."
             )
+        if rounding is not None:
+            raise ValueError(
+                "MultinomialNB.sample does not take rounding: its rows are counts with the "
+                "totals given (lengths), which rounding each column to its training grid "
+                "would change; the counts it draws are whole numbers already."
+            )
         rows = len(y) if y is not None and np.ndim(y) else n_samples
         if lengths is None:
             mean_total = self.feature_count_.sum() / self.class_count_.sum()
@@ -237,7 +244,14 @@ class MultinomialNB(CountNB):
             lengths = np.broadcast_to(np.asarray(lengths), (rows,))
         options = {"lengths": lengths}
         return self._sample(
-            n_samples, y, random_state, method, options, support=support, missing=missing
+            n_samples,
+            y,
+            random_state,
+            method,
+            options,
+            support=support,
+            missing=missing,
+            rounding=rounding,
         )
 
     def _tail_stratum(self, X) -> np.ndarray:

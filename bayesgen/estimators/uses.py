@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from bayesgen import conditioning, training_range
+from bayesgen import conditioning, recorded_grid, training_range
 from bayesgen._lazy import lazy_module
 from bayesgen.estimators import multiple_imputation
 from bayesgen.families import class_prior
@@ -34,6 +34,7 @@ jnp = lazy_module("jax.numpy")
 SAMPLE_METHODS = ("numpy", "story")
 SUPPORTS = ("model", "training")
 MISSING = (None, "training")
+ROUNDING = (None, "training")
 
 
 def _has_density(estimator) -> bool:
@@ -135,6 +136,7 @@ class GenerativeUses:
         given=None,
         support="model",
         missing=None,
+        rounding=None,
         random_state=None,
         method="numpy",
     ):
@@ -181,6 +183,15 @@ class GenerativeUses:
             never missing). The cells kept are those of the complete rows drawn with the
             same ``random_state``. Numbers come back as floats with NaN (unless no
             column had a missing cell).
+        rounding : {None, "training"}, default=None
+            None: the model's own values. ``"training"``: each numeric column's drawn
+            values moved to the nearest point of the grid its training values were
+            recorded on, ``data_min_ + k * data_step_`` written with
+            ``data_decimals_`` decimals (whole millimetres, cents, multiples of 25 g;
+            `bayesgen.recorded_grid`), as SDV's ``enforce_rounding`` does; a column on no
+            grid of at most 10 decimals, and the given columns, are left as drawn. With
+            ``support="training"`` the rounded rows stay inside the range (its ends are
+            the grid's).
         random_state : None, int or numpy.random.RandomState
             The same value gives the same rows.
         method : {"numpy", "story"}, default="numpy"
@@ -208,8 +219,8 @@ class GenerativeUses:
             or under the class ``y`` names); with ``support="training"``, when a given
             value lies outside its column's training range, or the model's mass inside the
             range is so small that `bayesgen.training_range.DRAW_BUDGET` times the rows
-            drawn still leave some outside; for another ``missing``, or ``"training"`` on
-            a model that did not count its missing cells.
+            drawn still leave some outside; for another ``missing`` or ``rounding``, or
+            ``"training"`` on a model that did not record its missing cells or grids.
         MemoryError
             Before drawing, if the rows would not fit in the memory available, naming the
             size.
@@ -219,7 +230,15 @@ class GenerativeUses:
         Safe to call from many threads.
         """
         return self._sample(
-            n_samples, y, random_state, method, {}, given=given, support=support, missing=missing
+            n_samples,
+            y,
+            random_state,
+            method,
+            {},
+            given=given,
+            support=support,
+            missing=missing,
+            rounding=rounding,
         )
 
     def _sample(
@@ -232,6 +251,7 @@ class GenerativeUses:
         given=None,
         support="model",
         missing=None,
+        rounding=None,
     ):
         """`sample`, with ``options`` for the family's draws and the story (``lengths``)."""
         check_is_fitted(self)
@@ -241,10 +261,18 @@ class GenerativeUses:
             raise ValueError(f"support must be one of {SUPPORTS}; got {support!r}.")
         if missing not in MISSING:
             raise ValueError(f"missing must be one of {MISSING}; got {missing!r}.")
-        if missing is None:
-            return self._complete_sample(
-                n_samples, y, random_state, method, options, given, support
+        if rounding not in ROUNDING:
+            raise ValueError(f"rounding must be one of {ROUNDING}; got {rounding!r}.")
+        if rounding is not None and "data_decimals_" not in self.__dict__:
+            raise ValueError(
+                "rounding='training' needs the grid each column was recorded on, which this "
+                "model did not record (read from a model file written before grids were "
+                "kept, or made by from_statistics); fit it again, or use rounding=None "
+                "(--rounding none on the command line)."
             )
+        sample_args = (n_samples, y, random_state, method, options, given, support, rounding)
+        if missing is None:
+            return self._complete_sample(*sample_args)
         if "n_missing_" not in self.__dict__:
             raise ValueError(
                 "missing='training' needs each column's missing cells in training, which "
@@ -253,12 +281,16 @@ class GenerativeUses:
                 "(missing=None; --missing none on the command line)."
             )
         state = check_random_state(random_state)  # the rows first, then the gaps
-        X, drawn = self._complete_sample(n_samples, y, state, method, options, given, support)
+        X, drawn = self._complete_sample(
+            n_samples, y, state, method, options, given, support, rounding
+        )
         kept = () if given is None else list(self._given_rows(given, len(drawn))[1])
         rates = self.n_missing_ / max(self.n_samples_seen_, 1)
         return with_missing_cells(X, rates, sampling.numpy_generator(state), kept), drawn
 
-    def _complete_sample(self, n_samples, y, random_state, method, options, given, support):
+    def _complete_sample(
+        self, n_samples, y, random_state, method, options, given, support, rounding
+    ):
         """`sample`'s rows with no missing cell."""
         n_features = getattr(self, "n_features_in_", 1)
         rows, labels = sampling.labels_to_draw(self.classes_, n_samples, y, n_features)
@@ -267,10 +299,11 @@ class GenerativeUses:
                 "given draws from the model's exact conditional law in NumPy; "
                 f"method={method!r} does not apply (use method='numpy')."
             )
+        held = () if given is None else list(self._given_rows(given, rows)[1])
         if support == "model":
             X, drawn = self._draw_rows(rows, labels, random_state, method, options, given)
+            X = self._rounded(X, rounding, held)
             if "data_min_" in self.__dict__:
-                held = () if given is None else self._given_rows(given, rows)[1]
                 training_range.warn_negative(X, self.data_min_, self._column_names(), held)
             return X, drawn
         low, high = self._training_range(given, rows)
@@ -291,7 +324,16 @@ class GenerativeUses:
                 fixed["labels"] = np.asarray(drawn)
             return X, drawn
 
-        return training_range.within(draw, rows, low, high)
+        X, drawn = training_range.within(draw, rows, low, high)
+        return self._rounded(X, rounding, held), drawn
+
+    def _rounded(self, X, rounding, held):
+        """Drawn rows ``X`` on each column's recorded grid where ``rounding`` asks
+        (`sample`), the ``held`` column positions (given values) left."""
+        if rounding is None:
+            return X
+        grid = (self.data_min_, self.data_max_, self.data_decimals_, self.data_step_)
+        return recorded_grid.on_grid(X, *grid, held)
 
     def _training_range(self, given, rows: int):
         """``(data_min_, data_max_)``, checked to hold the given values."""

@@ -29,6 +29,8 @@ import numbers
 
 import numpy as np
 
+from bayesgen.recorded_grid import MAX_DECIMALS
+
 #: Fitted arrays whose first axis is the class and last axis the feature.
 PER_CLASS_AND_FEATURE = ("means_", "feature_count_", "feature_log_prob_", "rates_")
 #: Fitted arrays whose last axis is the feature.
@@ -66,7 +68,24 @@ def problems(state: dict) -> list[str]:
             found += _per_feature(name, value, n_classes, width, name in PER_CLASS_AND_FEATURE)
     if "n_missing_" in state:
         found += _missing_counts(state["n_missing_"], state.get("n_samples_seen_"), width)
+    for name, most in (("data_decimals_", MAX_DECIMALS), ("data_step_", np.inf)):
+        if name in state:
+            found += _grid_values(name, state[name], width, most)
     return found
+
+
+def _grid_values(name: str, values, n_features, most) -> list[str]:
+    """``data_decimals_`` and ``data_step_``: one per feature, NaN (no grid) or in
+    ``[0, most]`` (decimals whole numbers)."""
+    if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype.kind != "f":
+        return [f"{name} must be a 1-D array of floats, not {_describe(values)}"]
+    if n_features is not None and values.shape[0] != n_features:
+        return [f"{name} has {values.shape[0]} entries for n_features_in_ = {n_features}"]
+    known = values[~np.isnan(values)]
+    whole = name != "data_decimals_" or np.all(known == np.round(known))
+    if not whole or np.any(known < 0) or np.any(known > most) or np.any(np.isinf(known)):
+        return [f"{name} must hold values in [0, {most}] (or NaN where a column has no grid)"]
+    return []
 
 
 def _missing_counts(counts, rows, n_features) -> list[str]:

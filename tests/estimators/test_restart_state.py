@@ -20,6 +20,8 @@ INPUT_FACTS = {
     "data_max_",
     "n_missing_",
     "n_samples_seen_",
+    "data_decimals_",
+    "data_step_",
 }
 # Set by the restart loop itself from the kept run.
 RUN_RECORD = {"n_iter_", "converged_", "log_likelihood_history_", "fitted_with_unlabeled_"}

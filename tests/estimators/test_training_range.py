@@ -207,7 +207,7 @@ def test_dense_ranges_equal_nanmin_and_nanmax_across_the_16_row_lines():
         values[rng.uniform(size=values.shape) < 0.1] = np.nan
         values[:, 3] = np.nan
         for layout in (values, np.asfortranarray(values)):
-            low, high, missing, rows = training_range.column_ranges(layout)
+            low, high, missing, rows, _, _ = training_range.column_ranges(layout)
             np.testing.assert_array_equal(low, np.fmin.reduce(values, axis=0))
             np.testing.assert_array_equal(high, np.fmax.reduce(values, axis=0))
             np.testing.assert_array_equal(missing, np.isnan(values).sum(axis=0))

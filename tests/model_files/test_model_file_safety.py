@@ -407,6 +407,14 @@ def test_broken_missing_counts_are_refused(saved, tmp_path, rows, problem):
     _expect(_with_header(saved, tmp_path, wider), "n_missing_", header_is_valid=True)
 
 
+@pytest.mark.parametrize("name", ["data_decimals_", "data_step_"])
+def test_broken_grids_are_refused(saved, tmp_path, name):
+    def wider(header):
+        _state(header)[name]["shape"] = [7]
+
+    _expect(_with_header(saved, tmp_path, wider), name, header_is_valid=True)
+
+
 @pytest.mark.parametrize("value", [5, "abc", None])
 def test_classes_that_are_not_an_array_are_refused(saved, tmp_path, value):
     def change(header):
