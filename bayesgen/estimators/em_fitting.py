@@ -113,10 +113,9 @@ class FitByEM:
     def _em_m_step(self, X, responsibilities) -> None:
         """The M-step of EM over unlabelled rows (`bayesgen.estimators.semi_supervised_fit`).
 
-        A family fitted by an EM of its own (a mixture) takes one step of it from the
-        current parameters: the component memberships under them given each row's class,
-        then the point estimate from the statistics they weight. With the outer E-step this
-        is one EM iteration over the pair (class, component), so the objective cannot
+        A family fitted by an EM of its own (a mixture) continues that EM from the current
+        parameters on the new class weights (generalised EM): each of its steps raises the
+        expected complete log-likelihood plus the log prior, so the outer objective cannot
         decrease. A family that fits missing entries by EM completes them from the current
         parameters (`_completes_missing_entries`); any other family refits from the class
         weights in closed form.
@@ -126,22 +125,18 @@ class FitByEM:
             self._add_rows(X, responsibilities, reset=True)
             return
         value = self.joint_
-        family = joint.family_of(self._base_family(), value)
         R = np.asarray(responsibilities).astype(compute_dtype(X.dtype), copy=False)
         if by_em:
-            encoded = family.encode(X)
-            memberships, _ = family.memberships(value.params, encoded)
-            stats = family.suff_stats(encoded, R, R.dtype, memberships=memberships)
-        else:
-            # One E-step of the missing entries under the current parameters and the prior
-            # the fit's EM held: one EM over labels and missing entries at once.
-            with precision(R.dtype):
-                stats = family.expected_stats(value.params, np.asarray(X), R)
+            family = self._base_family()
+            self.joint_ = self._mixture_em(family, X, R, start_params=value.params).joint
+            return
+        family = joint.family_of(self._base_family(), value)
+        # One E-step of the missing entries under the current parameters and the prior the
+        # fit's EM held: one EM over labels and missing entries at once.
+        with precision(R.dtype):
+            stats = family.expected_stats(value.params, np.asarray(X), R)
         self._install_stats(
-            class_prior.suff_stats(R),
-            stats,
-            learned=value.learned,
-            frozen=None if by_em else value.frozen,
+            class_prior.suff_stats(R), stats, learned=value.learned, frozen=value.frozen
         )
 
     def _completes_missing_entries(self, X) -> bool:
@@ -166,28 +161,7 @@ class FitByEM:
                 "partial_fit: the memberships of earlier rows change with the parameters, so "
                 "EM needs every row at once; call fit on all the rows."
             )
-        leaf_stats = None
-        if family.missing_needs_em and self.fits_missing_by_em:  # EM inside each M-step
-
-            def leaf_stats(leaf, encoded, sub, dtype):
-                return gaussian_em.stats_with_missing(
-                    leaf, encoded, sub, dtype, self._missing_em_settings
-                )
-
-        fitted = mixture_family_em.fit(
-            family,
-            X,
-            R,
-            self.classes_,
-            self._fit_settings(),
-            max_iter=self.max_iter,
-            tol=self.tol,
-            n_init=self.n_init,
-            random_state=self.random_state,
-            start=self._em_starts(X, R),
-            leaf_stats=leaf_stats,
-            frozen=self._em_frozen(family, X, R),
-        )
+        fitted = self._mixture_em(family, X, R, start=self._em_starts(X, R))
         self.joint_ = fitted.joint
         self.n_iter_, self.converged_ = fitted.n_iter, fitted.converged
         self.log_likelihood_history_ = fitted.history
@@ -198,6 +172,32 @@ class FitByEM:
                 ConvergenceWarning,
                 stacklevel=5,
             )
+
+    def _mixture_em(self, family, X, R: np.ndarray, **start):
+        """`bayesgen.inference.mixture_family_em.fit` with this model's settings, from
+        ``start`` (starting memberships, or ``start_params`` to continue a fit)."""
+        leaf_stats = None
+        if family.missing_needs_em and self.fits_missing_by_em:  # EM inside each M-step
+
+            def leaf_stats(leaf, encoded, sub, dtype):
+                return gaussian_em.stats_with_missing(
+                    leaf, encoded, sub, dtype, self._missing_em_settings
+                )
+
+        return mixture_family_em.fit(
+            family,
+            X,
+            R,
+            self.classes_,
+            self._fit_settings(),
+            max_iter=self.max_iter,
+            tol=self.tol,
+            n_init=self.n_init,
+            random_state=self.random_state,
+            leaf_stats=leaf_stats,
+            frozen=self._em_frozen(family, X, R),
+            **start,
+        )
 
     def _em_log_prior(self) -> float:
         """The log prior in the EM objective: the class prior's part plus the family's."""

@@ -186,8 +186,9 @@ class FamilyClassifier(NaiveBayesClassPrior):
         """Fit the class densities: by EM for a mixture family, else in closed form.
 
         As `GenerativeClassifier.fit`. Rows without a label are fitted by EM over the
-        classes; with a family that is itself fitted by EM (a mixture) the two are one EM
-        over each row's class and component (`GenerativeClassifier._em_m_step`).
+        classes; with a family that is itself fitted by EM (a mixture), each M-step
+        continues the components' EM from the current parameters on the new class weights
+        (generalised EM: the objective never decreases; `GenerativeClassifier._em_m_step`).
 
         Returns
         -------

@@ -204,11 +204,6 @@ class LatentClassNB(MixedNB):
             for _ in range(self.n_init_components)
         ]
 
-    def _em_m_step(self, X, responsibilities) -> None:
-        """The M-step of EM over unlabelled rows: the components' EM run anew from its
-        starts on the class weights."""
-        self._add_rows(X, responsibilities, reset=True)
-
     # ------------------------------------------------------------------ story
     def _story_part(self):
         from bayesgen.stories.latent_class import latent_class_part

@@ -10,7 +10,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from bayesgen import joint
-from bayesgen._precision import compute_dtype
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.families import gaussian
@@ -443,23 +442,6 @@ class MixtureDA(GenerativeClassifier):
                 membership /= membership.sum(axis=1, keepdims=True)
             gamma[rows, k, :count] = membership
         return gamma
-
-    def _em_m_step(self, X, responsibilities) -> None:
-        """The M-step of EM over unlabelled rows: each class's EM continued from the
-        current parameters, so that the outer objective cannot decrease (generalised EM)."""
-        R = np.asarray(responsibilities).astype(compute_dtype(X.dtype), copy=False)
-        family = self._base_family()
-        self.joint_ = mixture_family_em.fit(
-            family,
-            X,
-            R,
-            self.classes_,
-            self._fit_settings(),
-            max_iter=self.max_iter,
-            tol=self.tol,
-            frozen=self._em_frozen(family, X, R),
-            start_params=self.joint_.params,
-        ).joint
 
     def _upgrade_saved_state(self, state: dict) -> dict:
         """A file of the layout before the value: the components' statistics, prior, ridge

@@ -9,6 +9,7 @@ from numpyro import handlers
 from palmerpenguins import load_penguins
 from scipy import stats
 from scipy.special import logsumexp
+from sklearn.datasets import load_wine
 
 import bayesgen
 from bayesgen import LatentClassNB, MixedNB
@@ -59,6 +60,19 @@ def test_em_objective_never_decreases(init_params):
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # tol=0
+@pytest.mark.parametrize(("n_components", "seed"), [(2, 5), (2, 10), (3, 5), (3, 10)])
+def test_em_over_unlabelled_rows_never_decreases(n_components, seed):
+    # The components' EM continues from the current parameters inside each M-step; run
+    # anew from its starts (before) it lowered the objective on these wines by 0.2-1.8 %.
+    frame = load_wine(as_frame=True).frame
+    y = frame.pop("target").to_numpy().astype(object)
+    y[np.random.default_rng(seed).random(y.size) < 0.5] = -1
+    model = LatentClassNB(n_components=n_components, random_state=seed, max_iter=60)
+    history = model.fit(frame, y).log_likelihood_history_
+    assert history.size >= 3 and model.fitted_with_unlabeled_
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[:-1]))
+
+
 def test_em_objective_is_the_fitted_log_likelihood():
     """The last objective, without its prior term, is sum_i log p(x_i | y_i)."""
     frame, y = _table(missing=False)
