@@ -24,6 +24,7 @@ _HELPERS = {
     "show_progress": "bayesgen.progress",
     "pool": "bayesgen.pooling",
     "rubin_pool": "bayesgen.pooling",
+    "TableSynthesizer": "bayesgen.synthesizer",
 }
 
 

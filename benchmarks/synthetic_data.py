@@ -109,7 +109,7 @@ TABLES = {
 
 def _generators(numeric: bool, quick: bool) -> dict:
     """Name -> (fit(train, target) -> model, draw(model, n, seed) -> DataFrame)."""
-    from bayesgen import QDA, LatentClassNB, MixedNB
+    from bayesgen import QDA, LatentClassNB, MixedNB, TableSynthesizer
 
     def bayesgen_model(make):
         def fit(train, target):
@@ -154,6 +154,14 @@ def _generators(numeric: bool, quick: bool) -> dict:
     )
     if numeric:
         generators["QDA"] = bayesgen_model(QDA)
+
+    def synthesizer_fit(train, target):
+        return TableSynthesizer(target=target, max_iter=iterations).fit(train)
+
+    def synthesizer_draw(model, n, seed, target):
+        return model.sample(n, random_state=seed)
+
+    generators["TableSynthesizer (defaults)"] = (synthesizer_fit, synthesizer_draw)
 
     def copula_fit(train, target):
         return GaussianCopula().fit(train, random_state=0)

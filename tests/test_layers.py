@@ -2,7 +2,8 @@
 
 The layers, lowest first (``docs/architecture.md``): the shared utilities (the registry
 among them), ``families``, ``stories`` and ``joint``, ``inference``, ``estimators``, then the
-uses of estimators (``model_files``, ``cli``, ``plot``, ``dask``, ``metrics``). A module may
+uses of estimators (``model_files``, ``cli``, ``plot``, ``dask``, ``metrics``,
+``synthesizer``). A module may
 import its own layer or one below, at module level, inside a function, or by name
 (``importlib.import_module``, ``__import__``): a registry that imports what it registers is
 an import upward too. Imports inside functions are the way to reach an optional heavy
@@ -28,6 +29,7 @@ LAYERS = {
     "plot": 5,
     "dask": 5,
     "metrics": 5,
+    "synthesizer": 5,
 }
 
 

@@ -329,6 +329,9 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         self.family_log_evidence_ = evidence
 
     # ------------------------------------------------------------ the value
+    #: As scikit-learn's naive Bayes: one class is a model of the whole table (its density,
+    #: draws and imputations; `bayesgen.TableSynthesizer` with no target).
+    min_classes = 1
     fits_missing_by_em = True
     _state_beside_value = ("feature_families_", "column_groups_", "family_log_evidence_")
 

@@ -7,6 +7,7 @@ LDA and QDA refuse a single class, as scikit-learn's do; GaussianDA takes one.
 """
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from sklearn import naive_bayes
@@ -82,3 +83,16 @@ def test_discriminant_analysis_refuses_one_class_as_scikit_learn_does(model):
         model.fit(ONE, LABELS)
     with pytest.raises(ValueError, match="a classifier needs at least two"):
         model.partial_fit(ONE, LABELS, classes=["versicolor"])
+
+
+def test_mixed_nb_with_one_class_is_that_class_of_a_two_class_fit():
+    rng = np.random.default_rng(3)
+    n = 400
+    y = rng.integers(0, 2, n)
+    frame = pd.DataFrame({"visits": rng.poisson(1 + 3 * y), "kind": rng.choice(["a", "b", "c"], n)})
+    features = {"visits": "poisson", "kind": "categorical"}
+    both = bayesgen.MixedNB(features=features).fit(frame, y)
+    alone = bayesgen.MixedNB(features=features).fit(frame[y == 0], np.zeros((y == 0).sum()))
+    assert alone.classes_.tolist() == [0] and (alone.predict(frame) == 0).all()
+    within = both.predict_joint_log_proba(frame)[:, 0] - np.log(both.class_prior_[0])
+    np.testing.assert_allclose(alone.score_samples(frame), within, rtol=1e-12)

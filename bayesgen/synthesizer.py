@@ -1,0 +1,323 @@
+r"""``TableSynthesizer``: synthetic rows like a table's, with no tuning.
+
+bayesgen's generator for mixed tables, the way SDV's synthesizers are used: ``fit`` on a
+DataFrame, ``sample`` as many rows as wanted, in the table's columns and dtypes. Underneath
+it is a `bayesgen.LatentClassNB` (per class when the table has a class column, else one
+latent class model of the whole table), chosen on the table itself:
+
+1. **its size**: the number of components by held-out $\log p(x, y)$, the fewest within
+   one standard error of the best (`bayesgen.synthetic.fewest_components`);
+2. **its numeric columns** (``histogram_columns="auto"``): each column's family chosen
+   by evidence (normal, log-normal, Poisson, categories, …), or every numeric column of
+   more than two values a histogram with its point masses (`bayesgen.families.histogram`).
+   A histogram's atoms carry probabilities and a normal column densities, so their
+   likelihoods do not compare; the two are compared as synthetic data is judged: each
+   fitted on 70 % of the rows, its draws against the other 30 % by the detector of
+   `bayesgen.synthetic.quality_report` (lower AUC wins).
+
+Its draws are rounded to each column's recorded grid, kept inside the training range and
+given the training table's missing cells (``rounding``, ``support``, ``missing``: all
+``"training"`` by default, as SDV's ``enforce_rounding`` and ``enforce_min_max_values``).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, train_test_split
+from sklearn.utils.validation import check_is_fitted
+
+from bayesgen.estimators.latent_class_nb import LatentClassNB
+from bayesgen.synthetic.detection import detector_auc
+from bayesgen.synthetic.held_out import fewest_components, held_out_log_likelihood
+from bayesgen.synthetic.tables import check_tables
+
+#: The share of rows the choice of column families holds out.
+VALIDATION_SHARE = 0.3
+
+_CHOICES = ("auto", True, False)
+
+
+class TableSynthesizer(BaseEstimator):
+    """Synthetic rows like a table's: a latent class model chosen on the table (see the
+    module docstring).
+
+    Parameters
+    ----------
+    target : str, optional
+        The class column: each class gets its own mixture, and ``sample(y=...)`` draws
+        rows of a class. None: the whole table is one latent class model.
+    n_components : sequence of int, default=(1, 2, 5, 10, 20)
+        The component counts compared by held-out log-likelihood (candidates larger than
+        a fold's smallest class are left out).
+    histogram_columns : {"auto", True, False}, default="auto"
+        Whether numeric columns of more than two values are histograms: ``"auto"``
+        compares both by the held-out detector.
+    rounding, support, missing : {"training", None/"model"}, default="training"
+        `sample`'s defaults, passed to the model's ``sample``: draws rounded to each
+        column's recorded grid, kept inside the training range (``support="model"``: the
+        model's own law), with missing cells at the training rates (None: complete rows).
+    cv : int, default=3
+        Folds of the choice of ``n_components``.
+    max_iter : int, default=200
+        Most EM iterations of each fit.
+    random_state : int, default=0
+        Seeds the folds, the split, the EM starts, the detector and (unless ``sample``
+        is given one) the draws: the same table gives the same synthesizer.
+
+    Attributes
+    ----------
+    model_ : LatentClassNB
+        The chosen model, fitted on every row.
+    choice_ : dict
+        ``histogram_columns`` (bool), ``n_components`` (int), the held-out
+        log-likelihood of each candidate count (``cv_scores``) and, with
+        ``histogram_columns="auto"``, the held-out detector AUC of each column treatment
+        (``detector_auc``: ``{False: ..., True: ...}``).
+    columns_ : list
+        The table's columns, in order (the target among them).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> from bayesgen import TableSynthesizer
+    >>> rng = np.random.default_rng(0)
+    >>> table = pd.DataFrame({"size": np.round(rng.gamma(3.0, 2.0, 300), 1),
+    ...                       "kind": rng.choice(["a", "b"], 300)})
+    >>> synthesizer = TableSynthesizer(n_components=(1, 2)).fit(table)
+    >>> rows = synthesizer.sample(5)
+    >>> list(rows.columns), bool((rows["size"] * 10 % 1 == 0).all())
+    (['size', 'kind'], True)
+    """
+
+    def __init__(
+        self,
+        *,
+        target=None,
+        n_components=(1, 2, 5, 10, 20),
+        histogram_columns="auto",
+        rounding="training",
+        support="training",
+        missing="training",
+        cv=3,
+        max_iter=200,
+        random_state=0,
+    ):
+        self.target = target
+        self.n_components = n_components
+        self.histogram_columns = histogram_columns
+        self.rounding = rounding
+        self.support = support
+        self.missing = missing
+        self.cv = cv
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def fit(self, table, y=None):
+        """Choose and fit the model on ``table`` (a DataFrame, the target among its columns).
+
+        Parameters
+        ----------
+        table : pandas.DataFrame
+        y : None
+            Ignored (the class is the ``target`` column).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            For a table that is not a DataFrame or has too few rows, a ``target`` not
+            among its columns or with missing labels, or bad settings, naming them.
+        """
+        X, labels = self._check_table(table)
+        candidates = self._candidates(labels)
+        treatments = {False: None, True: _histogram_features(X)}
+        if not treatments[True] or self.histogram_columns is False:
+            del treatments[True]
+        elif self.histogram_columns is True:
+            del treatments[False]
+        searches = {
+            histogram: self._search(X, labels, features, candidates)
+            for histogram, features in treatments.items()
+        }
+        aucs = None
+        if len(searches) == 2:
+            aucs = {
+                histogram: self._held_out_detection(table, search.best_estimator_)
+                for histogram, search in searches.items()
+            }
+        histogram = min(aucs, key=aucs.get) if aucs else next(iter(searches))
+        search = searches[histogram]
+        self.model_ = search.best_estimator_
+        self.columns_ = list(table.columns)
+        self.choice_ = {
+            "histogram_columns": histogram,
+            "n_components": int(search.best_params_["n_components"]),
+            "cv_scores": dict(
+                zip(
+                    (int(c) for c in search.cv_results_["param_n_components"]),
+                    (float(s) for s in search.cv_results_["mean_test_score"]),
+                    strict=True,
+                )
+            ),
+            "detector_auc": aucs,
+        }
+        return self
+
+    def sample(self, num_rows, *, y=None, given=None, random_state=None):
+        """``num_rows`` synthetic rows, as a DataFrame with the table's columns.
+
+        Parameters
+        ----------
+        num_rows : int
+        y : label or array-like, optional
+            Draw rows of these classes (with a ``target``).
+        given : dict, optional
+            Column values to condition on, exactly (``LatentClassNB.sample``).
+        random_state : None or int
+            Seeds the draws; by default the synthesizer's ``random_state``.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        check_is_fitted(self, "model_")
+        if y is not None and self.target is None:
+            raise ValueError("y names classes, but this synthesizer was fitted with no target.")
+        seed = self.random_state if random_state is None else random_state
+        X, drawn = self.model_.sample(
+            num_rows,
+            y=y,
+            given=given,
+            support=self.support,
+            missing=self.missing,
+            rounding=self.rounding,
+            random_state=seed,
+        )
+        rows = pd.DataFrame(X).reset_index(drop=True)
+        if self.target is not None:
+            rows[self.target] = drawn
+        return rows[self.columns_]
+
+    # ------------------------------------------------------------------ choice
+    def _check_table(self, table):
+        if not isinstance(table, pd.DataFrame):
+            raise ValueError(
+                f"table must be a pandas DataFrame; got {type(table).__name__}. Make one "
+                "with pandas.DataFrame(rows, columns=names)."
+            )
+        if (
+            self.histogram_columns not in _CHOICES
+            or isinstance(self.histogram_columns, int)
+            and (not isinstance(self.histogram_columns, bool))
+        ):
+            raise ValueError(
+                f"histogram_columns must be 'auto', True or False; got {self.histogram_columns!r}."
+            )
+        counts = np.asarray(self.n_components, dtype=object).ravel()
+        if counts.size == 0 or not all(
+            isinstance(c, numbers.Integral) and not isinstance(c, bool) and c >= 1 for c in counts
+        ):
+            raise ValueError(
+                f"n_components must be a sequence of integers >= 1; got {self.n_components!r}."
+            )
+        if isinstance(self.cv, bool) or not isinstance(self.cv, numbers.Integral) or self.cv < 2:
+            raise ValueError(f"cv must be an integer >= 2; got {self.cv!r}.")
+        if self.target is None:
+            return table, np.zeros(len(table), dtype=np.int64)
+        if self.target not in table.columns:
+            raise ValueError(
+                f"target={self.target!r} is not a column of the table; its columns: "
+                f"{list(table.columns)}."
+            )
+        labels = table[self.target]
+        if labels.isna().any():
+            raise ValueError(
+                f"the target column {self.target!r} has {int(labels.isna().sum())} missing "
+                "labels; drop those rows, or fit with target=None."
+            )
+        return table.drop(columns=self.target), labels.to_numpy()
+
+    def _folds(self, labels):
+        if self.target is None:
+            return KFold(self.cv, shuffle=True, random_state=self.random_state)
+        return StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
+
+    def _candidates(self, labels) -> list[int]:
+        """The counts a fit on ``cv - 1`` folds of the smallest class can take."""
+        _, sizes = np.unique(labels.astype(str), return_counts=True)
+        if sizes.min() < self.cv:
+            raise ValueError(
+                f"the smallest class has {sizes.min()} rows, fewer than cv={self.cv} folds."
+            )
+        room = int(sizes.min() * (self.cv - 1) // self.cv)
+        counts = sorted({int(c) for c in np.ravel(self.n_components) if c <= room})
+        return counts or [1]
+
+    def _model(self, features):
+        return LatentClassNB(
+            features=features, max_iter=self.max_iter, random_state=self.random_state
+        )
+
+    def _search(self, X, labels, features, candidates):
+        return GridSearchCV(
+            self._model(features),
+            {"n_components": candidates},
+            scoring=held_out_log_likelihood,
+            refit=fewest_components,
+            cv=self._folds(labels),
+        ).fit(X, labels)
+
+    def _held_out_detection(self, table, chosen) -> float:
+        """The detector AUC of a model like ``chosen`` fitted on 70 % of ``table``: its
+        draws against the other 30 %."""
+        stratify = None if self.target is None else table[self.target]
+        fitted_rows, held_out = train_test_split(
+            table, test_size=VALIDATION_SHARE, stratify=stratify, random_state=self.random_state
+        )
+        model = self._model(chosen.features).set_params(n_components=chosen.n_components)
+        labels = (
+            np.zeros(len(fitted_rows), dtype=np.int64)
+            if self.target is None
+            else fitted_rows[self.target].to_numpy()
+        )
+        X = fitted_rows if self.target is None else fitted_rows.drop(columns=self.target)
+        model.fit(X, labels)
+        drawn = _as_table(
+            model.sample(
+                len(held_out),
+                support=self.support,
+                missing=self.missing,
+                rounding=self.rounding,
+                random_state=self.random_state,
+            ),
+            self.target,
+            list(table.columns),
+        )
+        (_, synthetic, real), columns = check_tables(fitted_rows, drawn, held_out, self.target)
+        return detector_auc(real, synthetic, columns, self.random_state)[0]
+
+
+def _as_table(draw, target, columns) -> pd.DataFrame:
+    X, labels = draw
+    rows = pd.DataFrame(X).reset_index(drop=True)
+    if target is not None:
+        rows[target] = labels
+    return rows[columns]
+
+
+def _histogram_features(X: pd.DataFrame) -> dict:
+    """Every numeric column of more than two values a histogram."""
+    return {
+        column: "histogram"
+        for column in X.columns
+        if pd.api.types.is_numeric_dtype(X[column])
+        and not pd.api.types.is_bool_dtype(X[column])
+        and X[column].nunique() > 2
+    }

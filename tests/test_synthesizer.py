@@ -1,0 +1,110 @@
+"""``TableSynthesizer``: a latent class model chosen on the table, drawing rows like it.
+
+References: the training table itself (grid, range, missing rates and categories of each
+column; binomial error for rates), the known number of hidden groups of a simulated table,
+and exact zeros, which only a histogram column with a point mass reproduces.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+
+from bayesgen import LatentClassNB, TableSynthesizer
+
+
+def _grouped_table(n=900, seed=0):
+    """Two classes; inside each, three hidden groups move a number (one decimal), a
+    category and a count together; some cells missing."""
+    rng = np.random.default_rng(seed)
+    label = rng.choice(["no", "yes"], n)
+    group = rng.integers(0, 3, n)
+    table = pd.DataFrame(
+        {
+            "size": np.round(10.0 + 6.0 * group + 2.0 * (label == "yes") + rng.normal(size=n), 1),
+            "kind": np.array(["red", "green", "blue"])[group],
+            "visits": rng.poisson(1 + 4 * group),
+            "label": label,
+        }
+    )
+    table.loc[rng.random(n) < 0.15, "size"] = np.nan
+    table.loc[rng.random(n) < 0.10, "kind"] = None
+    return table
+
+
+def test_defaults_draw_rows_on_the_grid_in_the_range_with_the_training_gaps():
+    table = _grouped_table()
+    synthesizer = TableSynthesizer(target="label", n_components=(1, 3)).fit(table)
+    assert synthesizer.choice_["n_components"] == 3  # the simulated hidden groups
+    rows = synthesizer.sample(4000)
+    assert list(rows.columns) == list(table.columns)
+    size = rows["size"].dropna().to_numpy()
+    np.testing.assert_allclose(size * 10, np.round(size * 10), atol=1e-9)  # one decimal
+    assert size.min() >= table["size"].min() and size.max() <= table["size"].max()
+    assert set(rows["kind"].dropna()) <= set(table["kind"].dropna())
+    assert set(rows["label"]) == {"no", "yes"}
+    for column in ("size", "kind", "visits"):
+        rate = table[column].isna().mean()
+        spread = 4 * np.sqrt(rate * (1 - rate) / len(rows)) + 1e-12
+        assert abs(rows[column].isna().mean() - rate) <= spread
+
+
+def test_a_column_of_exact_zeros_chooses_histogram_columns_and_keeps_its_zeros():
+    rng = np.random.default_rng(1)
+    n = 800
+    spend = np.where(rng.random(n) < 0.6, 0.0, np.round(rng.lognormal(5.0, 1.0, n), 2))
+    table = pd.DataFrame({"spend": spend, "age": rng.integers(18, 80, n)})
+    synthesizer = TableSynthesizer(n_components=(1, 2)).fit(table)
+    auc = synthesizer.choice_["detector_auc"]
+    assert synthesizer.choice_["histogram_columns"] is True and auc[True] < auc[False]
+    # The zeros are the model's point mass, not the rounding's: unrounded draws keep them.
+    exact = synthesizer.set_params(rounding=None).sample(5000)
+    share = (exact["spend"] == 0).mean()
+    assert abs(share - 0.6) <= 4 * np.sqrt(0.6 * 0.4 / n + 0.6 * 0.4 / len(exact))
+    plain = TableSynthesizer(n_components=(1, 2), histogram_columns=False, rounding=None)
+    assert (plain.fit(table).sample(5000)["spend"] == 0).mean() < 0.01  # densities only
+
+
+def test_no_target_is_one_latent_class_model_of_the_table():
+    table = _grouped_table().drop(columns="label")
+    synthesizer = TableSynthesizer(n_components=(1, 3), histogram_columns=False).fit(table)
+    assert isinstance(synthesizer.model_, LatentClassNB)
+    assert synthesizer.model_.classes_.tolist() == [0]
+    rows = synthesizer.sample(50)
+    assert list(rows.columns) == list(table.columns)
+    with pytest.raises(ValueError, match="no target"):
+        synthesizer.sample(5, y="yes")
+
+
+def test_the_same_seed_gives_the_same_synthesizer_and_rows():
+    table = _grouped_table(n=300)
+    first = TableSynthesizer(target="label", n_components=(1, 2)).fit(table)
+    again = clone(first).fit(table)
+    pd.testing.assert_frame_equal(first.sample(100), again.sample(100))
+    assert not first.sample(100, random_state=1).equals(first.sample(100))
+    given = first.sample(200, y="yes", given={"kind": "blue"})
+    assert (given["label"] == "yes").all() and (given["kind"].dropna() == "blue").all()
+
+
+@pytest.mark.parametrize(
+    ("settings", "table", "named"),
+    [
+        ({}, np.zeros((5, 2)), "table must be a pandas DataFrame"),
+        ({"target": "nope"}, None, "target='nope' is not a column"),
+        ({"histogram_columns": "yes"}, None, "histogram_columns must be"),
+        ({"n_components": (0, 2)}, None, "n_components must be a sequence"),
+        ({"cv": 1}, None, "cv must be an integer >= 2"),
+        ({"target": "label", "cv": 200}, None, "fewer than cv=200 folds"),
+    ],
+)
+def test_bad_settings_and_tables_are_refused_by_name(settings, table, named):
+    table = _grouped_table(n=300) if table is None else table
+    with pytest.raises(ValueError, match=named):
+        TableSynthesizer(**settings).fit(table)
+
+
+def test_missing_labels_are_refused():
+    table = _grouped_table(n=300)
+    table.loc[3, "label"] = None
+    with pytest.raises(ValueError, match="1 missing labels"):
+        TableSynthesizer(target="label").fit(table)
