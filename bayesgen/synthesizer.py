@@ -51,8 +51,9 @@ class TableSynthesizer(BaseEstimator):
         The class column: each class gets its own mixture, and ``sample(y=...)`` draws
         rows of a class. None: the whole table is one latent class model.
     n_components : sequence of int, default=(1, 2, 5, 10, 20)
-        The component counts compared by held-out log-likelihood (candidates larger than
-        a fold's smallest class are left out).
+        The component counts compared by held-out log-likelihood. A count that the
+        smallest class's training rows in a fold (or in the 70 % of the column choice)
+        cannot hold is left out; 1 if none is left.
     histogram_columns : {"auto", True, False}, default="auto"
         Whether numeric columns of more than two values are histograms: ``"auto"``
         compares both by the held-out detector.
@@ -65,8 +66,10 @@ class TableSynthesizer(BaseEstimator):
     max_iter : int, default=200
         Most EM iterations of each fit.
     random_state : int, default=0
-        Seeds the folds, the split, the EM starts, the detector and (unless ``sample``
-        is given one) the draws: the same table gives the same synthesizer.
+        Seeds the folds, the split, the EM starts, the detector and the stream of
+        ``sample``'s seeds: the same table gives the same synthesizer, whose successive
+        ``sample`` calls give other rows (each the same as the same call of another
+        synthesizer fitted alike).
 
     Attributes
     ----------
@@ -79,6 +82,8 @@ class TableSynthesizer(BaseEstimator):
         (``detector_auc``: ``{False: ..., True: ...}``).
     columns_ : list
         The table's columns, in order (the target among them).
+    target_ : str or None
+        The class column of the fit.
 
     Examples
     --------
@@ -136,7 +141,13 @@ class TableSynthesizer(BaseEstimator):
             among its columns or with missing labels, or bad settings, naming them.
         """
         X, labels = self._check_table(table)
-        candidates = self._candidates(labels)
+        split = train_test_split(
+            table,
+            test_size=VALIDATION_SHARE,
+            stratify=None if self.target is None else labels,
+            random_state=self.random_state,
+        )
+        candidates = self._candidates(labels, split[0])
         treatments = {False: None, True: _histogram_features(X)}
         if not treatments[True] or self.histogram_columns is False:
             del treatments[True]
@@ -149,13 +160,16 @@ class TableSynthesizer(BaseEstimator):
         aucs = None
         if len(searches) == 2:
             aucs = {
-                histogram: self._held_out_detection(table, search.best_estimator_)
+                histogram: self._held_out_detection(table, split, search.best_estimator_)
                 for histogram, search in searches.items()
             }
         histogram = min(aucs, key=aucs.get) if aucs else next(iter(searches))
         search = searches[histogram]
         self.model_ = search.best_estimator_
         self.columns_ = list(table.columns)
+        self.target_ = self.target
+        self._target_dtype = None if self.target is None else table[self.target].dtype
+        self._seeds = np.random.default_rng(self.random_state)
         self.choice_ = {
             "histogram_columns": histogram,
             "n_components": int(search.best_params_["n_components"]),
@@ -177,20 +191,27 @@ class TableSynthesizer(BaseEstimator):
         ----------
         num_rows : int
         y : label or array-like, optional
-            Draw rows of these classes (with a ``target``).
+            Draw rows of these classes (with a ``target``): one label for all rows, or
+            one per row (then as many rows as labels, whatever ``num_rows``).
         given : dict, optional
-            Column values to condition on, exactly (``LatentClassNB.sample``).
+            Column values to condition on, exactly (``LatentClassNB.sample``); the class
+            is given by ``y``.
         random_state : None or int
-            Seeds the draws; by default the synthesizer's ``random_state``.
+            Seeds the draws; by default the next seed of the synthesizer's stream.
 
         Returns
         -------
         pandas.DataFrame
         """
         check_is_fitted(self, "model_")
-        if y is not None and self.target is None:
+        if y is not None and self.target_ is None:
             raise ValueError("y names classes, but this synthesizer was fitted with no target.")
-        seed = self.random_state if random_state is None else random_state
+        if given is not None and self.target_ is not None and self.target_ in given:
+            raise ValueError(
+                f"given names the target column {self.target_!r}; draw rows of a class with "
+                "y= instead."
+            )
+        seed = int(self._seeds.integers(2**31 - 1)) if random_state is None else random_state
         X, drawn = self.model_.sample(
             num_rows,
             y=y,
@@ -201,8 +222,8 @@ class TableSynthesizer(BaseEstimator):
             random_state=seed,
         )
         rows = pd.DataFrame(X).reset_index(drop=True)
-        if self.target is not None:
-            rows[self.target] = drawn
+        if self.target_ is not None:
+            rows[self.target_] = pd.Series(drawn).astype(self._target_dtype)
         return rows[self.columns_]
 
     # ------------------------------------------------------------------ choice
@@ -229,7 +250,12 @@ class TableSynthesizer(BaseEstimator):
             )
         if isinstance(self.cv, bool) or not isinstance(self.cv, numbers.Integral) or self.cv < 2:
             raise ValueError(f"cv must be an integer >= 2; got {self.cv!r}.")
+        if table.columns.duplicated().any():
+            repeated = sorted({str(c) for c in table.columns[table.columns.duplicated()]})
+            raise ValueError(f"table has repeated column names: {repeated}.")
         if self.target is None:
+            if len(table) < self.cv:
+                raise ValueError(f"table has {len(table)} rows, fewer than cv={self.cv} folds.")
             return table, np.zeros(len(table), dtype=np.int64)
         if self.target not in table.columns:
             raise ValueError(
@@ -249,14 +275,18 @@ class TableSynthesizer(BaseEstimator):
             return KFold(self.cv, shuffle=True, random_state=self.random_state)
         return StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
 
-    def _candidates(self, labels) -> list[int]:
-        """The counts a fit on ``cv - 1`` folds of the smallest class can take."""
+    def _candidates(self, labels, fitted_rows) -> list[int]:
+        """The counts a fit on ``cv - 1`` folds of the smallest class, and one on the
+        column choice's share of it (``fitted_rows``), can take."""
         _, sizes = np.unique(labels.astype(str), return_counts=True)
         if sizes.min() < self.cv:
             raise ValueError(
                 f"the smallest class has {sizes.min()} rows, fewer than cv={self.cv} folds."
             )
         room = int(sizes.min() * (self.cv - 1) // self.cv)
+        if self.target is not None:
+            _, held = np.unique(fitted_rows[self.target].astype(str), return_counts=True)
+            room = min(room, int(held.min()))
         counts = sorted({int(c) for c in np.ravel(self.n_components) if c <= room})
         return counts or [1]
 
@@ -272,15 +302,13 @@ class TableSynthesizer(BaseEstimator):
             scoring=held_out_log_likelihood,
             refit=fewest_components,
             cv=self._folds(labels),
+            error_score="raise",  # a column the model cannot take, named as it refuses it
         ).fit(X, labels)
 
-    def _held_out_detection(self, table, chosen) -> float:
-        """The detector AUC of a model like ``chosen`` fitted on 70 % of ``table``: its
-        draws against the other 30 %."""
-        stratify = None if self.target is None else table[self.target]
-        fitted_rows, held_out = train_test_split(
-            table, test_size=VALIDATION_SHARE, stratify=stratify, random_state=self.random_state
-        )
+    def _held_out_detection(self, table, split, chosen) -> float:
+        """The detector AUC of a model like ``chosen`` fitted on the first part of
+        ``split`` (70 % of ``table``): its draws against the other 30 %."""
+        fitted_rows, held_out = split
         model = self._model(chosen.features).set_params(n_components=chosen.n_components)
         labels = (
             np.zeros(len(fitted_rows), dtype=np.int64)

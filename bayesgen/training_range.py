@@ -162,11 +162,17 @@ def _precisions(X, positions: np.ndarray) -> np.ndarray:
     """The relative precision of each numeric column's type (float32 or float64)."""
     frame = getattr(X, "frame", X)
     if isinstance(frame, pd.DataFrame):
-        dtypes = [frame.dtypes.iloc[j] for j in positions]
-        return np.array(
-            [recorded_grid.precision_of(getattr(d, "numpy_dtype", np.float64)) for d in dtypes]
-        )
+        return np.array([_precision_of(frame.dtypes.iloc[j]) for j in positions])
     return np.full(positions.shape[0], recorded_grid.precision_of(np.asarray(frame).dtype))
+
+
+def _precision_of(dtype) -> float:
+    """`recorded_grid.precision_of` a column's dtype, a pandas extension dtype by the NumPy
+    dtype it holds (``Float32``: float32)."""
+    try:
+        return recorded_grid.precision_of(getattr(dtype, "numpy_dtype", dtype))
+    except TypeError:  # a dtype NumPy does not know: its values are read as float64
+        return recorded_grid.precision_of(np.float64)
 
 
 def _weighted(X, weights: np.ndarray, nothing: np.ndarray) -> ColumnRecord:
@@ -344,6 +350,7 @@ def within(draw, n_rows: int, low: np.ndarray, high: np.ndarray):
             )
         rounds += 1
         X, y = draw(pending)
+        X = at_single_values(X, low, high)
         inside = ~cells_outside(X, low, high).any(axis=1)
         drawn += pending.size
         accepted += int(inside.sum())
@@ -353,6 +360,30 @@ def within(draw, n_rows: int, low: np.ndarray, high: np.ndarray):
         pending = pending[~inside]
     order = np.argsort(np.concatenate(kept_rows), kind="stable")
     return _take(_stack(kept_X), order), np.concatenate(kept_y)[order]
+
+
+def at_single_values(X, low: np.ndarray, high: np.ndarray):
+    """Drawn rows ``X`` with every cell of a column whose training range is one value set
+    to that value (a missing cell left). A continuous law truncated to ``[c - e, c + e]``
+    tends to the point mass at ``c`` as ``e`` shrinks: the truncation to ``[c, c]``, which
+    no continuous draw would reach by rejection."""
+    single = np.flatnonzero(np.isfinite(low) & (low == high))
+    if not single.size:
+        return X
+    if isinstance(X, pd.DataFrame):
+        X = X.copy()
+        for j in single:
+            column = X.iloc[:, j]
+            if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+                kept = column.where(column.isna(), low[j])
+                X.isetitem(j, kept.astype(column.dtype))
+        return X
+    X = np.array(X)
+    if X.dtype.kind not in "iuf":
+        return X
+    cells = X[:, single]
+    X[:, single] = np.where(np.isnan(cells.astype(np.float64)), cells, low[single])
+    return X
 
 
 def warn_negative(X, low: np.ndarray, names, given=()) -> None:

@@ -156,7 +156,9 @@ def _generators(numeric: bool, quick: bool) -> dict:
         generators["QDA"] = bayesgen_model(QDA)
 
     def synthesizer_fit(train, target):
-        return TableSynthesizer(target=target, max_iter=iterations).fit(train)
+        synthesizer = TableSynthesizer(target=target, max_iter=iterations).fit(train)
+        print(f"TableSynthesizer's choice: {synthesizer.choice_}", file=sys.stderr)
+        return synthesizer
 
     def synthesizer_draw(model, n, seed, target):
         return model.sample(n, random_state=seed)

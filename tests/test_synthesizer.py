@@ -81,7 +81,12 @@ def test_the_same_seed_gives_the_same_synthesizer_and_rows():
     first = TableSynthesizer(target="label", n_components=(1, 2)).fit(table)
     again = clone(first).fit(table)
     pd.testing.assert_frame_equal(first.sample(100), again.sample(100))
-    assert not first.sample(100, random_state=1).equals(first.sample(100))
+    second = first.sample(100)  # the next call: other rows, the same as again's next
+    pd.testing.assert_frame_equal(second, again.sample(100))
+    assert not second.equals(first.sample(100, random_state=1))
+    pd.testing.assert_frame_equal(
+        first.sample(100, random_state=1), again.sample(100, random_state=1)
+    )
     given = first.sample(200, y="yes", given={"kind": "blue"})
     assert (given["label"] == "yes").all() and (given["kind"].dropna() == "blue").all()
 
@@ -108,3 +113,39 @@ def test_missing_labels_are_refused():
     table.loc[3, "label"] = None
     with pytest.raises(ValueError, match="1 missing labels"):
         TableSynthesizer(target="label").fit(table)
+
+
+def test_awkward_columns_a_constant_float32_and_a_categorical_target():
+    rng = np.random.default_rng(5)
+    n = 240
+    table = pd.DataFrame(
+        {
+            "size": np.round(rng.gamma(4.0, 2.0, n), 1).astype(np.float32),
+            "fixed": np.full(n, 5.0),  # one value: every truncated draw holds it
+            "label": pd.Categorical(rng.choice(["a", "b"], n)),
+        }
+    )
+    synthesizer = TableSynthesizer(target="label", n_components=(1, 2)).fit(table)
+    rows = synthesizer.sample(500)
+    assert (rows["fixed"] == 5.0).all()
+    assert rows["size"].dtype == np.float32 and rows["label"].dtype == table["label"].dtype
+    tenths = rows["size"].to_numpy(np.float64) * 10
+    np.testing.assert_allclose(tenths, np.round(tenths), atol=1e-3)  # float32's one decimal
+    synthesizer.set_params(target=None)  # the fit's target stays the fit's
+    assert list(synthesizer.sample(5).columns) == list(table.columns)
+    with pytest.raises(ValueError, match="draw rows of a class with y="):
+        synthesizer.sample(5, given={"label": "a"})
+
+
+def test_candidates_fit_the_smallest_class_of_every_fit():
+    table = _grouped_table(n=300)
+    table.loc[:9, "label"] = "rare"  # a class of 10 rows: 7 in the column choice's share
+    synthesizer = TableSynthesizer(target="label", cv=10, n_components=(1, 7, 9)).fit(table)
+    assert set(synthesizer.choice_["cv_scores"]) == {1, 7}
+
+
+def test_a_column_the_model_cannot_take_is_named():
+    table = _grouped_table(n=300)
+    table["when"] = pd.Timestamp("2026-01-01") + pd.to_timedelta(np.arange(300), "D")
+    with pytest.raises((ValueError, TypeError), match="when"):
+        TableSynthesizer(target="label", n_components=(1,)).fit(table)

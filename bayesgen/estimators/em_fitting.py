@@ -126,8 +126,8 @@ class FitByEM:
             return
         value = self.joint_
         R = np.asarray(responsibilities).astype(compute_dtype(X.dtype), copy=False)
-        if by_em:
-            family = self._base_family()
+        if by_em:  # over the columns the fit learned (its parameters are over them)
+            family = joint.family_of(self._base_family(), value)
             self.joint_ = self._mixture_em(family, X, R, start_params=value.params).joint
             return
         family = joint.family_of(self._base_family(), value)

@@ -174,7 +174,9 @@ class GenerativeUses:
             numeric column (``data_min_`` to ``data_max_``): the labels are drawn as
             always (from ``class_prior_``, or given), and a row that leaves the range is
             drawn again given its class, so the class shares stay the model's. Exact, and
-            fast where the model puts most of a class's mass inside the range.
+            fast where the model puts most of a class's mass inside the range. A column
+            whose training values were all one value holds that value (the limit of the
+            law truncated to ever narrower ranges around it).
         missing : {None, "training"}, default=None
             None: complete rows. ``"training"``: each drawn cell of column ``j`` is then
             left missing, independently, with that column's missing rate in training

@@ -161,7 +161,9 @@ def fit(
         statistics (missing entries at their column means).
     start_params : MixtureFamilyParams, optional
         Parameters to start from (one run, its first E-step under them), instead of
-        starting memberships: EM continued from a fit.
+        starting memberships: EM continued from a fit. ``family`` is then that fit's
+        (what it learned about the columns put back, `bayesgen.joint.family_of`), and
+        learns nothing more from ``X``: its parameters are over those columns.
 
     Returns
     -------
@@ -182,7 +184,8 @@ def fit(
     _check_rows(X, R)
     dtype = compute_dtype(R.dtype)
     R = R.astype(dtype, copy=False)
-    family, _ = family.learn(rows_to_learn_from(family, X, R))
+    if start_params is None:  # a continued fit keeps the columns its parameters are over
+        family, _ = family.learn(rows_to_learn_from(family, X, R))
     family.active(R.shape[1])  # n_components per class: one per class
     encoded = family.encode(X)
     run = _Run(family, encoded, R, dtype, settings.estimate, leaf_stats, frozen)

@@ -73,6 +73,28 @@ def test_em_over_unlabelled_rows_never_decreases(n_components, seed):
     assert np.all(np.diff(history) >= -1e-9 * np.abs(history[:-1]))
 
 
+def test_em_over_unlabelled_rows_keeps_the_columns_the_first_fit_learned():
+    # Continued from the current parameters, the components' EM stays over the histogram
+    # cells and categories of the first fit (re-learned from every row, they no longer
+    # matched the parameters: a shape error).
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 300).astype(object)
+    y[rng.random(300) < 0.5] = -1
+    frame = pd.DataFrame(
+        {
+            "x": rng.normal(size=300),
+            "c": rng.choice(["a", "b"], 300).astype(object),
+        }
+    )
+    frame.loc[(y == -1) & (rng.random(300) < 0.3), "c"] = "only unlabelled"
+    model = LatentClassNB(n_components=2, features={"x": "histogram"}, random_state=0)
+    history = model.fit(frame, y).log_likelihood_history_
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[:-1]))
+    probabilities = model.predict_proba(frame)
+    assert np.isfinite(probabilities).all()
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1.0)
+
+
 def test_em_objective_is_the_fitted_log_likelihood():
     """The last objective, without its prior term, is sum_i log p(x_i | y_i)."""
     frame, y = _table(missing=False)
