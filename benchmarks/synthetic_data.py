@@ -98,12 +98,34 @@ def randhie() -> tuple[pd.DataFrame, str]:
     return frame, "hlthg"
 
 
+def breast_cancer() -> tuple[pd.DataFrame, str]:
+    """scikit-learn's breast cancer table: 569 rows, 30 positive measurements, 2 classes."""
+    from sklearn.datasets import load_breast_cancer
+
+    frame = load_breast_cancer(as_frame=True).frame
+    frame["target"] = np.where(frame["target"] == 1, "benign", "malignant")
+    return frame, "target"
+
+
+def anes96() -> tuple[pd.DataFrame, str]:
+    """statsmodels' 1996 American National Election Study, 944 rows: the class is the vote
+    (Dole or Clinton); scales of 1-7, age, education and income codes, a population and its
+    logarithm, as the dataset ships them."""
+    from statsmodels.datasets import anes96 as source
+
+    frame = source.load_pandas().data
+    frame["vote"] = np.where(frame["vote"] > 0, "Dole", "Clinton")
+    return frame, "vote"
+
+
 #: Name -> (loader, the package it needs or None).
 TABLES = {
     "penguins": (penguins, "palmerpenguins"),
     "fair": (fair, "statsmodels"),
     "wine": (wine, None),
     "randhie": (randhie, "statsmodels"),
+    "breast_cancer": (breast_cancer, None),
+    "anes96": (anes96, "statsmodels"),
 }
 
 
