@@ -36,6 +36,8 @@ def test_defaults_draw_rows_on_the_grid_in_the_range_with_the_training_gaps():
     table = _grouped_table()
     synthesizer = TableSynthesizer(target="label", n_components=(1, 3)).fit(table)
     assert synthesizer.choice_["n_components"] == 3  # the simulated hidden groups
+    scores = synthesizer.choice_["cv_scores"]
+    assert synthesizer.model_.n_components == max(scores, key=scores.get) == 3
     rows = synthesizer.sample(4000)
     assert list(rows.columns) == list(table.columns)
     size = rows["size"].dropna().to_numpy()
