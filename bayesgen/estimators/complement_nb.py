@@ -170,6 +170,7 @@ class ComplementNB(NaiveBayesClassPrior):
         given=None,
         support="model",
         missing=None,
+        rounding=None,
         random_state=None,
         method="numpy",
     ):

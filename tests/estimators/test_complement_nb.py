@@ -45,7 +45,8 @@ def test_no_generative_story():
     X, y = load_digits(return_X_y=True)
     model = ComplementNB().fit(X, y)
     assert not hasattr(model, "score_samples")  # no density
-    for use in (model.sample, model.story, model.posterior, lambda: model.impute(X)):
+    rounded = lambda: model.sample(3, rounding="training")  # noqa: E731 - sample's keywords
+    for use in (model.sample, rounded, model.story, model.posterior, lambda: model.impute(X)):
         with pytest.raises(NoGenerativeStory, match="heuristic"):
             use()
     with pytest.raises(ValueError, match="unlabelled"):
