@@ -14,9 +14,11 @@ from gappy_cases import gappy as _gappy
 from scipy import stats
 
 from bayesgen import LDA
+from bayesgen import _parallel as parallel
 from bayesgen.families.gaussian import (
     GaussianFamily,
     GaussianParams,
+    gap_layout,
     missing,
     missing_conditionals,
     small_blocks,
@@ -63,6 +65,41 @@ def test_shared_covariance_scores_equal_scipy(offset):
     )
     log_density = -0.5 * squared - half_log_det - 0.5 * n_observed[:, None] * np.log(2 * np.pi)
     np.testing.assert_allclose(log_density, expected, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_shared_covariance_scores_in_blocks_and_threads_equal_scipy(monkeypatch, threads):
+    """Many row blocks and stacks (every missing count, a row with one entry seen, float32
+    rows), spread over threads or not: SciPy's density of each observed block, and the
+    same values as one block and one thread."""
+    rng = np.random.default_rng(11)
+    K, d = 4, 7
+    means = rng.normal(size=(K, d))
+    covariance = _covariances(rng, 1, d)[0]
+    X = _gappy(rng, 400, d, fraction=0.45)
+    X[2, 1:] = np.nan  # one entry seen
+    expected = _scipy_log_density(means, np.broadcast_to(covariance, (K, d, d)), X)
+    whole = (
+        missing.log_likelihood(means, covariance, X),
+        missing.log_likelihood(means, covariance, X, row_terms=False),
+    )
+    monkeypatch.setattr(gap_layout, "BLOCK_VALUES", 13 * 2 * d)  # 13 rows a block
+    monkeypatch.setattr(gap_layout, "STACK_VALUES", 200)
+    monkeypatch.setattr(gap_layout, "PARALLEL_ROWS", 0)
+    monkeypatch.setattr(parallel, "thread_count", lambda: threads)
+    split = (
+        missing.log_likelihood(means, covariance, X),
+        missing.log_likelihood(means, covariance, X, row_terms=False),
+    )
+    np.testing.assert_allclose(split[0], expected, rtol=1e-9, atol=1e-9)
+    for got, reference in zip(split, whole, strict=True):
+        np.testing.assert_allclose(got, reference, rtol=1e-12, atol=1e-12)
+    single = missing.log_likelihood(means, covariance, X.astype(np.float32))
+    assert single.dtype == np.float32
+    expected_single = _scipy_log_density(
+        means, np.broadcast_to(covariance, (K, d, d)), X.astype(np.float32).astype(np.float64)
+    )
+    np.testing.assert_allclose(single, expected_single, rtol=1e-5, atol=1e-4)
 
 
 def test_lda_probabilities_on_gappy_rows_equal_the_normalised_joint():
@@ -223,6 +260,8 @@ def test_blocks_and_chunks_do_not_change_shared_or_mixed_results(monkeypatch):
     assert missing.has_many_patterns(np.isnan(X))
     whole = results()
     monkeypatch.setattr(missing, "CHUNK_VALUES", 50)  # a few rows per block and chunk
+    monkeypatch.setattr(gap_layout, "BLOCK_VALUES", 50)  # the two passes' blocks and stacks
+    monkeypatch.setattr(gap_layout, "STACK_VALUES", 50)
     for got, expected in zip(results(), whole, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 

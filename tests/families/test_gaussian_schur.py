@@ -113,3 +113,53 @@ def test_family_scores_many_patterns_as_scipy_for_every_covariance_type(covarian
         -0.5 * expected_squared - expected_half_log_det - 0.5 * n_observed * np.log(2 * np.pi)
     )
     np.testing.assert_allclose(family.log_likelihood(params, X), expected, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
+@pytest.mark.parametrize("gappy_share", [0.1, 0.9])
+def test_every_way_to_a_gappy_table_gives_the_observed_block_densities(
+    monkeypatch, covariance_type, gappy_share
+):
+    """A table most of whose rows miss entries is scored by observed blocks at once (no
+    complete pass first), one with a few such rows by rescoring them: the same densities
+    as SciPy's, complete rows included, a complete row far out at density 0, and float32."""
+    from bayesgen.families.gaussian import family as family_module
+
+    rng = np.random.default_rng(12)
+    K, d, n = 3, 6, 400
+    means = rng.normal(size=(K, d))
+    full = _covariances(rng, K, d)
+    stored = {
+        "full": full,
+        "tied": full[0],
+        "diag": np.stack([np.diag(c) for c in full]),
+        "spherical": np.array([np.trace(c) / d for c in full]),
+    }[covariance_type]
+    family, params = GaussianFamily(covariance_type), GaussianParams(means, stored)
+    X = rng.normal(size=(n, d)) * 2.0
+    X[rng.uniform(size=n) < gappy_share, rng.integers(0, d)] = np.nan
+    X[rng.uniform(size=(n, d)) < 0.2 * gappy_share] = np.nan
+    X[3] = 1e300  # complete, and so far out that its quadratic form overflows
+    X[4] = np.nan
+    reference_rows = X.copy()
+    reference_rows[3] = 0.0  # its expected density is set to 0 below
+    expected_squared, expected_half_log_det = _scipy_forms(
+        means, family.full_covariances(params), reference_rows
+    )
+    n_observed = np.sum(~np.isnan(X), axis=1)[:, None]
+    expected = -0.5 * expected_squared - expected_half_log_det
+    expected -= 0.5 * n_observed * np.log(2 * np.pi)
+    expected[3] = -np.inf
+    monkeypatch.setattr(family_module, "GAPPY_PROBE_ROWS", 8)  # judged on 8 rows of >= 256
+    gappy_first = family_module._mostly_gappy(X)
+    assert gappy_first == (gappy_share > 0.5)
+    found = family.log_likelihood(params, X)
+    np.testing.assert_allclose(found, expected, rtol=1e-9, atol=1e-9)
+    # Not judged at all: the complete pass, then the flagged rows rescored.
+    monkeypatch.setattr(family_module, "GAPPY_PROBE_ROWS", n)
+    np.testing.assert_allclose(family.log_likelihood(params, X), found, rtol=1e-12, atol=1e-12)
+    monkeypatch.setattr(family_module, "GAPPY_PROBE_ROWS", 8)
+    single = family.log_likelihood(params, reference_rows.astype(np.float32))
+    assert single.dtype == np.float32
+    double = family.log_likelihood(params, reference_rows)
+    np.testing.assert_allclose(single, double, rtol=1e-4, atol=1e-3)

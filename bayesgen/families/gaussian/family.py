@@ -260,6 +260,13 @@ class GaussianFamily(FeatureFamily):
         finite row so far out that its quadratic form overflows has density 0 (``-inf``).
         """
         with np.errstate(over="ignore", invalid="ignore"):
+            if _mostly_gappy(X) and _finite(params):
+                # Every row by its observed block at once: scoring them as complete first
+                # (to find the gappy ones) would be work thrown away.
+                scores = np.empty((X.shape[0], np.shape(params.means)[0]), dtype=X.dtype)
+                self._score_observed_blocks(params, scores, slice(None), X, row_terms)
+                np.copyto(scores, -np.inf, where=np.isnan(scores))  # overflowed: density 0
+                return scores
             complete = log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
             return self.with_missing_rows(params, X, complete, row_terms=row_terms)
 
@@ -288,16 +295,29 @@ class GaussianFamily(FeatureFamily):
         flagged = np.flatnonzero(np.isnan(sums))
         if flagged.size == 0:
             return result
-        # Every row flagged (as when entries are missing at random): X itself, not a copy.
-        rows = np.asarray(X if flagged.size == X.shape[0] else X[flagged])
-        gappy = np.isnan(rows).any(axis=1)
-        if gappy.any():
-            self._score_observed_blocks(params, result, flagged[gappy], rows[gappy], row_terms)
+        finite = _finite(params)
+        if finite and 2 * flagged.size > X.shape[0]:
+            # Most rows flagged (as when entries are missing at random): every row scored
+            # by its observed block (a complete row is one block), from X itself, not a
+            # copy of the flagged rows; the rows with a gap take those scores.
+            X = np.asarray(X)
+            gappy = np.flatnonzero(np.isnan(X).any(axis=1))
+            scored = np.empty_like(result)
+            self._score_observed_blocks(params, scored, slice(None), X, row_terms)
+            result[gappy] = scored[gappy]
+        else:
+            rows = np.asarray(X[flagged])
+            gappy = np.isnan(rows).any(axis=1)
+            if gappy.any():
+                self._score_observed_blocks(params, result, flagged[gappy], rows[gappy], row_terms)
         # With finite parameters, what is still NaN overflowed (inf - inf in a quadratic
         # form of a row far out): a density of 0. NaN parameters stay NaN.
-        if all(np.isfinite(np.asarray(leaf)).all() for leaf in params):
-            still = result[flagged]
-            result[flagged] = np.where(np.isnan(still), -np.inf, still)
+        if finite:
+            if flagged.size == result.shape[0]:
+                np.copyto(result, -np.inf, where=np.isnan(result))
+            else:
+                still = result[flagged]
+                result[flagged] = np.where(np.isnan(still), -np.inf, still)
         return result
 
     def _score_observed_blocks(self, params, result, incomplete, rows, row_terms) -> None:
@@ -512,3 +532,20 @@ def square_root(covariance: np.ndarray) -> np.ndarray:
     except np.linalg.LinAlgError:
         values, vectors = np.linalg.eigh(covariance)
         return vectors * np.sqrt(np.clip(values, 0.0, None))
+
+
+#: Rows from which `_mostly_gappy` judges a table (and fewest rows it judges at all).
+GAPPY_PROBE_ROWS = 256
+
+
+def _mostly_gappy(X) -> bool:
+    """Whether ``X`` is a large NumPy table most of whose first rows miss some entry (as
+    when entries are missing at random): then it is scored by observed blocks at once."""
+    if not isinstance(X, np.ndarray) or X.ndim != 2 or X.shape[0] < 32 * GAPPY_PROBE_ROWS:
+        return False
+    return 2 * np.count_nonzero(np.isnan(X[:GAPPY_PROBE_ROWS]).any(axis=1)) > GAPPY_PROBE_ROWS
+
+
+def _finite(params) -> bool:
+    """Whether every parameter is finite (a NaN one is a bug elsewhere, kept visible)."""
+    return all(np.isfinite(np.asarray(leaf)).all() for leaf in params)

@@ -46,7 +46,7 @@ import math
 import numpy as np
 from scipy.linalg import cho_solve, solve_triangular
 
-from bayesgen.families.gaussian import missing_blocks, missing_tied, small_blocks
+from bayesgen.families.gaussian import missing_blocks, missing_tied
 from bayesgen.families.gaussian.missing_diagonal import (  # the family and mixtures call it here
     diagonal_log_likelihood as diagonal_log_likelihood,
 )
@@ -162,15 +162,9 @@ def shared_covariance(covariances: np.ndarray):
 
 
 def _shared_log_likelihood(means, covariance, X, row_terms: bool) -> np.ndarray:
-    """`log_likelihood` under one covariance, rows batched by missing count (`missing_tied`)."""
+    """`log_likelihood` under one covariance (`missing_tied`)."""
     shared = missing_tied.shared_precision(means, covariance)
-    by_class = np.zeros((means.shape[0], X.shape[0]))
-    for rows, block, chunks in row_blocks(X, means.shape[0], complete=True):
-        by_class[:, rows] = missing_tied.block_log_likelihood(
-            shared, block, chunks, row_terms=row_terms
-        )
-    by_class[:, missing_counts(X) == X.shape[1]] = 0.0  # nothing observed: log 1
-    return by_class.T.astype(X.dtype)
+    return missing_tied.log_likelihood(shared, X, row_terms=row_terms).T.astype(X.dtype)
 
 
 def observed_block_forms(means: np.ndarray, covariances: np.ndarray, X: np.ndarray):
@@ -264,22 +258,12 @@ def schur_forms(means, covariances, X):
 
     A row with every entry missing gets 0 and 0.
     """
-    n_classes = means.shape[0]
     shared = shared_covariance(covariances)
     if shared is not None:
         return _shared_schur_forms(means, shared, X)
     classes = missing_blocks.class_precisions(means, covariances)
-    squared = np.zeros((n_classes, X.shape[0]))
-    half_log_det = np.zeros_like(squared)
-    for rows, block, chunks in row_blocks(X, n_classes, complete=True):
-        projected, quadratic = missing_blocks.block_products(classes, block)
-        log_det = np.broadcast_to(0.5 * classes.log_det[:, None], quadratic.shape).copy()
-        for chunk, index in chunks:
-            lower, whitened = missing_blocks.chunk_blocks(classes, projected[chunk], index)
-            quadratic[:, chunk] -= np.sum(np.square(whitened), axis=0).reshape(n_classes, -1)
-            log_det[:, chunk] += small_blocks.half_log_det(lower).reshape(n_classes, -1)
-        squared[:, rows], half_log_det[:, rows] = quadratic, log_det
-    n_observed = X.shape[1] - missing_counts(X)
+    squared, half_log_det, counts = missing_blocks.forms(classes, X)
+    n_observed = X.shape[1] - counts
     squared[:, n_observed == 0], half_log_det[:, n_observed == 0] = 0.0, 0.0
     dtype = X.dtype
     return squared.T.astype(dtype), half_log_det.T.astype(dtype), n_observed
@@ -288,11 +272,8 @@ def schur_forms(means, covariances, X):
 def _shared_schur_forms(means, covariance, X):
     """`schur_forms` under one covariance shared by the classes (`missing_tied`)."""
     shared = missing_tied.shared_precision(means, covariance)
-    squared = np.zeros((means.shape[0], X.shape[0]))
-    half_log_det = np.zeros(X.shape[0])
-    for rows, block, chunks in row_blocks(X, means.shape[0], complete=True):
-        squared[:, rows], half_log_det[rows] = missing_tied.block_forms(shared, block, chunks)
-    n_observed = X.shape[1] - missing_counts(X)
+    squared, half_log_det, counts = missing_tied.forms(shared, X)
+    n_observed = X.shape[1] - counts
     squared[:, n_observed == 0], half_log_det[n_observed == 0] = 0.0, 0.0
     half_log_det = np.broadcast_to(half_log_det[:, None], squared.T.shape).astype(X.dtype)
     return squared.T.astype(X.dtype), half_log_det, n_observed

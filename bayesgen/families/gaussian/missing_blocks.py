@@ -22,7 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bayesgen.families.gaussian import small_blocks
+from bayesgen._parallel import run_pieces
+from bayesgen.families.gaussian import gap_layout, small_blocks
 
 
 def precisions(covariances: np.ndarray):
@@ -114,8 +115,15 @@ def chunk_blocks(classes: ClassPrecisions, projected: np.ndarray, index: np.ndar
     whitened : ndarray of shape (m, n_classes * rows)
     """
     rows, n_classes, n_features = projected.shape
-    m = index.shape[1]
-    missing = index.T
+    b = np.take_along_axis(projected, index[:, None, :], axis=2)  # (rows, K, m)
+    return stack_blocks(classes, index.T, b.transpose(2, 1, 0).reshape(index.shape[1], -1))
+
+
+def stack_blocks(classes: ClassPrecisions, missing: np.ndarray, b: np.ndarray):
+    """`chunk_blocks` from the rows' missing columns ``missing`` (m, rows) and their
+    $b$ (m, n_classes * rows), class-major as the result."""
+    n_classes, n_features = classes.means.shape
+    m, rows = missing.shape
     # The blocks A = Lambda_k,mm (their lower triangle, all the factorisation reads), then
     # b, as one stack for `small_blocks.factor`.
     work = np.empty((m + 1, m, n_classes * rows))
@@ -124,10 +132,52 @@ def chunk_blocks(classes: ClassPrecisions, projected: np.ndarray, index: np.ndar
         cells = (offsets + missing[i] * n_features) + missing[: i + 1, None, :]
         target = work[i, : i + 1].reshape(i + 1, n_classes, rows)
         np.take(classes.precision, cells, out=target, mode="clip")  # in range: unbuffered
-    b = np.take_along_axis(projected, index[:, None, :], axis=2)  # (rows, K, m)
-    work[m].reshape(m, n_classes, rows)[...] = b.transpose(2, 1, 0)
+    work[m] = b
     small_blocks.factor(work, m)
     return work[:m], work[m]
+
+
+def forms(classes: ClassPrecisions, X: np.ndarray):
+    """``(quadratic, half_log_det, counts)`` of the rows of ``X`` (NaN where missing), in
+    two passes (`gap_layout`): $(x_o - \\mu_{k,o})^\\top \\Sigma_{k,oo}^{-1}
+    (x_o - \\mu_{k,o})$ and $\\tfrac12 \\log\\det \\Sigma_{k,oo}$, both (n_classes,
+    n_samples), and the missing entries per row. Rows with every entry missing are left as
+    the first pass scored them."""
+    n_samples, n_features = X.shape
+    n_classes = classes.means.shape[0]
+    quadratic = np.empty((n_classes, n_samples))
+    blocks, size = gap_layout.block_starts(n_samples, (n_classes + 1) * n_features)
+    parallel = n_samples >= gap_layout.PARALLEL_ROWS
+    gaps = gap_layout.counted_gaps(X, blocks, size, in_threads=parallel)
+    b = np.empty((gaps.columns.size, n_classes))
+    wide = np.moveaxis(classes.precision, 0, 1).reshape(n_features, n_classes * n_features)
+
+    def block_pass(start: int) -> None:  # writes only its own rows and entries
+        rows = slice(start, start + size)
+        filled, at = gap_layout.filled_block(X, start, size, classes.shift, gaps)
+        projected = (filled @ wide).reshape(-1, n_classes, n_features)
+        projected -= classes.projected_means
+        # z' Lambda z with z = filled - mean, read off the product without a copy.
+        quadratic[:, rows] = np.einsum("rd,rkd->kr", filled, projected)
+        quadratic[:, rows] -= np.einsum("kd,rkd->kr", classes.means, projected)
+        gappy_rows, gap_columns = np.divmod(at, n_features)
+        stop = min(start + size, n_samples)
+        b[gaps.starts[start] : gaps.starts[stop]] = projected[gappy_rows, :, gap_columns]
+
+    run_pieces(block_pass, blocks, in_threads=parallel)
+    half_log_det = np.repeat(0.5 * classes.log_det[:, None], n_samples, axis=1)
+
+    def solve_stack(stack) -> None:  # writes only its own rows
+        m, rows = stack
+        at = gap_layout.entries(gaps, rows, m)
+        stacked = np.take(b, at, axis=0).transpose(0, 2, 1).reshape(m, n_classes * rows.size)
+        lower, whitened = stack_blocks(classes, np.take(gaps.columns, at), stacked)
+        quadratic[:, rows] -= np.sum(np.square(whitened), axis=0).reshape(n_classes, -1)
+        half_log_det[:, rows] += small_blocks.half_log_det(lower).reshape(n_classes, -1)
+
+    stacks = gap_layout.stacks(gaps.counts, n_features, lambda m: (m + 1) * m * n_classes)
+    run_pieces(solve_stack, stacks, in_threads=parallel)
+    return quadratic, half_log_det, gaps.counts
 
 
 def conditional_means(classes: ClassPrecisions, lower, whitened, index) -> np.ndarray:

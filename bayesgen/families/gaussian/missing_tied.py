@@ -31,7 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bayesgen.families.gaussian import small_blocks
+from bayesgen._parallel import run_pieces
+from bayesgen.families.gaussian import gap_layout, small_blocks
 
 
 class SharedPrecision(NamedTuple):
@@ -102,60 +103,108 @@ def chunk_solves(shared: SharedPrecision, projected: np.ndarray, index: np.ndarr
     ``projected`` (rows, d) is the chunk's rows of `block_products`' product. Stack
     last (`small_blocks`): shapes (m, m, rows), (m, rows), (n_classes, m, rows).
     """
-    n_features, m = projected.shape[1], index.shape[1]
-    missing = index.T
+    return stack_solves(shared, index.T, np.take_along_axis(projected, index, axis=1).T)
+
+
+def stack_solves(shared: SharedPrecision, missing: np.ndarray, projected: np.ndarray):
+    """`chunk_solves` from the rows' missing columns ``missing`` (m, rows) and their
+    $g$ ``projected`` (m, rows)."""
+    n_features, m = shared.precision.shape[0], missing.shape[0]
     # The blocks A, then g, then the a_{k,m}, as one stack `small_blocks.factor` solves.
-    work = np.empty((m + 1 + shared.means.shape[0], m, index.shape[0]))
+    work = np.empty((m + 1 + shared.means.shape[0], m, missing.shape[1]))
     rows_of_precision = missing * n_features
     for i in range(m):  # the lower triangle of A, all `small_blocks.factor` reads
         cells = rows_of_precision[i] + missing[: i + 1]
         np.take(shared.precision, cells, out=work[i, : i + 1], mode="clip")  # in range
-    work[m] = np.take_along_axis(projected, index, axis=1).T
+    work[m] = projected
     np.take(shared.projected_means, missing, axis=1, out=work[m + 1 :], mode="clip")
     small_blocks.factor(work, m)
     return work[:m], work[m], work[m + 1 :]
 
 
-def block_forms(shared: SharedPrecision, block: np.ndarray, chunks):
-    """``(squared, half_log_det)`` of a block of rows, from its ``chunks`` (`row_chunks`
-    of the block, complete rows included).
+def row_pass(shared: SharedPrecision, X: np.ndarray, *, row_terms: bool):
+    """``(scores, projected, gaps)`` of the rows of ``X`` (NaN where missing): one
+    product with $\\Lambda$ (and with $C^{-1}$ for ``row_terms``) per block of rows
+    (`gap_layout`).
 
-    ``squared`` (n_classes, rows) is $(x_o - \\mu_{k,o})^\\top \\Sigma_{oo}^{-1}
-    (x_o - \\mu_{k,o})$ and ``half_log_det`` (rows,) is $\\tfrac12 \\log\\det\\Sigma_{oo}$.
+    ``scores`` (n_classes, n_samples) are the rows' terms as if their missing entries were
+    the shift: with ``row_terms`` $\\|C^{-1}(\\tilde x - \\mu_k)\\|^2$, else
+    $a_k^\\top \\tilde x - \\tfrac12 (\\mu_k - s)^\\top a_k$ (module docstring);
+    ``projected`` (n_missing,) is $g = (\\Lambda \\tilde x)_m$ at the missing entries, in
+    the order of ``gaps`` (`gap_layout.Gaps`).
     """
-    filled, projected = block_products(shared, block)
-    whitened = filled @ shared.inverse_cholesky.T
-    squared = np.stack(
-        [np.sum(np.square(whitened - mean), axis=1) for mean in shared.whitened_means]
-    )
-    half_log_det = np.full(block.shape[0], shared.half_log_det)
-    for rows, index in chunks:
-        if index.shape[1]:
-            lower, h, e = chunk_solves(shared, projected[rows], index)
-            squared[:, rows] -= np.sum(np.square(h - e), axis=1)
+    n_samples, n_features = X.shape
+    blocks, size = gap_layout.block_starts(n_samples, 2 * n_features)
+    parallel = n_samples >= gap_layout.PARALLEL_ROWS
+    gaps = gap_layout.counted_gaps(X, blocks, size, in_threads=parallel)
+    scores = np.empty((shared.means.shape[0], n_samples))
+    projected_at_gaps = np.empty(gaps.columns.size)
+
+    def block_pass(start: int) -> None:  # writes only its own rows and entries
+        rows = slice(start, start + size)
+        filled, at = gap_layout.filled_block(X, start, size, shared.shift, gaps)
+        projected = filled @ shared.precision
+        if row_terms:
+            whitened = filled @ shared.inverse_cholesky.T
+            for k, mean in enumerate(shared.whitened_means):
+                scores[k, rows] = np.sum(np.square(whitened - mean), axis=1)
+        else:
+            scores[:, rows] = shared.projected_means @ filled.T
+            scores[:, rows] -= 0.5 * shared.mean_forms[:, None]
+        stop = min(start + size, n_samples)
+        projected_at_gaps[gaps.starts[start] : gaps.starts[stop]] = projected.ravel()[at]
+
+    run_pieces(block_pass, blocks, in_threads=parallel)
+    return scores, projected_at_gaps, gaps
+
+
+def forms(shared: SharedPrecision, X: np.ndarray, *, row_terms: bool = True):
+    """``(scores, half_log_det, counts)`` of the rows of ``X`` (NaN where missing).
+
+    With ``row_terms``, ``scores`` (n_classes, n_samples) is $(x_o - \\mu_{k,o})^\\top
+    \\Sigma_{oo}^{-1} (x_o - \\mu_{k,o})$ and ``half_log_det`` (n_samples,) is
+    $\\tfrac12 \\log\\det\\Sigma_{oo}$; without, ``scores`` is all of
+    $\\log \\mathcal N(x_o \\mid \\mu_{k,o}, \\Sigma_{oo})$ that depends on the class
+    (module docstring) and ``half_log_det`` is None. ``counts``: missing entries per row.
+    Rows with every entry missing are left as the first pass scored them.
+    """
+    n_classes, n_features = shared.means.shape
+    scores, projected, gaps = row_pass(shared, X, row_terms=row_terms)
+    half_log_det = np.full(X.shape[0], shared.half_log_det) if row_terms else None
+
+    def solve_stack(stack) -> None:  # writes only its own rows
+        m, rows = stack
+        at = gap_layout.entries(gaps, rows, m)
+        lower, h, e = stack_solves(shared, np.take(gaps.columns, at), np.take(projected, at))
+        # Sums over the middle axis as einsum's products: a reduction along it is
+        # strided, about ten times slower here.
+        if row_terms:
+            gap = h - e
+            scores[:, rows] -= np.einsum("kmr,kmr->kr", gap, gap)
             half_log_det[rows] += small_blocks.half_log_det(lower)
-    return squared, half_log_det
+        else:
+            by_class = np.einsum("kmr,kmr->kr", e, e)
+            by_class *= 0.5
+            by_class -= np.einsum("kmr,mr->kr", e, h)
+            scores[:, rows] += by_class
+
+    stacks = gap_layout.stacks(gaps.counts, n_features, lambda m: m * (m + 1 + n_classes))
+    run_pieces(solve_stack, stacks, in_threads=X.shape[0] >= gap_layout.PARALLEL_ROWS)
+    return scores, half_log_det, gaps.counts
 
 
-def block_class_scores(shared: SharedPrecision, block: np.ndarray, chunks):
-    """$\\log \\mathcal N(x_o \\mid \\mu_{k,o}, \\Sigma_{oo})$ of a block, (n_classes, rows),
-    up to a term that is the same for every class of a row (module docstring)."""
-    filled, projected = block_products(shared, block)
-    scores = shared.projected_means @ filled.T - 0.5 * shared.mean_forms[:, None]
-    for rows, index in chunks:
-        if index.shape[1]:
-            _, h, e = chunk_solves(shared, projected[rows], index)
-            scores[:, rows] += np.einsum("kmr,kmr->kr", e, 0.5 * e - h)
+def log_likelihood(shared: SharedPrecision, X: np.ndarray, *, row_terms: bool) -> np.ndarray:
+    """$\\log \\mathcal N(x_o \\mid \\mu_{k,o}, \\Sigma_{oo})$ of every row, (n_classes,
+    n_samples), from `forms`; without ``row_terms`` up to a term the same for every class
+    of a row. A row with every entry missing gets 0 (log 1).
+    """
+    scores, half_log_det, counts = forms(shared, X, row_terms=row_terms)
+    n_features = X.shape[1]
+    if row_terms:
+        n_observed = n_features - counts
+        scores = -0.5 * scores - half_log_det - 0.5 * n_observed * math.log(2.0 * math.pi)
+    scores[:, counts == n_features] = 0.0
     return scores
-
-
-def block_log_likelihood(shared: SharedPrecision, block, chunks, *, row_terms: bool = True):
-    """``(n_classes, rows)``: `block_forms` as a log density, or `block_class_scores`."""
-    if not row_terms:
-        return block_class_scores(shared, block, chunks)
-    squared, half_log_det = block_forms(shared, block, chunks)
-    n_observed = np.sum(~np.isnan(block), axis=1)
-    return -0.5 * squared - half_log_det - 0.5 * n_observed * math.log(2.0 * math.pi)
 
 
 def chunk_conditional_means(shared: SharedPrecision, projected, index, class_weights):

@@ -1,0 +1,43 @@
+"""Pieces of one computation in threads (`bayesgen._parallel`)."""
+
+import threading
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from bayesgen import _parallel as parallel
+
+
+def test_results_come_in_the_order_of_the_pieces_whatever_the_threads(monkeypatch):
+    def square(piece):
+        return piece * piece
+
+    for threads in (1, 2, 3, 8):
+        monkeypatch.setattr(parallel, "thread_count", lambda threads=threads: threads)
+        assert parallel.run_pieces(square, range(11)) == [i * i for i in range(11)]
+        assert parallel.run_pieces(square, []) == []
+        assert parallel.run_pieces(square, [5]) == [25]
+
+
+def test_two_threads_run_the_pieces_side_by_side_and_write_disjoint_rows(monkeypatch):
+    monkeypatch.setattr(parallel, "thread_count", lambda: 2)
+    both_running = threading.Barrier(2, timeout=10)  # breaks unless two pieces overlap
+    names = set()
+    out = np.zeros((4, 3))
+
+    def fill(row):
+        both_running.wait()
+        names.add(threading.current_thread().name)
+        out[row] = row
+        return row
+
+    assert parallel.run_pieces(fill, range(4)) == [0, 1, 2, 3]
+    np.testing.assert_array_equal(out, np.repeat(np.arange(4.0)[:, None], 3, axis=1))
+    assert len(names) == 2
+
+
+def test_blas_limited_to_one_thread_means_no_threads_here():
+    with threadpool_limits(1, user_api="blas"):
+        assert parallel.thread_count() == 1
+        seen = parallel.run_pieces(lambda _: threading.current_thread(), range(4))
+    assert all(thread is threading.current_thread() for thread in seen)
