@@ -30,12 +30,57 @@ def _weight_step(first, second, xp):
 
 
 def test_has_converged_is_the_relative_change_on_floats_and_traced_values():
-    assert em.has_converged(100.0, 100.0 + 1e-5, 1e-6)
-    assert not em.has_converged(100.0, 100.0 + 1e-3, 1e-6)
-    assert em.has_converged(-5.0, -5.0, 0.0)
+    """Two objectives (or a rate outside [0, 1)): the relative change."""
+    assert em.has_converged([100.0, 100.0 + 1e-5], 1e-6)
+    assert not em.has_converged([100.0, 100.0 + 1e-3], 1e-6)
+    assert em.has_converged([-5.0, -5.0], 0.0)
+    assert not em.has_converged([100.0], 1.0)
+    assert em.has_converged([100.0 + 1e-5, 100.0, 100.0 + 1e-5], 1e-6)  # the rate is -1
     traced = jax.jit(em.has_converged)
-    assert bool(traced(jnp.asarray(100.0), jnp.asarray(100.0 + 1e-5), 1e-6))
-    assert not bool(traced(jnp.asarray(100.0), jnp.asarray(100.0 + 1e-3), 1e-6))
+    assert bool(traced([jnp.asarray(100.0), jnp.asarray(100.0 + 1e-5)], 1e-6))
+    assert not bool(traced([jnp.asarray(100.0), jnp.asarray(100.0 + 1e-3)], 1e-6))
+    # A NaN stands for an objective not yet computed (the jitted loop's first iterations).
+    assert bool(traced([jnp.nan, jnp.asarray(100.0), jnp.asarray(100.0 + 1e-5)], 1e-6))
+
+
+@pytest.mark.parametrize("rate", [0.5, 0.9, 0.99])
+def test_has_converged_asks_for_the_remaining_gain_aitken_predicts(rate):
+    """Gains shrinking by ``rate``: the last gain passes the relative change, but the gain
+    still to come is ``gain * rate / (1 - rate)``; the rule passes only when the distance from
+    the objective before it to the predicted limit, ``gain / (1 - rate)``, is within tol."""
+    tol, gain = 1e-6, 0.9e-4  # |objective| ~ 100: the relative change passes
+    history = [100.0, 100.0 + gain / rate, 100.0 + gain / rate + gain]
+    assert em.has_converged(history, tol) == (gain / (1 - rate) <= tol * history[-1])
+    traced = jax.jit(em.has_converged)
+    assert bool(traced([jnp.asarray(v) for v in history], tol)) == em.has_converged(history, tol)
+
+
+def test_gains_that_do_not_shrink_never_pass():
+    assert not em.has_converged([100.0, 100.0 + 1e-7, 100.0 + 2e-7], 1e-6)
+    assert not em.has_converged([100.0, 100.0 + 1e-7, 100.0 + 2.1e-7], 1e-6)
+    assert em.has_converged([100.0, 100.0, 100.0], 0.0)
+
+
+def test_a_creeping_em_stops_near_its_limit():
+    """EM on a weight between overlapping components creeps (rate ~0.7): the run over
+    missing entries' loop stops with the objective within tol of its limit, which the
+    relative change alone (the plain loop's) does not."""
+    rng = np.random.default_rng(0)
+    x = np.where(rng.random(400) < 0.3, rng.normal(-0.5, 1, 400), rng.normal(0.5, 1, 400))
+    step = _weight_step(stats.norm.pdf(x, -0.5, 1), stats.norm.pdf(x, 0.5, 1), np)
+    tol = 1e-7
+
+    def no_extrapolation(*thetas):
+        return None
+
+    state = em.run_extrapolated(
+        0.5, step, tol=tol, max_iter=10_000, extrapolate=no_extrapolation
+    ).state
+    limit = em.run(0.5, step, tol=1e-15, max_iter=10_000).history[-1]
+    assert state.converged and limit - state.history[-1] <= tol * abs(limit)
+    # The relative change of the plain loop stops short of it.
+    short = em.run(0.5, step, tol=tol, max_iter=10_000)
+    assert short.converged and limit - short.history[-1] > tol * abs(limit)
 
 
 def test_python_loop_reaches_the_maximum_likelihood_weight():
