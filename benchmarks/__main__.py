@@ -49,7 +49,7 @@ def _sizes(quick: bool) -> dict:
         "sparse": (200_000, 100_000, 100, 20, 3),
         "em": (1_000_000, 50, 5),
         "small": (10_000, 20, 3),
-        "missing": (1_000_000, 50, 5, 1),
+        "missing": (200_000, 40, 4, 5),  # issue 32's size
         "first_answer": {"runs": 5, "varied": (2000, 2200)},
         "peak_models": ("LDA", "QDA", "GaussianNB"),
     }

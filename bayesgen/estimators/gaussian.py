@@ -73,7 +73,10 @@ _PARAMETERS_DOC = (
         Most EM iterations when ``X`` has missing values (NaN) at fit time, or ``y`` has
         unlabelled rows.
     tol : float, default=1e-6
-        EM stops when the objective changes by at most ``tol`` times its size.
+        EM over missing entries stops when its objective is within ``tol`` times its size
+        of the limit Aitken's extrapolation predicts from its last three values; EM over
+        unlabelled rows when the objective changes by at most ``tol`` times its size
+        (`bayesgen.inference.em`).
 """
     + EM_PARAMETERS_DOC
 )

@@ -107,7 +107,9 @@ class MixtureDA(GenerativeClassifier):
     max_iter : int, default=100
         Most EM iterations (of each class's EM, and of the EM over unlabelled rows).
     tol : float, default=1e-6
-        EM stops when its objective changes by at most ``tol`` times its size.
+        EM stops when its objective changes by at most ``tol`` times its size; with
+        missing entries, when it is within ``tol`` times its size of the limit Aitken's
+        extrapolation predicts from its last three values (`bayesgen.inference.em`).
 """
         + EM_PARAMETERS_DOC.lstrip("\n")
         + r"""
