@@ -14,6 +14,8 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
+
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
@@ -63,8 +65,11 @@ def run_pieces(function: Callable, pieces: Iterable, *, in_threads: bool = True)
     if threads < 2:
         return [function(piece) for piece in pieces]
 
+    floating_point = np.geterr()  # the caller's errstate: NumPy keeps one per thread
+
     def run_share(share: int) -> list:  # every threads-th piece: similar pieces spread out
-        return [function(piece) for piece in pieces[share::threads]]
+        with np.errstate(**floating_point):
+            return [function(piece) for piece in pieces[share::threads]]
 
     with _blas_controller().limit(limits=1, user_api="blas"):
         shares = list(_executor(threads).map(run_share, range(threads)))

@@ -1,8 +1,10 @@
 """Pieces of one computation in threads (`bayesgen._parallel`)."""
 
 import threading
+import warnings
 
 import numpy as np
+import pytest
 from threadpoolctl import threadpool_limits
 
 from bayesgen import _parallel as parallel
@@ -41,3 +43,19 @@ def test_blas_limited_to_one_thread_means_no_threads_here():
         assert parallel.thread_count() == 1
         seen = parallel.run_pieces(lambda _: threading.current_thread(), range(4))
     assert all(thread is threading.current_thread() for thread in seen)
+
+
+def test_the_pieces_run_under_the_callers_floating_point_state(monkeypatch):
+    """NumPy's errstate belongs to a thread: the pieces get the caller's, so an overflow
+    the caller ignores (a row far out) raises no warning from a worker."""
+    monkeypatch.setattr(parallel, "thread_count", lambda: 2)
+
+    def overflow(_):
+        return np.float64(1e300) * np.float64(1e300)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(over="ignore"):
+            assert parallel.run_pieces(overflow, range(4)) == [np.inf] * 4
+        with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+            parallel.run_pieces(overflow, range(4))
