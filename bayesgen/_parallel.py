@@ -4,11 +4,14 @@ NumPy lets go of the GIL inside its loops over arrays, so the pieces of one comp
 that write disjoint parts of its result (blocks of rows) run in parallel in threads of one
 process. They get as many threads as BLAS may use at the time of the call (threadpoolctl:
 all the cores by default, fewer where the user or a joblib worker limited BLAS), and BLAS
-one thread inside them, so the two never ask for more than those cores together.
+one thread inside them, so the two never ask for more than those cores together. While
+one caller's pieces run, BLAS is on one thread for the whole process, so another thread's
+call runs its pieces one after the other.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -20,6 +23,8 @@ _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
 _controller = None
+_limited = 0  # callers whose pieces are running
+_limiter = None
 
 
 def thread_count() -> int:
@@ -71,7 +76,7 @@ def run_pieces(function: Callable, pieces: Iterable, *, in_threads: bool = True)
         with np.errstate(**floating_point):
             return [function(piece) for piece in pieces[share::threads]]
 
-    with _blas_controller().limit(limits=1, user_api="blas"):
+    with _blas_on_one_thread():
         shares = list(_executor(threads).map(run_share, range(threads)))
     results = [None] * len(pieces)
     for share, done in enumerate(shares):
@@ -79,22 +84,42 @@ def run_pieces(function: Callable, pieces: Iterable, *, in_threads: bool = True)
     return results
 
 
+@contextlib.contextmanager
+def _blas_on_one_thread():
+    """BLAS on one thread while any caller's pieces run. The limit is the process's, so
+    the first caller in sets it and the last one out restores what was there before
+    (nested limits, each restoring its own, could leave BLAS on one thread for good)."""
+    global _limited, _limiter
+    controller = _blas_controller()
+    with _lock:
+        if _limited == 0:
+            _limiter = controller.limit(limits=1, user_api="blas")
+        _limited += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _limited -= 1
+            if _limited == 0:
+                _limiter.restore_original_limits()
+                _limiter = None
+
+
 def _executor(threads: int) -> ThreadPoolExecutor:
-    """The process's pool, with at least ``threads`` workers."""
+    """The process's pool, with at least ``threads`` workers (a pool outgrown is left to
+    finish what it holds, never shut down under a caller)."""
     global _pool, _pool_size
     with _lock:
         if _pool_size < threads:
-            old, _pool = _pool, ThreadPoolExecutor(threads, thread_name_prefix="bayesgen")
+            _pool = ThreadPoolExecutor(threads, thread_name_prefix="bayesgen")
             _pool_size = threads
-            if old is not None:
-                old.shutdown(wait=False)
         return _pool
 
 
 def _forget_pool_in_child() -> None:
     """A forked child has none of its parent's threads: it makes its own pool."""
-    global _lock, _pool, _pool_size
-    _lock, _pool, _pool_size = threading.Lock(), None, 0
+    global _lock, _pool, _pool_size, _limited, _limiter
+    _lock, _pool, _pool_size, _limited, _limiter = threading.Lock(), None, 0, 0, None
 
 
 if hasattr(os, "register_at_fork"):

@@ -1,5 +1,6 @@
 """Pieces of one computation in threads (`bayesgen._parallel`)."""
 
+import sys
 import threading
 import warnings
 
@@ -59,3 +60,40 @@ def test_the_pieces_run_under_the_callers_floating_point_state(monkeypatch):
             assert parallel.run_pieces(overflow, range(4)) == [np.inf] * 4
         with np.errstate(over="raise"), pytest.raises(FloatingPointError):
             parallel.run_pieces(overflow, range(4))
+
+
+def test_calls_from_many_threads_leave_blas_as_they_found_it():
+    """The BLAS limit is the process's: calls overlapping in several threads must not
+    restore each other's limit, which could leave BLAS on one thread for good."""
+    old_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # interleave the threads as much as possible
+    try:
+        with threadpool_limits(2, user_api="blas"):  # the suite runs BLAS on one thread
+            assert parallel.thread_count() == 2
+
+            def many_calls():
+                for _ in range(3000):
+                    parallel.run_pieces(lambda piece: piece, range(2))
+
+            workers = [threading.Thread(target=many_calls) for _ in range(6)]
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+            assert parallel.thread_count() == 2
+    finally:
+        sys.setswitchinterval(old_interval)
+
+
+def test_overlapping_calls_limit_blas_until_the_last_one_ends():
+    """Two callers' limits ending out of order (first in, first out): BLAS stays on one
+    thread until the last ends, then gets back what it had before the first."""
+    with threadpool_limits(2, user_api="blas"):
+        first, second = parallel._blas_on_one_thread(), parallel._blas_on_one_thread()
+        first.__enter__()
+        second.__enter__()
+        assert parallel.thread_count() == 1
+        first.__exit__(None, None, None)
+        assert parallel.thread_count() == 1  # the second caller's pieces still run
+        second.__exit__(None, None, None)
+        assert parallel.thread_count() == 2

@@ -180,8 +180,9 @@ class FitByEM:
         if family.missing_needs_em and self.fits_missing_by_em:  # EM inside each M-step
 
             def leaf_stats(leaf, encoded, sub, dtype):
+                # Inside the components' EM, whose own rule reports convergence.
                 return gaussian_em.stats_with_missing(
-                    leaf, encoded, sub, dtype, self._missing_em_settings
+                    leaf, encoded, sub, dtype, self._missing_em_settings, stop="relative"
                 )
 
         return mixture_family_em.fit(

@@ -73,7 +73,9 @@ def family_objective(family, params, prior, X, responsibilities, kind: str) -> f
     return value + niw_log_prior(prior, params, family.covariance_type)
 
 
-def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter) -> MissingFit:
+def run(
+    family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter, stop="aitken"
+) -> MissingFit:
     """EM over the missing entries of ``X`` for the Gaussian ``family``, from a start with
     them at their column means.
 
@@ -92,7 +94,7 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
         fixed, so that every iteration climbs the same objective.
     kind : str
         The point estimate, for the objective's prior term.
-    tol, max_iter : the EM driver's (`bayesgen.inference.em.run_extrapolated`)
+    tol, max_iter, stop : the EM driver's (`bayesgen.inference.em.run_extrapolated`)
 
     Returns
     -------
@@ -129,6 +131,7 @@ def run(family, X, responsibilities, dtype, *, m_step, kind: str, tol, max_iter)
         max_iter=max_iter,
         extrapolate=extrapolation(kind, family.covariance_type),
         trial_step=trial(step),
+        stop=stop,
     )
     state = fit.state
     converged, history = state.converged, state.history
@@ -192,7 +195,7 @@ def family_m_step(family, kind: str):
     return m_step
 
 
-def stats_with_missing(family, X, responsibilities, dtype, em_settings):
+def stats_with_missing(family, X, responsibilities, dtype, em_settings, *, stop="aitken"):
     """``(statistics, frozen)`` of encoded rows ``X``, missing entries included.
 
     A family that skips missing entries (``missing_needs_em`` False) takes its
@@ -211,6 +214,8 @@ def stats_with_missing(family, X, responsibilities, dtype, em_settings):
     em_settings : callable
         ``em_settings(group) -> (kind, tol, max_iter)`` of the EM over a group's missing
         entries (``group`` is None for a family that is not a composite).
+    stop : {"aitken", "relative"}, default="aitken"
+        The EM's stopping rule (`bayesgen.inference.em.run_extrapolated`).
 
     Returns
     -------
@@ -218,21 +223,26 @@ def stats_with_missing(family, X, responsibilities, dtype, em_settings):
     """
     groups = getattr(family, "groups", None)
     if groups is None:
-        return _own_stats(family, X, responsibilities, dtype, lambda: em_settings(None))
+        return _own_stats(family, X, responsibilities, dtype, lambda: em_settings(None), stop)
     stats, frozen = {}, {}
     for name, (group_family, _) in groups.items():
         stats[name], frozen[name] = _own_stats(
-            group_family, X[name], responsibilities, dtype, lambda name=name: em_settings(name)
+            group_family,
+            X[name],
+            responsibilities,
+            dtype,
+            lambda name=name: em_settings(name),
+            stop,
         )
     return stats, frozen
 
 
-def _own_stats(family, X, responsibilities, dtype, settings):
-    fit = missing_fit(family, X, responsibilities, dtype, settings)
+def _own_stats(family, X, responsibilities, dtype, settings, stop):
+    fit = missing_fit(family, X, responsibilities, dtype, settings, stop=stop)
     return fit.stats, fit.frozen
 
 
-def missing_fit(family, X, responsibilities, dtype, settings) -> MissingFit:
+def missing_fit(family, X, responsibilities, dtype, settings, *, stop="aitken") -> MissingFit:
     """The statistics of encoded rows ``X`` of one family, as a `MissingFit`.
 
     Complete rows, or a family that skips missing entries, take one pass of its
@@ -250,6 +260,8 @@ def missing_fit(family, X, responsibilities, dtype, settings) -> MissingFit:
     dtype : the precision of the statistics
     settings : callable
         ``settings() -> (kind, tol, max_iter)`` of the EM.
+    stop : {"aitken", "relative"}, default="aitken"
+        Its stopping rule (`bayesgen.inference.em.run_extrapolated`).
 
     Returns
     -------
@@ -273,6 +285,7 @@ def missing_fit(family, X, responsibilities, dtype, settings) -> MissingFit:
         kind=kind,
         tol=tol,
         max_iter=max_iter,
+        stop=stop,
     )
 
 

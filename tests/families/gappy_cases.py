@@ -16,3 +16,15 @@ def gappy(rng, n, d, fraction=0.3, offset=0.0):
     X[0] = np.nan  # nothing observed
     X[1] = offset  # everything observed
     return X
+
+
+def stored(full, covariance_type):
+    """The covariances a ``GaussianFamily(covariance_type)`` stores, from ``K`` full ones
+    (tied: the first; diagonal: their diagonals; spherical: their mean variances)."""
+    d = full.shape[-1]
+    return {
+        "full": full,
+        "tied": full[0],
+        "diag": np.stack([np.diag(c) for c in full]),
+        "spherical": np.array([np.trace(c) / d for c in full]),
+    }[covariance_type]

@@ -11,6 +11,7 @@ import scipy.linalg
 import scipy.special
 from gappy_cases import covariances as _covariances
 from gappy_cases import gappy as _gappy
+from gappy_cases import stored as _stored
 from scipy import stats
 
 from bayesgen import LDA
@@ -274,12 +275,7 @@ def test_family_fills_the_mixture_of_conditional_means(covariance_type):
     K, d = 3, 6
     means = rng.normal(size=(K, d))
     full = _covariances(rng, K, d)
-    stored = {
-        "full": full,
-        "tied": full[0],
-        "diag": np.stack([np.diag(c) for c in full]),
-        "spherical": np.array([np.trace(c) / d for c in full]),
-    }[covariance_type]
+    stored = _stored(full, covariance_type)
     family = GaussianFamily(covariance_type)
     params = GaussianParams(means, stored)
     covariances = family.full_covariances(params)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from gappy_cases import covariances as _covariances
 from gappy_cases import gappy as _gappy
+from gappy_cases import stored as _stored
 from scipy import stats
 
 from bayesgen.families.gaussian import GaussianFamily, GaussianParams, missing, missing_conditionals
@@ -95,12 +96,7 @@ def test_family_scores_many_patterns_as_scipy_for_every_covariance_type(covarian
     K, d = 3, 8
     means = rng.normal(size=(K, d))
     full = _covariances(rng, K, d)
-    stored = {
-        "full": full,
-        "tied": full[0],
-        "diag": np.stack([np.diag(c) for c in full]),
-        "spherical": np.array([np.trace(c) / d for c in full]),
-    }[covariance_type]
+    stored = _stored(full, covariance_type)
     family = GaussianFamily(covariance_type)
     params = GaussianParams(means, stored)
     X = _gappy(rng, 300, d)
@@ -117,30 +113,28 @@ def test_family_scores_many_patterns_as_scipy_for_every_covariance_type(covarian
 
 @pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
 @pytest.mark.parametrize("gappy_share", [0.1, 0.9])
+@pytest.mark.parametrize("order", ["C", "F"])
 def test_every_way_to_a_gappy_table_gives_the_observed_block_densities(
-    monkeypatch, covariance_type, gappy_share
+    monkeypatch, covariance_type, gappy_share, order
 ):
     """A table most of whose rows miss entries is scored by observed blocks at once (no
     complete pass first), one with a few such rows by rescoring them: the same densities
-    as SciPy's, complete rows included, a complete row far out at density 0, and float32."""
+    as SciPy's, complete rows included, a complete row far out at density 0, and float32,
+    in C and in Fortran order (a DataFrame's values)."""
     from bayesgen.families.gaussian import family as family_module
 
     rng = np.random.default_rng(12)
     K, d, n = 3, 6, 400
     means = rng.normal(size=(K, d))
     full = _covariances(rng, K, d)
-    stored = {
-        "full": full,
-        "tied": full[0],
-        "diag": np.stack([np.diag(c) for c in full]),
-        "spherical": np.array([np.trace(c) / d for c in full]),
-    }[covariance_type]
+    stored = _stored(full, covariance_type)
     family, params = GaussianFamily(covariance_type), GaussianParams(means, stored)
     X = rng.normal(size=(n, d)) * 2.0
     X[rng.uniform(size=n) < gappy_share, rng.integers(0, d)] = np.nan
     X[rng.uniform(size=(n, d)) < 0.2 * gappy_share] = np.nan
     X[3] = 1e300  # complete, and so far out that its quadratic form overflows
     X[4] = np.nan
+    X = np.asarray(X, order=order)
     reference_rows = X.copy()
     reference_rows[3] = 0.0  # its expected density is set to 0 below
     expected_squared, expected_half_log_det = _scipy_forms(
@@ -151,6 +145,7 @@ def test_every_way_to_a_gappy_table_gives_the_observed_block_densities(
     expected -= 0.5 * n_observed * np.log(2 * np.pi)
     expected[3] = -np.inf
     monkeypatch.setattr(family_module, "GAPPY_PROBE_ROWS", 8)  # judged on 8 rows of >= 256
+    monkeypatch.setattr(missing, "MANY_PATTERNS", 0)  # and their patterns count as many
     gappy_first = family_module._mostly_gappy(X)
     assert gappy_first == (gappy_share > 0.5)
     found = family.log_likelihood(params, X)

@@ -191,3 +191,37 @@ def test_extrapolated_loop_counts_kept_steps_against_max_iter(max_iter):
     )
     assert fast.state.iteration == len(fast.state.history) == max_iter
     assert not fast.state.converged
+
+
+def test_creep_at_the_rounding_of_the_objective_is_no_drift():
+    """Gains of one sign that do not shrink never pass, unless they are rounding: an
+    objective moving by an ulp or two has converged. NumPy scalars and 0-d arrays give a
+    bool (not a JAX array)."""
+    a = 1234.5
+    ulp = np.spacing(a)
+    assert em.has_converged([a, a + ulp, a + 2 * ulp], 1e-6)
+    assert em.has_converged([a, a - ulp, a - 3 * ulp], 1e-6)
+    assert not em.has_converged([a, a + 1e-9, a + 2e-9], 1e-6)  # a drift, however small
+    found = em.has_converged([np.float64(a), np.asarray(a + 1e-9), np.asarray(a + 1.5e-9)], 1e-6)
+    assert type(found) is bool and found
+
+
+def test_an_em_inside_another_keeps_the_relative_change():
+    """``stop="relative"`` (EM over missing entries inside another EM's M-step) stops where
+    the plain loop does, short of where Aitken's rule stops."""
+    rng = np.random.default_rng(0)
+    x = np.where(rng.random(400) < 0.3, rng.normal(-0.5, 1, 400), rng.normal(0.5, 1, 400))
+    step = _weight_step(stats.norm.pdf(x, -0.5, 1), stats.norm.pdf(x, 0.5, 1), np)
+
+    def no_extrapolation(*thetas):
+        return None
+
+    runs = {
+        stop: em.run_extrapolated(
+            0.5, step, tol=1e-7, max_iter=10_000, extrapolate=no_extrapolation, stop=stop
+        ).state
+        for stop in ("aitken", "relative")
+    }
+    plain = em.run(0.5, step, tol=1e-7, max_iter=10_000)
+    assert runs["relative"].history == plain.history
+    assert len(runs["aitken"].history) > len(plain.history)

@@ -543,7 +543,12 @@ def _mostly_gappy(X) -> bool:
     when entries are missing at random): then it is scored by observed blocks at once."""
     if not isinstance(X, np.ndarray) or X.ndim != 2 or X.shape[0] < 32 * GAPPY_PROBE_ROWS:
         return False
-    return 2 * np.count_nonzero(np.isnan(X[:GAPPY_PROBE_ROWS]).any(axis=1)) > GAPPY_PROBE_ROWS
+    probe = np.isnan(X[:GAPPY_PROBE_ROWS])
+    # With few patterns, the observed blocks of complete rows would be scored by full
+    # quadratic forms rather than the complete rows' own (linear, for a shared covariance).
+    return 2 * np.count_nonzero(probe.any(axis=1)) > GAPPY_PROBE_ROWS and (
+        missing.has_many_patterns(probe)
+    )
 
 
 def _finite(params) -> bool:

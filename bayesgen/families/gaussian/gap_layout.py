@@ -77,8 +77,10 @@ def filled_block(X: np.ndarray, start: int, size: int, shift: np.ndarray, gaps: 
     Setting the positions is a scatter, not a masked pass over the block.
     """
     block = X[start : start + size]
-    at = np.flatnonzero(np.isnan(block))
-    filled = np.subtract(block, shift, dtype=np.float64)
+    at = np.flatnonzero(np.isnan(block))  # C-order positions, whatever the block's order
+    # C order whatever the block's (a DataFrame's values are Fortran): the flat positions
+    # are C-order ones, and a view is what the scatter must write into.
+    filled = np.subtract(block, shift, dtype=np.float64, order="C")
     filled.ravel()[at] = 0.0
     stop = start + block.shape[0]
     gaps.columns[gaps.starts[start] : gaps.starts[stop]] = at % X.shape[1]
