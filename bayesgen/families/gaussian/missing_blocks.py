@@ -114,7 +114,6 @@ def chunk_blocks(classes: ClassPrecisions, projected: np.ndarray, index: np.ndar
         Stack last, class-major: entry ``k * rows + r`` is class ``k``, row ``r``.
     whitened : ndarray of shape (m, n_classes * rows)
     """
-    rows, n_classes, n_features = projected.shape
     b = np.take_along_axis(projected, index[:, None, :], axis=2)  # (rows, K, m)
     return stack_blocks(classes, index.T, b.transpose(2, 1, 0).reshape(index.shape[1], -1))
 
