@@ -4,7 +4,8 @@ The same iteration as `bayesgen.estimators.semi_supervised_fit`, one pass over t
 iteration: each block scores its rows under the current parameters (shipped to the
 workers), which gives its share of the objective of those parameters and its soft
 responsibilities, and returns the statistics of the next M-step. The driver adds the
-shares and the log prior, merges the statistics and installs them.
+shares and the log prior, merges the statistics and installs them. Of the restarts the
+value with the highest final objective is kept.
 """
 
 from __future__ import annotations
@@ -34,9 +35,11 @@ def fit(estimator, blocks: RowBlocks, labels: np.ndarray, n_unlabeled: list, dty
             ones = np.ones(classes.shape[0])
             random = [rng.dirichlet(ones, size=count) for count in n_unlabeled]
         history, converged = _run(estimator, blocks, classes, dtype, random)
-        if best is None or history[-1] > best[0]:
-            best = (history[-1], estimator._fitted_state(), history, converged)
-    return semi_supervised_fit.keep_best_run(estimator, best)
+        if best is None or history[-1] > best[1][-1]:
+            best = (estimator.joint_, history, converged)
+    value, history, converged = best
+    estimator._keep_value(value, None, None)
+    return semi_supervised_fit.record_run(estimator, history, converged)
 
 
 def _run(estimator, blocks, classes, dtype, random):

@@ -99,13 +99,13 @@ def install(estimator, class_stats, feature_stats, dtype, *, frozen=None) -> Non
 
 
 def starts_with_frozen_prior(estimator) -> bool:
-    """Whether in-memory EM starts as ``GaussianDA._jitted_em`` does.
+    """Whether in-memory EM starts as the Gaussian's jitted loop does
+    (`bayesgen.inference.unlabelled_em`).
 
     That loop resolves the empirical-Bayes prior and the ridge once, from responsibilities
     with EM's row totals, and fits the start under them; the generic loop resolves them
-    from the start's own responsibilities. The condition mirrors ``_jitted_em``'s.
+    from the start's own responsibilities. The condition is the family's (``unlabelled_loop``).
     """
     if not isinstance(estimator, GaussianDA):
         return False
-    regularised = (estimator.reg_alpha, estimator.reg_gamma, estimator.shrinkage) != (1, 1, None)
-    return not regularised and gaussian_regularised.rank(estimator) is None
+    return estimator._base_family().unlabelled_loop == "gaussian"

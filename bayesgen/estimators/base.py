@@ -107,20 +107,9 @@ class GenerativeClassifier(
     #: of that class (``score_samples``, ``sample``), and every prediction is that class.
     min_classes: ClassVar[int] = 2
 
-    #: Fitted attributes a fit sets beside its value ``joint_`` (kept with it by EM restarts).
+    #: Fitted attributes a fit sets beside its value ``joint_``, from the value and the rows
+    #: (``_keep_value`` sets them for a value fitted elsewhere) or once per fit.
     _state_beside_value: ClassVar[tuple[str, ...]] = ()
-
-    def _fitted_state(self) -> dict:
-        """What the last fit learned: the value ``joint_`` and the attributes kept beside it
-        (`_state_beside_value`), by name; an EM restart compares and keeps these."""
-        names = ("joint_", *self._state_beside_value)
-        return {name: self.__dict__[name] for name in names if name in self.__dict__}
-
-    def _restore_fitted_state(self, state: dict) -> None:
-        """Put back a `_fitted_state` (what another fit set beside it goes)."""
-        for name in ("joint_", *self._state_beside_value):
-            self.__dict__.pop(name, None)
-        self.__dict__.update(state)
 
     def __sklearn_is_fitted__(self) -> bool:
         """Fitted when it holds its value (a fit that failed half-way, after choosing
@@ -181,7 +170,7 @@ class GenerativeClassifier(
         marker = getattr(self, "unlabeled_marker", -1)
         unlabeled = semi_supervised.marked_unlabeled(y, marker, stacklevel=3)
         if unlabeled.any():
-            return semi_supervised_fit.fit(self, X, y, unlabeled, weights)
+            return self._fit_unlabelled(X, y, unlabeled, weights)
         y = check_labels(y)
         classes, class_index = np.unique(y, return_inverse=True)
         if classes.shape[0] < self.min_classes:
@@ -203,6 +192,10 @@ class GenerativeClassifier(
         self.log_likelihood_history_ = np.empty(0)
         self._add_labelled_rows(X, class_index, weights, classes.shape[0], reset=True)
         return self
+
+    def _fit_unlabelled(self, X, y, unlabeled: np.ndarray, weights: np.ndarray):
+        """Fit by EM over the rows ``unlabeled`` marks (`semi_supervised_fit`)."""
+        return semi_supervised_fit.fit(self, X, y, unlabeled, weights)
 
     def _add_labelled_rows(self, X, class_index, weights, n_classes: int, *, reset: bool):
         """``_add_rows`` for labelled rows, a chunk of rows at a time when there are many

@@ -192,7 +192,7 @@ class ComplementNB(NaiveBayesClassPrior):
     def _story_part(self, **options):
         self._refuse("run")
 
-    def _em_m_step(self, X, responsibilities):
+    def _fit_unlabelled(self, X, y, unlabeled, weights):
         self._refuse("fit by EM")
 
     def _sampling_sites(self):

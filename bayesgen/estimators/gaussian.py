@@ -7,8 +7,7 @@ import warnings
 
 import numpy as np
 
-from bayesgen import joint, progress
-from bayesgen._lazy import lazy_module
+from bayesgen import joint
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators import gaussian_regularised, missing_posterior
 from bayesgen.estimators.base import GenerativeClassifier
@@ -18,7 +17,6 @@ from bayesgen.families import gaussian
 from bayesgen.families.gaussian import shrinkage
 from bayesgen.families.gaussian.regularised import RegularisedGaussian, check_regularisation
 from bayesgen.families.namespace import as_jax, as_numpy
-from bayesgen.inference import gaussian_em, gaussian_semi_supervised, row_buckets
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import (
     FewRowsWarning,
@@ -27,9 +25,6 @@ from bayesgen.validation import (
     warn_few_complete_rows,
 )
 from bayesgen.wide_data import check_covariance_cost
-
-jax = lazy_module("jax")
-jnp = lazy_module("jax.numpy")
 
 _PARAMETERS_DOC = (
     """
@@ -328,19 +323,11 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 "shrinkage='ledoit-wolf' was set after the first partial_fit call, whose rows "
                 "were not kept; fit again with the shrinkage set from the start."
             )
-        with precision(dtype):
-            moments = shrinkage.fourth_moments(
-                jnp.asarray(X, dtype=dtype), jnp.asarray(responsibilities, dtype)
-            )
-            if bool(jnp.isnan(moments.stats.means).any()):
-                raise ValueError(
-                    "shrinkage='ledoit-wolf' needs fourth moments of complete rows, and X "
-                    "contains NaN (missing values); impute them first, or give the intensity "
-                    "as a float."
-                )
-            if not reset:
+        moments = self._base_family().for_rows(X, responsibilities).fourth_moments
+        if not reset:
+            with precision(dtype):
                 moments = shrinkage.merge_fourth_moments(
-                    as_jax(self.fourth_moments_, dtype), moments
+                    as_jax(self.fourth_moments_, dtype), as_jax(moments, dtype)
                 )
         self.fourth_moments_ = as_numpy(moments)
 
@@ -466,61 +453,22 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         """``(threshold, eps)`` of R's e1071 floor, or None (GaussianNB's ``threshold``)."""
         return None
 
-    def _jitted_em(self, X, fixed, unlabeled, unlabeled_weights, initial):
-        """EM over unlabelled rows in one jitted loop (``gaussian_semi_supervised``).
-
-        The prior and ridge are resolved once from responsibilities with EM's row totals
-        (which EM keeps), then the loop runs, and the fit is redone from the last M-step's
-        responsibilities so that every fitted attribute is set as by ``fit``. Returns
-        ``None`` (the generic loop runs instead) for a regularised covariance, whose M-step
-        the jitted loop does not have.
-        """
-        regularised = (self.reg_alpha, self.reg_gamma, self.shrinkage) != (1, 1, None)
-        # "unbiased" is no maximisation either: the generic loop runs it.
-        if regularised or self.estimate == "unbiased":
-            return None
-        if gaussian_regularised.rank(self) is not None:
-            return None
-        n_classes = self.classes_.shape[0]
-        weights = np.zeros(X.shape[0])
-        weights[unlabeled] = unlabeled_weights
-        self._add_rows(X, fixed + weights[:, None] / n_classes, reset=True)
-        dtype = compute_dtype(X.dtype)
-        _, concentration, _ = self._class_prior_settings()
-        fixed_pi = self.class_prior_ if self._class_prior_is_fixed() else None
-        # Rows padded to a bucket (weightless copies of the first row): the loop compiles
-        # once per bucket, not once per row count.
-        n_rows = row_buckets.bucket(X.shape[0])
-        with precision(dtype):
-            result = gaussian_semi_supervised.semi_supervised_em(
-                jnp.asarray(row_buckets.pad_rows(X, n_rows, X[0]), dtype),
-                jnp.asarray(row_buckets.pad_rows(fixed, n_rows), dtype),
-                jnp.asarray(row_buckets.pad_rows(weights, n_rows), dtype),
-                jnp.asarray(row_buckets.pad_rows(initial, n_rows), dtype),
-                as_jax(self.prior_, dtype),
-                jnp.asarray(self.ridge_, dtype),
-                jnp.full(n_classes, concentration, dtype),
-                float(self.tol),
-                covariance_type=self.covariance_type,
-                kind=self.estimate,
-                max_iter=int(self.max_iter),
-                class_probabilities_fixed=None
-                if fixed_pi is None
-                else jnp.asarray(fixed_pi, dtype),
-                report=progress.reporting(),
-            )
-            if progress.reporting():
-                jax.effects_barrier()  # the last iterations' ticks reach the bar
-        responsibilities = np.asarray(result.responsibilities, dtype=np.float64)[: X.shape[0]]
-        self._add_rows(X, responsibilities, reset=True)
-        n_iter = int(result.n_iter)
-        return np.asarray(result.history)[:n_iter].tolist(), bool(result.converged)
-
-    def _feature_log_prior(self) -> float:
-        # The NIW density of the fitted parameters (what "map" maximises); 0 for "mle".
-        if self.estimate in ("mle", "unbiased"):
-            return 0.0
-        return gaussian_em.niw_log_prior(self.prior_, self.joint_.params, self.covariance_type)
+    def _keep_value(self, value, X, responsibilities) -> None:
+        """`FitByEM._keep_value`, with what ``_add_rows`` keeps beside the value: the fourth
+        moments of the rows (Ledoit–Wolf), the rows behind a gappy fit's posterior, and
+        ``ridge_``, ``shrinkage_`` and Fisher's coordinates of the value; statistics merged
+        from blocks (``X`` None) carry no fourth moments and no rows."""
+        if X is not None and gaussian_regularised.needs_fourth_moments(self):
+            self._add_fourth_moments(X, responsibilities, reset=True)
+        else:
+            self.fourth_moments_ = None
+        self.joint_ = value
+        if X is not None and value.frozen is not None:
+            missing_posterior.keep_rows(self, X, responsibilities)  # for the posterior
+            self._warn_few_complete_rows(X, np.asarray(responsibilities))
+        else:
+            missing_posterior.drop_rows(self)
+        self._after_estimate()
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):

@@ -12,17 +12,11 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-
-from bayesgen import joint
-from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fitted_attribute import fitted_attribute, saved_value
 from bayesgen.families import kernel_density as kde
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.kernel_density_family import KernelChoice, KernelDensityFamily
-from bayesgen.inference import em
-from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.validation import check_features, check_positive
 
@@ -229,74 +223,6 @@ class KernelDensityDA(GenerativeClassifier):
     def _log_likelihood(self, X, dtype, *, row_terms=True):
         """``log p(x | k)``, (n_samples, n_classes), in ``dtype`` (the kernels as stored)."""
         return kde.log_likelihood(self.joint_.params, X, dtype)
-
-    # ------------------------------------------------------------------ EM
-    def _jitted_em(self, X, fixed, unlabeled, unlabeled_weights, initial):
-        """EM-style self-training over unlabelled rows (the family's own loop).
-
-        A kernel density has no parameters for EM to maximise: with one kernel for all
-        classes and the class prior estimated, $p(x) = \\sum_k \\pi_k p(x \\mid k)$
-        is the density of all rows whatever their labels. So the loop is a fixed-point
-        iteration of the labels, as ``semi_supervised`` runs EM (M-step: the ordinary fit
-        from the responsibilities; E-step: $p(k \\mid x_i)$), with two changes:
-
-        - every training row is scored by the *other* rows' kernels (leave-one-out): with
-          its own kernel an unlabelled row votes for the class that already holds it, and
-          the iteration only hardens its starting guess;
-        - the kernels (``bandwidth_``, ``kernel_covariances_``) are fixed first, from the
-          labelled rows and each unlabelled one counted as $\\lambda w_i / K$ of a
-          row in every class (frequency weights, so it adds that much to $n_k$), and kept:
-          with per-class kernels refitted each step, a class whose covariance grows takes
-          over every row.
-
-        ``log_likelihood_history_`` records the leave-one-out objective
-        $\\sum_{\\text{labelled}} w_i \\log \\pi_{y_i} p_{-i}(x_i \\mid y_i) + \\lambda
-        \\sum_{\\text{unlabelled}} w_i \\log \\sum_k \\pi_k p_{-i}(x_i \\mid k)$; the
-        iteration does not ascend it (it usually falls a little as the labels harden), and
-        stops when it changes by at most ``tol`` times its size.
-        """
-        dtype = compute_dtype(X.dtype)
-        spread = np.zeros(X.shape[0])
-        spread[unlabeled] = unlabeled_weights
-        self._add_rows(X, fixed + spread[:, None] / fixed.shape[1], reset=True)
-        family, settings = self._base_family(), self._fit_settings()
-        choice = self.joint_.feature_prior
-
-        def refit(responsibilities):  # the ordinary fit, under the fixed kernels
-            R = np.asarray(responsibilities).astype(dtype, copy=False)
-            class_stats, stats = joint.batch_stats(family, X, R)
-            self.joint_ = joint.from_stats(
-                family, self.classes_, class_stats, stats, settings, frozen=choice
-            )
-
-        refit(initial)
-        log_posterior, _ = self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
-
-        def step(log_posterior):
-            responsibilities = fixed.copy()
-            responsibilities[unlabeled] = (
-                np.exp(log_posterior[unlabeled]) * unlabeled_weights[:, None]
-            )
-            refit(responsibilities)
-            return self._em_scores(X, dtype, fixed, unlabeled, unlabeled_weights)
-
-        state = em.run(
-            log_posterior, step, tol=self.tol, max_iter=self.max_iter, progress_ticks=True
-        )
-        return state.history, state.converged
-
-    def _em_scores(self, X, dtype, fixed, unlabeled, unlabeled_weights):
-        """Leave-one-out ``log p(k | x_i)`` of the training rows, and EM's objective."""
-        with precision(dtype):
-            log_likelihood = kde.leave_one_out_log_likelihood(self.joint_.params, X, dtype)
-        with np.errstate(divide="ignore"):
-            log_prior = np.log(self.class_prior_).astype(log_likelihood.dtype)
-        log_joint = log_likelihood + log_prior
-        with np.errstate(invalid="ignore"):
-            labelled = np.sum(np.where(fixed > 0, fixed * log_joint, 0.0))
-        unlabelled = np.sum(unlabeled_weights * log_evidence(log_joint[unlabeled])[:, 0])
-        value = float(labelled + unlabelled + self._em_log_prior())
-        return normalise(log_joint, log_prior), value
 
     # ------------------------------------------------------------------ story
     def _story_part(self):

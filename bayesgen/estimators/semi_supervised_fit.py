@@ -1,15 +1,10 @@
 r"""Fitting an estimator by EM over unlabelled rows, restarts included.
 
-The pieces are `bayesgen.inference.semi_supervised`'s (responsibilities, E-step and
-objective) and the loop is `bayesgen.inference.em.run`; this module drives them with the
-estimator's M-step (its ordinary fit from responsibilities, or ``_em_m_step`` where the
-M-step inside EM differs) and its log-likelihood. A family with a loop of its own
-(``_jitted_em``: a Gaussian without missing values, the kernel density's self-training)
-runs it instead.
-
-Each start runs on the estimator itself; the fitted value of the best start (highest final
-objective, ``_fitted_state``: ``joint_`` and what the fit sets beside it) is kept and put
-back once all have run.
+Each start is the estimator's ordinary fit of its responsibilities; from there the run is
+`bayesgen.inference.unlabelled_em.run`, over the family, the fitted value and the model's
+`bayesgen.inference.fit_rows.FitOptions`, and returns a value. Of all starts the run with
+the highest final objective is kept: its value goes back into the estimator
+(``_keep_value``, with what a fit sets beside it from the rows).
 """
 
 from __future__ import annotations
@@ -20,12 +15,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from bayesgen import progress
-from bayesgen._precision import compute_dtype, precision
-from bayesgen.inference import em, semi_supervised
+from bayesgen.inference import semi_supervised, unlabelled_em
 from bayesgen.validation import check_labels
-
-_EM_DESCRIPTION = "EM over unlabelled rows"
 
 
 def em_settings(estimator) -> semi_supervised.SemiSupervisedSettings:
@@ -53,28 +44,25 @@ def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
     )
     estimator.classes_ = classes
     fixed = semi_supervised.fixed_responsibilities(labeled, class_index, weights, len(classes))
-    unlabeled_weights = settings.unlabeled_weight * weights[unlabeled]
+    rows = unlabelled_em.UnlabelledRows(
+        fixed, unlabeled, settings.unlabeled_weight * weights[unlabeled]
+    )
     rng = check_random_state(estimator.random_state)
     best = None
     for start in range(settings.n_init):
         random = not (start == 0 and labeled.any())
         initial = semi_supervised.starting_responsibilities(
-            fixed, unlabeled, unlabeled_weights, rng, random=random
+            fixed, unlabeled, rows.weights, rng, random=random
         )
-        history, converged = _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial)
-        if best is None or history[-1] > best[0]:
-            best = (history[-1], estimator._fitted_state(), history, converged)
-    return keep_best_run(estimator, best)
+        run = _run(estimator, X, rows, initial)
+        if best is None or run.history[-1] > best.history[-1]:
+            best = run
+    estimator._keep_value(best.value, X, best.responsibilities)
+    return record_run(estimator, best.history, best.converged)
 
 
-def keep_best_run(estimator, best):
-    """Restore the best EM run's fitted value and record its history; warn if it did not
-    converge.
-
-    ``best`` is ``(final objective, the estimator's _fitted_state, history, converged)``.
-    """
-    _, state, history, converged = best
-    estimator._restore_fitted_state(state)
+def record_run(estimator, history, converged: bool):
+    """Record the kept EM run's history on ``estimator``; warn if it did not converge."""
     if not converged:
         warnings.warn(
             f"EM over the unlabelled rows did not converge in max_iter={estimator.max_iter} "
@@ -89,58 +77,18 @@ def keep_best_run(estimator, best):
     return estimator
 
 
-def _run(estimator, X, fixed, unlabeled, unlabeled_weights, initial):
-    """One EM run from the responsibilities ``initial``: (objective history, converged).
-
-    A family may run the whole loop itself (``_jitted_em``, Gaussian models without missing
-    values); otherwise each iteration is a vectorised pass driven from here, whose M-step is
-    the estimator's ``_em_m_step(X, R)`` where it has one (it may use the current
-    parameters), else the plain fit ``_add_rows(X, R, reset=True)``.
-    """
-    jitted = getattr(estimator, "_jitted_em", None)
-    if jitted is not None and not np.isnan(np.asarray(X, dtype=float)).any():
-        with progress.progress_bar(estimator.max_iter, _EM_DESCRIPTION):
-            result = jitted(X, fixed, unlabeled, unlabeled_weights, initial)
-        if result is not None:  # None: the family's loop does not apply to this model
-            return result
+def _run(estimator, X, rows, initial) -> unlabelled_em.EMRun:
+    """One EM run from the responsibilities ``initial``: the start value is the model's
+    ordinary fit of the responsibilities the family's loop starts from, and the loop
+    (`bayesgen.inference.unlabelled_em.run`) takes it from there."""
+    loop = unlabelled_em.loop_for(estimator._base_family(), estimator._fit_settings(), X)
+    start = unlabelled_em.start_responsibilities(loop, rows, initial)
     with warnings.catch_warnings():
         # Only a start: with missing values this runs EM over them on the labelled rows,
         # and whether that converges is beside the point once the outer EM takes over.
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        estimator._add_rows(X, initial, reset=True)
-    # One pass per iteration: the E-step's log posteriors also give the objective of the
-    # parameters they were computed under.
-    log_posterior, _ = _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
-    m_step = getattr(estimator, "_em_m_step", None)
-
-    def step(log_posterior):
-        R = semi_supervised.responsibilities(fixed, unlabeled, unlabeled_weights, log_posterior)
-        if m_step is None:
-            estimator._add_rows(X, R, reset=True)
-        else:  # a model whose M-step inside EM differs from a plain fit (a warm start)
-            m_step(X, R)
-        return _e_step(estimator, X, fixed, unlabeled, unlabeled_weights)
-
-    with progress.progress_bar(estimator.max_iter, _EM_DESCRIPTION):
-        state = em.run(
-            log_posterior, step, tol=estimator.tol, max_iter=estimator.max_iter, progress_ticks=True
-        )
-    return state.history, state.converged
-
-
-def _e_step(estimator, X, fixed, unlabeled, unlabeled_weights):
-    """``log p(k | x)`` of every row under the current parameters, and the EM objective."""
-    dtype = compute_dtype(X.dtype)
-    with precision(dtype):
-        log_likelihood = np.asarray(estimator._log_likelihood(X, dtype, row_terms=True))
-        log_prior_of_parameters = estimator._em_log_prior()  # in X's precision, like the rest
-    with np.errstate(divide="ignore"):
-        log_class_prior = np.log(estimator.class_prior_).astype(log_likelihood.dtype)
-    return semi_supervised.e_step(
-        log_likelihood + log_class_prior,
-        log_class_prior,
-        fixed,
-        unlabeled,
-        unlabeled_weights,
-        log_prior_of_parameters,
-    )
+        if loop == "em":
+            warnings.simplefilter("ignore", ConvergenceWarning)
+        estimator._add_rows(X, start, reset=True)
+    options = estimator._fit_options(X, start)
+    family = estimator._base_family()
+    return unlabelled_em.run(loop, family, options, estimator.joint_, X, rows, initial)

@@ -80,6 +80,8 @@ class KernelDensityFamily(FeatureFamily):
         "kernel density family has no parameter posterior: its class densities are kernel "
         "density estimates (the training rows themselves), with no parameters under a prior"
     )
+    # No parameters for EM to maximise: unlabelled rows are fitted by self-training.
+    unlabelled_loop = "self-training"
     # The statistics are the rows: a Dask fit would ship every row to the driver.
     merges_exactly = False
     column_values = "numbers"

@@ -113,6 +113,10 @@ class FeatureFamily(abc.ABC):
     is_density : bool
         Whether ``log_likelihood`` is a log density of the features (False for the scores
         of complement naive Bayes): EM over unlabelled rows needs one.
+    unlabelled_loop : {"em", "gaussian", "self-training"}
+        How rows without a label are fitted (`bayesgen.inference.unlabelled_em`): EM from
+        the family's own fit and scores (the default), the Gaussian's jitted EM, or the
+        kernel density's self-training (it has no parameters for EM to maximise).
     """
 
     name: ClassVar[str]
@@ -126,6 +130,7 @@ class FeatureFamily(abc.ABC):
     column_family: ClassVar[bool] = False
     column_preference: ClassVar[int] = 100
     is_density: ClassVar[bool] = True
+    unlabelled_loop: ClassVar[str] = "em"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -301,6 +306,13 @@ class FeatureFamily(abc.ABC):
         family learns new categories, re-laying the earlier counts for them.
         """
         return self, stats
+
+    def for_rows(self, X, responsibilities) -> FeatureFamily:
+        """This family with what the rows ``X`` under class weights ``responsibilities``
+        teach its estimate beyond its statistics (Ledoit–Wolf's fourth moments); the
+        default needs nothing: ``self``. A fit from scratch and each M-step of EM over
+        unlabelled rows estimate under it."""
+        return self
 
     def learned(self) -> dict:
         """What `learn` found, to be saved: keyword arguments of `with_learned` (``{}``).

@@ -333,13 +333,13 @@ def test_jitted_gaussian_em_equals_the_generic_loop(covariance_type, monkeypatch
     """GaussianDA runs EM as one jitted while_loop; with the prior out of the objective
     ("mle") it reaches the same fixed point as the generic per-iteration loop. (Their first
     M-steps differ slightly: the generic loop's ridge comes from the labelled rows alone.)"""
-    from bayesgen.estimators.gaussian import GaussianDA
+    from bayesgen.families.gaussian.regularised import RegularisedGaussian
 
     X, y, _, _ = _gaussian_problem(seed=2, n=1500, d=4)
     semi_y = np.where(_few_labels(y), y, -1)
     settings = {"covariance_type": covariance_type, "tol": 1e-13, "max_iter": 2000}
     jitted = bg.GaussianDA(**settings).fit(X, semi_y)
-    monkeypatch.setattr(GaussianDA, "_jitted_em", None)
+    monkeypatch.setattr(RegularisedGaussian, "unlabelled_loop", "em")
     generic = bg.GaussianDA(**settings).fit(X, semi_y)
     assert jitted.converged_ and generic.converged_
     np.testing.assert_allclose(jitted.means_, generic.means_, rtol=1e-6, atol=1e-6)

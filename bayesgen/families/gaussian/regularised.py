@@ -19,12 +19,13 @@ are those of `GaussianFamily`, so a regularised family has no exact posterior
 
 from __future__ import annotations
 
+import copy
 import numbers
 
 import numpy as np
 
 from bayesgen._lazy import lazy_module
-from bayesgen._precision import precision
+from bayesgen._precision import compute_dtype, precision
 from bayesgen.families import e1071_floor
 from bayesgen.families.gaussian import blocked_stats, fisher, shrinkage
 from bayesgen.families.gaussian.family import GaussianFamily
@@ -35,6 +36,7 @@ from bayesgen.families.gaussian.posterior import (
     point_estimate,
 )
 from bayesgen.families.gaussian.stats import GaussianStats
+from bayesgen.families.namespace import as_numpy
 
 jnp = lazy_module("jax.numpy")
 
@@ -158,6 +160,44 @@ class RegularisedGaussian(GaussianFamily):
     def needs_fourth_moments(self) -> bool:
         """Whether the Ledoit–Wolf intensity, and so the rows' fourth moments, are needed."""
         return isinstance(self.shrinkage, str)
+
+    def for_rows(self, X, responsibilities) -> RegularisedGaussian:
+        """The family with the fourth moments of the rows ``X`` under ``responsibilities``
+        where Ledoit–Wolf's intensity needs them, else ``self``.
+
+        Raises
+        ------
+        ValueError
+            When ``X`` has missing entries (the moments need complete rows).
+        """
+        if not self.needs_fourth_moments:
+            return self
+        dtype = compute_dtype(np.asarray(X).dtype)
+        with precision(dtype):
+            moments = shrinkage.fourth_moments(
+                jnp.asarray(X, dtype=dtype), jnp.asarray(responsibilities, dtype)
+            )
+            if bool(jnp.isnan(moments.stats.means).any()):
+                raise ValueError(
+                    "shrinkage='ledoit-wolf' needs fourth moments of complete rows, and X "
+                    "contains NaN (missing values); impute them first, or give the intensity "
+                    "as a float."
+                )
+        family = copy.copy(self)
+        family.fourth_moments = as_numpy(moments)
+        return family
+
+    @property
+    def unlabelled_loop(self) -> str:
+        """``"gaussian"`` (the jitted EM) for the conjugate estimate with no regularising
+        setting at all, else ``"em"``."""
+        plain = (self.reg_alpha, self.reg_gamma, self.shrinkage, self.n_components) == (
+            1,
+            1,
+            None,
+            None,
+        )
+        return "gaussian" if plain else "em"
 
     def is_regularised(self, n_classes: int, n_features: int) -> bool:
         """Whether the point estimate departs from the conjugate one (RDA, shrinkage, a
