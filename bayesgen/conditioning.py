@@ -14,16 +14,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from bayesgen.missing import is_missing_value
+
 
 def _is_number(value) -> bool:
     return isinstance(value, numbers.Number | np.number | np.bool_)
-
-
-def _is_missing(value) -> bool:
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # an array or another container
-        return False
 
 
 def _values(key, value, n_rows: int) -> np.ndarray:
@@ -39,7 +34,7 @@ def _values(key, value, n_rows: int) -> np.ndarray:
                 f"given[{key!r}] must be one value or {n_rows} values, one per row drawn "
                 f"(n_samples={n_rows}, or the length of y); got shape {np.shape(value)}."
             )
-    missing = [row for row, item in enumerate(values) if _is_missing(item)]
+    missing = [row for row, item in enumerate(values) if is_missing_value(item)]
     if missing:
         raise ValueError(
             f"given[{key!r}] is missing (None or NaN) at row {missing[0]}: a condition must "

@@ -15,11 +15,13 @@ from bayesgen.device_arrays import is_device_array
 def missing_entries(X) -> np.ndarray:
     """``(n_samples, n_features)`` boolean mask of the missing entries of ``X``.
 
-    ``X`` is a NumPy array (numbers: NaN; objects: None, NaN, ``pd.NA``), a SciPy sparse
-    matrix (its stored NaN; it is densified) or a DataFrame.
+    ``X`` is a NumPy array (numbers: NaN; objects: None, NaN, ``pd.NA``; booleans and
+    integers: none), a SciPy sparse matrix (its stored NaN; it is densified), a DataFrame, or
+    a table wrapper holding one as ``frame``.
     """
     import pandas as pd
 
+    X = getattr(X, "frame", X)  # a table wrapper (MixedNB's columns): its DataFrame
     if sp.issparse(X):
         X = X.toarray()
     if isinstance(X, pd.DataFrame):
@@ -27,7 +29,19 @@ def missing_entries(X) -> np.ndarray:
     X = np.asarray(X)
     if X.dtype.kind in "fc":
         return np.isnan(X)
+    if X.dtype.kind in "biu":  # booleans and integers have no missing value
+        return np.zeros(X.shape, dtype=bool)
     return pd.isna(pd.DataFrame(X)).to_numpy()
+
+
+def is_missing_value(value) -> bool:
+    """Whether one value is missing (None, NaN, ``pd.NA``, ``NaT``); a container is not."""
+    import pandas as pd
+
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # an array or another container
+        return False
 
 
 def has_missing(X) -> bool:

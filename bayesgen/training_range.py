@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from bayesgen import recorded_grid
 from bayesgen._precision import precision
 from bayesgen.device_arrays import is_device_array
+from bayesgen.missing import missing_entries
 
 
 def _numeric_columns(X) -> tuple[np.ndarray, np.ndarray]:
@@ -187,21 +188,8 @@ def _weighted(X, weights: np.ndarray, nothing: np.ndarray) -> ColumnRecord:
     table = getattr(X, "frame", X)
     taken = table.iloc[rows] if isinstance(table, pd.DataFrame) else np.asarray(table)[rows]
     low, high, _, _, decimals, step = column_ranges(taken)
-    missing = weights @ _missing_mask(table)
+    missing = weights @ missing_entries(table)
     return ColumnRecord(low, high, np.asarray(missing, dtype=np.float64), total, decimals, step)
-
-
-def _missing_mask(X) -> np.ndarray:
-    """``(n_samples, n_features)`` mask of the missing cells of a dense ``X``."""
-    frame = getattr(X, "frame", X)
-    if isinstance(frame, pd.DataFrame):
-        return frame.isna().to_numpy()
-    array = np.asarray(frame)
-    if array.dtype.kind in "fc":
-        return np.isnan(array)
-    if array.dtype.kind in "biu":
-        return np.zeros(array.shape, dtype=bool)
-    return pd.DataFrame(array).isna().to_numpy()
 
 
 def _sparse_missing(X, weights=None) -> np.ndarray:

@@ -29,6 +29,7 @@ from bayesgen.families import kernel_density as kde
 from bayesgen.families.namespace import as_jax
 from bayesgen.inference import em, gaussian_semi_supervised, row_buckets, semi_supervised
 from bayesgen.inference.fit_rows import FitOptions, fit_rows, m_step, objective_log_prior
+from bayesgen.missing import has_missing
 
 jax = lazy_module("jax")
 jnp = lazy_module("jax.numpy")
@@ -68,7 +69,7 @@ def loop_for(family, settings: joint.FitSettings, X) -> str:
     ``unlabelled_loop``, except the generic EM for rows with missing entries and for the
     Gaussian's ``"unbiased"`` estimate (no maximisation, which the jitted loop assumes)."""
     loop = getattr(family, "unlabelled_loop", "em")
-    if loop == "em" or np.isnan(np.asarray(X, dtype=float)).any():
+    if loop == "em" or has_missing(X):
         return "em"
     if loop == "gaussian" and settings.estimate == "unbiased":
         return "em"

@@ -12,6 +12,7 @@ from jax import Array
 from bayesgen import registry
 from bayesgen.families.class_prior import Dirichlet
 from bayesgen.families.gaussian import NormalInverseWishart, observed_block
+from bayesgen.missing import has_missing
 from bayesgen.stories.common import StoryPart, classifier_story
 
 
@@ -57,7 +58,7 @@ def _may_have_missing(X) -> bool:
         return False
     if isinstance(X, jax.core.Tracer):  # unknown while tracing: take the path that handles NaN
         return True
-    return bool(np.isnan(np.asarray(X)).any())  # NumPy: jnp would be staged out under jit
+    return has_missing(np.asarray(X))  # NumPy: jnp would be staged out under jit
 
 
 def _observe_with_missing(means, covariances, y, X, covariance_type):

@@ -102,7 +102,7 @@ def test_em_objective_is_the_fitted_log_likelihood():
     joint = model.predict_joint_log_proba(frame)
     data = np.sum(joint[np.arange(y.size), y] - np.log(model.class_prior_[y]))
     np.testing.assert_allclose(
-        model.log_likelihood_history_[-1] - model._feature_log_prior(), data, rtol=1e-9
+        model.log_likelihood_history_[-1] - _feature_log_prior(model), data, rtol=1e-9
     )
 
 
@@ -261,3 +261,9 @@ def test_penguins_keep_bill_length_and_body_mass_together_within_a_species():
         drawn[type(model).__name__] = np.corrcoef(X["bill_length_mm"], X["body_mass_g"])[0, 1]
     assert abs(drawn["LatentClassNB"] - real) < margin
     assert abs(drawn["MixedNB"]) < 4 / np.sqrt(n)
+
+
+def _feature_log_prior(model) -> float:
+    """The family's log prior density of the fitted parameters (EM's objective's part)."""
+    value = model.joint_
+    return float(model.family_.log_prior(value.feature_prior, value.params, kind=model.estimate))

@@ -160,7 +160,7 @@ def test_map_objective_never_decreases_and_includes_the_prior(data):
     if data == "complete":
         likelihood = np.sum(model.predict_joint_log_proba(X)[np.arange(y.size), y])
         likelihood -= np.sum(np.log(model.class_prior_[y]))
-        expected = likelihood + model._feature_log_prior()
+        expected = likelihood + _feature_log_prior(model)
         np.testing.assert_allclose(model.log_likelihood_history_[-1], expected, rtol=1e-12)
 
 
@@ -564,3 +564,9 @@ def test_complete_rows_do_not_warn_about_missing_entries():
         gappy[0, 0] = np.nan
         with pytest.raises(ValueError, match="n_components=6 for class np.int64\\(1\\)"):
             MixtureDA(n_components=6, random_state=0).fit(gappy, y)
+
+
+def _feature_log_prior(model) -> float:
+    """The family's log prior density of the fitted parameters (EM's objective's part)."""
+    value = model.joint_
+    return float(model.family_.log_prior(value.feature_prior, value.params, kind=model.estimate))
