@@ -348,24 +348,28 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         imputation, each copy under its own posterior draw of every group's parameters), a
         list of that many DataFrames, or an array of copies for a model fitted on arrays.
         """
-        if n_imputations is not None:
-            return super().impute(
-                X, method=method, y=y, random_state=random_state, n_imputations=n_imputations
-            )
+        return super().impute(
+            X, method=method, y=y, random_state=random_state, n_imputations=n_imputations
+        )
+
+    def _impute_once(self, X, method, y, random_state, value=None):
+        """`GenerativeUses._impute_once` by column group: each group fills its own columns
+        (under ``value`` where given), a DataFrame back for a model fitted on one."""
         check_is_fitted(self)
         if method not in imputation.METHODS:
             raise ValueError(f"method must be one of {imputation.METHODS}; got {method!r}.")
         columns = self._check_X(X, reset=False)
         if y is None:
-            class_weights = self.predict_proba(X)
+            class_weights = (
+                self.predict_proba(X) if value is None else self._posterior_under(value, X)
+            )
         else:
             class_weights = np.eye(self.classes_.shape[0])[np.asarray(self._class_index(y))]
         rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
         family = self._feature_family()
+        params = (self.joint_ if value is None else value).params
         imputed = family.decode(
-            family.conditional(
-                self.joint_.params, family.encode(columns), class_weights, method, rng
-            )
+            family.conditional(params, family.encode(columns), class_weights, method, rng)
         )
         filled = with_filled_cells(
             columns.frame,

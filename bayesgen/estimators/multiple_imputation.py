@@ -32,6 +32,7 @@ from sklearn.utils import check_random_state
 from bayesgen._memory import check_fits
 from bayesgen.inference.sampling import numpy_generator
 from bayesgen.inference.semi_supervised import unlabeled_rows
+from bayesgen.joint import with_params
 
 #: Data-augmentation sweeps discarded before the first imputation (no exact posterior).
 WARMUP_SWEEPS = 20
@@ -49,13 +50,16 @@ def check_n_imputations(n_imputations) -> int:
     return int(n_imputations)
 
 
-def _with_draw(estimator, draws: dict, index: int):
-    """A shallow copy of ``estimator`` whose parameters are draw ``index`` of ``draws``."""
+def _drawn_value(estimator, draws: dict, index: int):
+    """``estimator``'s fitted value with draw ``index`` of ``draws`` as its parameters (and
+    class probabilities, where drawn)."""
+    estimator._check_has_posterior()
+    family = estimator._feature_family()
     sites = {name: value[index] for name, value in draws.items() if name != "class_prior"}
-    drawn = estimator._with_parameters(sites)
+    value = with_params(estimator.joint_, family.params_from_sites(sites))
     if "class_prior" in draws:
-        drawn.class_prior_ = np.asarray(draws["class_prior"][index])
-    return drawn
+        value = value._replace(class_probabilities=np.asarray(draws["class_prior"][index]))
+    return value
 
 
 def _rows(X, index):
@@ -68,20 +72,20 @@ def _unknown(y, n_samples: int) -> np.ndarray:
     return np.ones(n_samples, dtype=bool) if y is None else unlabeled_rows(np.asarray(y))
 
 
-def _impute_sample(model, X, y, rng):
-    """One conditional draw of the missing entries: given the label where it is known,
-    mixed over $p(k \\mid x_o)$ where it is not (by the model's own ``impute``, so a
-    DataFrame comes back as one)."""
+def _impute_sample(model, X, y, rng, value=None):
+    """One conditional draw of the missing entries under ``value`` (the model's own where
+    None): given the label where it is known, mixed over $p(k \\mid x_o)$ where it is not
+    (by the model's own imputation, so a DataFrame comes back as one)."""
     n_samples = X.shape[0]
     unknown = _unknown(y, n_samples)
     if unknown.all():
-        return model.impute(X, method="sample", random_state=rng)
+        return model._impute_once(X, "sample", None, rng, value)
     if not unknown.any():
-        return model.impute(X, method="sample", y=y, random_state=rng)
+        return model._impute_once(X, "sample", y, rng, value)
     known, unlabelled = np.flatnonzero(~unknown), np.flatnonzero(unknown)
     parts = [
-        model.impute(_rows(X, known), method="sample", y=np.asarray(y)[known], random_state=rng),
-        model.impute(_rows(X, unlabelled), method="sample", random_state=rng),
+        model._impute_once(_rows(X, known), "sample", np.asarray(y)[known], rng, value),
+        model._impute_once(_rows(X, unlabelled), "sample", None, rng, value),
     ]
     order = np.argsort(np.concatenate([known, unlabelled]), kind="stable")
     if hasattr(parts[0], "iloc"):
@@ -111,8 +115,8 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
     Parameters
     ----------
     estimator : GenerativeClassifier
-        Fitted; supplies ``impute``, the posterior hooks ``_check_exact_posterior``,
-        ``_exact_draws`` and ``_with_parameters``, and ``predict_proba``.
+        Fitted; supplies its imputation under a value (``_impute_once``), the posterior
+        hooks ``_check_exact_posterior`` and ``_exact_draws``, and ``predict_proba``.
     X : array-like of shape (n_samples, n_features)
         NaN marks a missing entry.
     n_imputations : int
@@ -141,7 +145,7 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
         draws = estimator._exact_draws(numpy_generator(rng), n_imputations)
         return _stack(
             [
-                _impute_sample(_with_draw(estimator, draws, i), X, y, rng)
+                _impute_sample(estimator, X, y, rng, _drawn_value(estimator, draws, i))
                 for i in range(n_imputations)
             ]
         )
@@ -150,7 +154,7 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
 
 def _data_augmentation(estimator, X, n_imputations, y, rng):
     """Imputations from a data-augmentation chain over the rows of ``X``."""
-    current, copies = estimator, []
+    model, value, copies = estimator, None, []
     unknown = _unknown(y, X.shape[0])
     labels = np.empty(X.shape[0], dtype=estimator.classes_.dtype)
     if not unknown.all():
@@ -158,14 +162,17 @@ def _data_augmentation(estimator, X, n_imputations, y, rng):
     total = WARMUP_SWEEPS + SWEEPS_BETWEEN * (n_imputations - 1) + 1
     for sweep in range(total):
         if unknown.any():  # the chain is over (k, x_m, theta) for rows without a label
-            weights = current.predict_proba(_rows(X, np.flatnonzero(unknown)))
+            rows = _rows(X, np.flatnonzero(unknown))
+            weights = (
+                model.predict_proba(rows) if value is None else model._posterior_under(value, rows)
+            )
             drawn = (rng.uniform(size=(weights.shape[0], 1)) > np.cumsum(weights, axis=1)).sum(1)
-            labels[unknown] = current.classes_[np.minimum(drawn, weights.shape[1] - 1)]
-        completed = current.impute(X, method="sample", y=labels, random_state=rng)
+            labels[unknown] = model.classes_[np.minimum(drawn, weights.shape[1] - 1)]
+        completed = model._impute_once(X, "sample", labels, rng, value)
         if sweep >= WARMUP_SWEEPS and (sweep - WARMUP_SWEEPS) % SWEEPS_BETWEEN == 0:
             copies.append(completed)
             if len(copies) == n_imputations:
                 break
-        refit = clone(estimator).fit(completed, labels)
-        current = _with_draw(refit, refit._exact_draws(numpy_generator(rng), 1), 0)
+        model = clone(estimator).fit(completed, labels)
+        value = _drawn_value(model, model._exact_draws(numpy_generator(rng), 1), 0)
     return _stack(copies)

@@ -13,30 +13,24 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.families.protocol import NoClosedForm
-from bayesgen.inference import log_space
+from bayesgen.inference import class_posterior
 from bayesgen.inference.log_space import log_evidence, normalise
-from bayesgen.joint import log_likelihood, row_chunks
+from bayesgen.joint import log_likelihood
 from bayesgen.validation import scoring_rows
 
 PROBA_METHODS = ("plugin", "predictive")
 
 
-def _unscored_rows(joint: np.ndarray) -> np.ndarray:
-    """Rows of ``joint`` no class could score: every entry -inf, or an overflow (NaN, +inf).
-
-    A product with ones finds the rows with any non-finite entry in one fast pass (a
-    reduction along the short class axis costs ten times more); only those are inspected.
-    """
-    with np.errstate(invalid="ignore", over="ignore"):
-        suspect = np.flatnonzero(~np.isfinite(joint @ np.ones(joint.shape[1], joint.dtype)))
-    unscored = np.zeros(joint.shape[0], dtype=bool)
-    if suspect.size:
-        rows = joint[suspect]
-        unscored[suspect] = ~np.isfinite(np.max(rows, axis=1, initial=-np.inf)) | np.isnan(
-            rows
-        ).any(axis=1)
-    return unscored
+def _warn_impossible(n_impossible: int) -> None:
+    if n_impossible:
+        warnings.warn(
+            f"{n_impossible} row(s) of X have probability zero under every class (a point "
+            "estimate with zero probabilities: estimate='mle', or 'map' with alpha <= 1; or "
+            "a row so far out that every class density underflows); their class "
+            "probabilities are the class prior.",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 class ClassPrediction:
@@ -66,31 +60,21 @@ class ClassPrediction:
     def _joint(self, X, *, row_terms: bool) -> np.ndarray:
         """``log p(x, k)``; without ``row_terms`` only up to a per-row constant."""
         X, dtype = self._prepare(X)
-        with precision(dtype):
-            log_likelihood = self._chunked_log_likelihood(X, dtype, row_terms)
-        log_prior = self._log_class_prior(log_likelihood.dtype)
-        if not log_likelihood.flags.writeable:  # a view of a JAX buffer
-            return log_likelihood + log_prior
-        return np.add(log_likelihood, log_prior, out=log_likelihood)
+        return self._checked_joint(X, dtype, row_terms)
 
-    def _chunked_log_likelihood(self, X, dtype, row_terms: bool) -> np.ndarray:
-        """``_log_likelihood`` of all rows, a chunk of rows at a time when rows x classes x
-        features would exceed `bayesgen.joint.RESPONSIBILITY_ENTRIES` (a family may hold a
-        (rows, classes, features) intermediate): predicting for many classes stays bounded."""
-        n_classes, n_features = self.classes_.shape[0], max(1, X.shape[1])
-        chunks = row_chunks(X.shape[0], n_classes * n_features)
-        if len(chunks) == 1 or not isinstance(X, np.ndarray):
-            return np.asarray(self._log_likelihood(X, dtype, row_terms=row_terms))
-        return np.concatenate(
-            [
-                np.asarray(self._log_likelihood(X[rows], dtype, row_terms=row_terms))
-                for rows in chunks
-            ]
-        )
+    def _checked_joint(self, X, dtype, row_terms: bool) -> np.ndarray:
+        """`_joint` of checked rows (`bayesgen.inference.class_posterior`)."""
+        with precision(dtype):
+            log_likelihood = class_posterior.chunked(
+                lambda rows: self._log_likelihood(rows, dtype, row_terms=row_terms),
+                X,
+                self.classes_.shape[0],
+            )
+        log_prior = self._log_class_prior(log_likelihood.dtype)
+        return class_posterior.with_log_prior(log_likelihood, log_prior)
 
     def _log_class_prior(self, dtype) -> np.ndarray:
-        with np.errstate(divide="ignore"):  # a class with probability 0 gets -inf
-            return np.log(self.class_prior_).astype(dtype)
+        return class_posterior.log_class_prior(self.class_prior_, dtype)
 
     def predict_log_proba(self, X, *, method="plugin") -> np.ndarray:
         """Log posterior class probabilities ``log p(y = k | x)``.
@@ -116,30 +100,33 @@ class ClassPrediction:
 
     def _plugin_posterior(self, X, *, log: bool) -> np.ndarray:
         """``log p(k | x)`` (``log``) or ``p(k | x)`` under the point estimate."""
-        joint = self._joint(X, row_terms=False)
+        X, dtype = self._prepare(X)
+        joint = self._checked_joint(X, dtype, row_terms=False)
         log_prior = self._log_class_prior(joint.dtype)
-        unscored = _unscored_rows(joint)
-        if unscored.any():
-            limit = self._limit_log_posterior(X, unscored, log_prior)
-            if limit is not None:
-                joint = joint.copy()
-                joint[unscored] = limit
-        if log:
-            n_impossible = int(np.count_nonzero(np.isneginf(log_space.row_max(joint))))
-            posterior = normalise(joint, log_prior)
-        else:
-            if not joint.flags.writeable:
-                joint = joint.copy()
-            posterior, n_impossible = log_space.probabilities(joint, log_prior)
-        if n_impossible:
-            warnings.warn(
-                f"{n_impossible} row(s) of X have probability zero under every class (a point "
-                "estimate with zero probabilities: estimate='mle', or 'map' with alpha <= 1; or "
-                "a row so far out that every class density underflows); their class "
-                "probabilities are the class prior.",
-                UserWarning,
-                stacklevel=3,
+        posterior, n_impossible = class_posterior.from_joint(
+            self._feature_family(), self.joint_.params, X, joint, log_prior, log=log
+        )
+        _warn_impossible(n_impossible)
+        return posterior
+
+    def _posterior_under(self, value, X) -> np.ndarray:
+        """``p(k | x)`` of rows ``X`` under ``value``, a fitted value with other parameters
+        and class probabilities than ``joint_`` (a posterior draw,
+        `bayesgen.joint.with_params`)."""
+        X, dtype = self._prepare(X)
+        family = self._feature_family()
+        with precision(dtype):
+            scores = class_posterior.chunked(
+                lambda rows: log_likelihood(family, value.params, rows, dtype),
+                X,
+                self.classes_.shape[0],
             )
+        log_prior = class_posterior.log_class_prior(value.class_probabilities, scores.dtype)
+        joint = class_posterior.with_log_prior(scores, log_prior)
+        posterior, n_impossible = class_posterior.from_joint(
+            family, value.params, X, joint, log_prior, log=False
+        )
+        _warn_impossible(n_impossible)
         return posterior
 
     def _predictive_log_proba(self, X) -> np.ndarray:
@@ -227,12 +214,10 @@ class ClassPrediction:
 
     def _limit_log_posterior(self, X, rows, log_prior):
         """``log p(k | x)`` of the ``rows`` of ``X`` that no class density could score in
-        floating point (`FeatureFamily.limit_log_posterior`), or None where the family has
-        no such limit (the rows then get the class prior, with a warning)."""
-        family = self._feature_family()
+        floating point, or None where the family has no such limit
+        (`bayesgen.inference.class_posterior.limit_log_posterior`)."""
         with scoring_rows():
-            encoded = family.encode(self._check_X(X, reset=False))
-        try:
-            return family.limit_log_posterior(self.joint_.params, encoded[rows], log_prior)
-        except NoClosedForm:
-            return None
+            X = self._check_X(X, reset=False)
+        return class_posterior.limit_log_posterior(
+            self._feature_family(), self.joint_.params, X, rows, log_prior
+        )

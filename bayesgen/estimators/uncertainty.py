@@ -19,7 +19,6 @@ Exact and augmentation draws are NumPy draws from ``random_state``
 
 from __future__ import annotations
 
-import copy
 import numbers
 
 import numpy as np
@@ -38,7 +37,6 @@ from bayesgen.inference import (
 )
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.sampling import numpy_generator, random_key
-from bayesgen.joint import with_params
 from bayesgen.progress import progress_shown
 from bayesgen.validation import check_labels
 
@@ -122,14 +120,6 @@ class PosteriorUses:
         """Exact draws of the family's parameter sites, ``{site: (num_samples, ...)}``."""
         family = self._feature_family()
         return family.sites(family.sample_params(rng, self._posterior(), num_samples))
-
-    def _with_parameters(self, sites):
-        """A shallow copy whose value holds the parameters of the draws ``sites``
-        (`bayesgen.joint.with_params`), so the ordinary ``_log_likelihood`` scores them."""
-        self._check_has_posterior()
-        drawn = copy.copy(self)
-        drawn.joint_ = with_params(self.joint_, self._feature_family().params_from_sites(sites))
-        return drawn
 
     def _predictive_log_likelihood(self, X, dtype):
         """$\\log p(x \\mid k, \\mathcal D)$, the parameters integrated out."""

@@ -519,16 +519,20 @@ class GenerativeUses:
             self, X, n_imputations, y=y, random_state=random_state
         )
 
-    def _impute_once(self, X, method, y, random_state):
+    def _impute_once(self, X, method, y, random_state, value=None):
         """One completed copy of ``X``: the family's fill given the class weights (the
-        posterior $p(k \\mid x_o)$, or the known labels), observed entries kept."""
+        posterior $p(k \\mid x_o)$, or the known labels), observed entries kept; under
+        ``value`` (a posterior draw, `bayesgen.joint.with_params`) instead of ``joint_``
+        where given."""
         check_is_fitted(self)
         imputation.check_method(method)
         given = X  # predict_proba checks feature names of a DataFrame against the fit's
         X = self._check_X(X, reset=False)
         X = np.array(X.toarray() if sp.issparse(X) else X, copy=True)
         if y is None:
-            class_weights = self.predict_proba(given)
+            class_weights = (
+                self.predict_proba(given) if value is None else self._posterior_under(value, given)
+            )
         else:
             labels = np.asarray(y)
             if labels.shape != (X.shape[0],):
@@ -538,7 +542,10 @@ class GenerativeUses:
                 )
             class_weights = imputation.label_weights(self._class_index(y), len(self.classes_))
         rng = sampling.numpy_generator(random_state)
-        filled = imputation.keep_observed(X, self._impute_rows(X, class_weights, method, rng))
+        params = (self.joint_ if value is None else value).params
+        filled = imputation.keep_observed(
+            X, self._impute_rows(X, class_weights, method, rng, params)
+        )
         if isinstance(given, pd.DataFrame):  # the table back, its index and dtypes kept
             return with_filled_cells(given, dict(enumerate(np.asarray(filled).T)))
         return filled
@@ -616,12 +623,12 @@ class GenerativeUses:
         """The features of the story's draws, as ``sample`` returns them."""
         return self._feature_family().features_from_draws(draws)
 
-    def _impute_rows(self, X, class_weights, method, rng):
-        """The family's fill of the missing entries of ``X`` given the class weights,
-        observed entries kept (an object array where the fill's type differs)."""
+    def _impute_rows(self, X, class_weights, method, rng, params):
+        """The family's fill of the missing entries of ``X`` given the class weights under
+        ``params``, observed entries kept (an object array where the fill's type differs)."""
         family = self._feature_family()
         filled = family.decode(
-            family.conditional(self.joint_.params, family.encode(X), class_weights, method, rng)
+            family.conditional(params, family.encode(X), class_weights, method, rng)
         )
         if filled.dtype == X.dtype:
             return filled

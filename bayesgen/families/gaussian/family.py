@@ -289,7 +289,8 @@ class GaussianFamily(FeatureFamily):
         term the same for every class of a row (which need not be the complete rows').
         """
         result = complete if isinstance(complete, np.ndarray) else np.array(complete)
-        # A NaN anywhere in a row makes its sum NaN: one fast pass (see prediction._unscored_rows).
+        # A NaN anywhere in a row makes its sum NaN: one fast pass
+        # (see class_posterior.unscored_rows).
         with np.errstate(invalid="ignore", over="ignore"):
             sums = result @ np.ones(result.shape[1], result.dtype)
         flagged = np.flatnonzero(np.isnan(sums))

@@ -1,0 +1,94 @@
+r"""Class posteriors of rows under a fitted value: $\log p(x, k)$ and $p(k \mid x)$.
+
+Functions of the family (with what the fit learned, `bayesgen.joint.family_of`), the
+parameters and checked rows, never an estimator: the log-likelihood a chunk of rows at a
+time where a family's intermediates would be large (`chunked`), the joint with the class
+prior added (`with_log_prior`), and the normalised posterior, where rows no class density
+could score in floating point take the family's limit (`from_joint`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from bayesgen.families.protocol import NoClosedForm
+from bayesgen.inference import log_space
+from bayesgen.inference.log_space import normalise
+from bayesgen.joint import row_chunks
+
+
+def chunked(score: Callable, X, n_classes: int) -> np.ndarray:
+    """``score(rows)`` (a ``(rows, n_classes)`` log-likelihood) of all rows of ``X``, a chunk
+    of rows at a time when rows x classes x features would exceed
+    `bayesgen.joint.RESPONSIBILITY_ENTRIES` (a family may hold a (rows, classes, features)
+    intermediate): scoring for many classes stays bounded. A table that is not a NumPy
+    array is scored whole."""
+    chunks = row_chunks(X.shape[0], n_classes * max(1, X.shape[1]))
+    if len(chunks) == 1 or not isinstance(X, np.ndarray):
+        return np.asarray(score(X))
+    return np.concatenate([np.asarray(score(X[rows])) for rows in chunks])
+
+
+def with_log_prior(log_likelihood: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
+    """$\\log p(x \\mid k) + \\log \\pi_k$, in place where the log-likelihood is writeable
+    (not a view of a JAX buffer)."""
+    if not log_likelihood.flags.writeable:
+        return log_likelihood + log_prior
+    return np.add(log_likelihood, log_prior, out=log_likelihood)
+
+
+def log_class_prior(class_probabilities, dtype) -> np.ndarray:
+    """$\\log \\pi$ in ``dtype``; a class of probability 0 gets -inf."""
+    with np.errstate(divide="ignore"):
+        return np.log(class_probabilities).astype(dtype)
+
+
+def unscored_rows(joint: np.ndarray) -> np.ndarray:
+    """Rows of ``joint`` no class could score: every entry -inf, or an overflow (NaN, +inf).
+
+    A product with ones finds the rows with any non-finite entry in one fast pass (a
+    reduction along the short class axis costs ten times more); only those are inspected.
+    """
+    with np.errstate(invalid="ignore", over="ignore"):
+        suspect = np.flatnonzero(~np.isfinite(joint @ np.ones(joint.shape[1], joint.dtype)))
+    unscored = np.zeros(joint.shape[0], dtype=bool)
+    if suspect.size:
+        rows = joint[suspect]
+        unscored[suspect] = ~np.isfinite(np.max(rows, axis=1, initial=-np.inf)) | np.isnan(
+            rows
+        ).any(axis=1)
+    return unscored
+
+
+def limit_log_posterior(family, params, X, rows: np.ndarray, log_prior):
+    """``log p(k | x)`` of the ``rows`` of checked ``X`` that no class density could score
+    in floating point (`FeatureFamily.limit_log_posterior`), or None where the family has
+    no such limit (the rows then get the class prior)."""
+    try:
+        return family.limit_log_posterior(params, family.encode(X)[rows], log_prior)
+    except NoClosedForm:
+        return None
+
+
+def from_joint(family, params, X, joint: np.ndarray, log_prior, *, log: bool):
+    """``(posterior, n_impossible)``: $\\log p(k \\mid x)$ (``log``) or $p(k \\mid x)$ of
+    checked rows ``X`` from their ``joint`` $\\log p(x, k)$ (up to a per-row constant).
+
+    Rows no class could score take the family's limit where it has one; a row of
+    probability zero under every class gets the class prior, and ``n_impossible`` counts
+    them (for the caller's warning).
+    """
+    unscored = unscored_rows(joint)
+    if unscored.any():
+        limit = limit_log_posterior(family, params, X, unscored, log_prior)
+        if limit is not None:
+            joint = joint.copy()
+            joint[unscored] = limit
+    if log:
+        n_impossible = int(np.count_nonzero(np.isneginf(log_space.row_max(joint))))
+        return normalise(joint, log_prior), n_impossible
+    if not joint.flags.writeable:
+        joint = joint.copy()
+    return log_space.probabilities(joint, log_prior)
