@@ -131,8 +131,10 @@ def em_start(
     return BlockResult(0.0, tuple(stats), training_range.column_ranges(rows.X, rows.weights))
 
 
-def em_step(estimator, X, y, weights, start, dtype, classes, unlabeled_weight) -> BlockResult:
-    """E-step under the estimator's parameters, then the statistics of the M-step.
+def em_step(
+    estimator, X, y, weights, start, dtype, classes, unlabeled_weight, value
+) -> BlockResult:
+    """E-step under the fitted ``value``, then the statistics of the M-step.
 
     The objective part is that of the current parameters, without the log prior (which
     the driver adds once): $\\sum_{\\text{labelled}} w_i \\log p(x_i, y_i) +
@@ -142,10 +144,11 @@ def em_step(estimator, X, y, weights, start, dtype, classes, unlabeled_weight) -
     estimator = _family.worker_copy(estimator)
     rows = _rows(estimator, X, y, weights, classes, start)
     unlabelled_weights = unlabeled_weight * rows.weights[rows.unlabeled]
+    family = joint.family_of(estimator._base_family(), value)
     with precision(dtype):
-        log_likelihood = np.asarray(estimator._log_likelihood(rows.X, dtype, row_terms=True))
+        log_likelihood = np.asarray(joint.log_likelihood(family, value.params, rows.X, dtype))
     with np.errstate(divide="ignore"):
-        log_prior = np.log(estimator.class_prior_).astype(log_likelihood.dtype)
+        log_prior = np.log(value.class_probabilities).astype(log_likelihood.dtype)
     log_joint = log_likelihood + log_prior
     log_posterior = normalise(log_joint, log_prior)
     with np.errstate(invalid="ignore"):

@@ -1,11 +1,12 @@
 """EM over unlabelled rows with every E- and M-step computed on the workers.
 
-The same iteration as `bayesgen.estimators.semi_supervised_fit`, one pass over the blocks per
-iteration: each block scores its rows under the current parameters (shipped to the
-workers), which gives its share of the objective of those parameters and its soft
+The same iteration as `bayesgen.inference.unlabelled_em`, one pass over the blocks per
+iteration, over values: each block scores its rows under the current fitted value (shipped
+to the workers), which gives its share of the objective of that value and its soft
 responsibilities, and returns the statistics of the next M-step. The driver adds the
-shares and the log prior, merges the statistics and installs them. Of the restarts the
-value with the highest final objective is kept.
+shares and the log prior, merges the statistics and makes the next value from them
+(`bayesgen.joint.from_stats`). Of the restarts the value with the highest final objective
+goes into the estimator.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
+from bayesgen import joint
 from bayesgen._precision import precision
 from bayesgen.dask import _blocks, _family
 from bayesgen.dask._input import RowBlocks
 from bayesgen.dask._passes import run_pass
 from bayesgen.estimators import semi_supervised_fit
-from bayesgen.inference import em, semi_supervised
+from bayesgen.inference import em, fit_rows, semi_supervised
 
 
 def fit(estimator, blocks: RowBlocks, labels: np.ndarray, n_unlabeled: list, dtype):
@@ -34,16 +36,16 @@ def fit(estimator, blocks: RowBlocks, labels: np.ndarray, n_unlabeled: list, dty
             # Block by block in row order: the same stream as one draw for all rows.
             ones = np.ones(classes.shape[0])
             random = [rng.dirichlet(ones, size=count) for count in n_unlabeled]
-        history, converged = _run(estimator, blocks, classes, dtype, random)
-        if best is None or history[-1] > best[1][-1]:
-            best = (estimator.joint_, history, converged)
+        run = _run(estimator, blocks, classes, dtype, random)
+        if best is None or run[1][-1] > best[1][-1]:
+            best = run
     value, history, converged = best
     estimator._keep_value(value, None, None)
     return semi_supervised_fit.record_run(estimator, history, converged)
 
 
 def _run(estimator, blocks, classes, dtype, random):
-    """One EM run from the labelled rows (or a random start): (history, converged)."""
+    """One EM run from the labelled rows (or a random start): (value, history, converged)."""
     weight = estimator.unlabeled_weight
     spread = _family.starts_with_frozen_prior(estimator)
     per_block = None if random is None else {"random": random}
@@ -51,20 +53,35 @@ def _run(estimator, blocks, classes, dtype, random):
         _blocks.em_start, estimator, blocks, dtype, classes, weight, spread, per_block=per_block
     )
     estimator._record_training_range(start.ranges)
-    if spread:
-        _family.install(estimator, *start.stats[1], dtype)
-        frozen = (estimator.ridge_, estimator.prior_)
-        _family.install(estimator, *start.stats[0], dtype, frozen=frozen)
-    else:
-        _family.install(estimator, *start.stats[0], dtype)
+    family, settings = estimator._base_family(), estimator._fit_settings()
 
-    def step(previous):
-        _family.install(estimator, *previous.stats[0], dtype)
-        following = run_pass(_blocks.em_step, estimator, blocks, dtype, classes, weight)
+    def value_of(stats, frozen=None):
+        class_stats, feature_stats = stats
         with precision(dtype):
-            log_prior = estimator._em_log_prior()
+            return joint.from_stats(
+                family, classes, class_stats, feature_stats, settings, frozen=frozen
+            )
+
+    def scored(value):
+        """The pass over the blocks under ``value``, and its objective with the log prior."""
+        following = run_pass(_blocks.em_step, estimator, blocks, dtype, classes, weight, value)
+        with precision(dtype):
+            learned = joint.family_of(family, value)
+            log_prior = fit_rows.objective_log_prior(learned, value, settings)
         return following, following.objective + log_prior
 
-    first = run_pass(_blocks.em_step, estimator, blocks, dtype, classes, weight)
+    frozen = None
+    if spread:  # the prior and ridge resolved once from EM's row totals, as in memory
+        resolved = value_of(start.stats[1])
+        ridge = joint.family_of(family, resolved).ridge(resolved.feature_stats)
+        frozen = (np.asarray(ridge), resolved.feature_prior)
+    value = value_of(start.stats[0], frozen)
+    last = [value]
+
+    def step(previous):
+        last[0] = value_of(previous.stats[0])
+        return scored(last[0])
+
+    first, _ = scored(value)
     state = em.run(first, step, tol=estimator.tol, max_iter=estimator.max_iter)
-    return state.history, state.converged
+    return last[0], state.history, state.converged

@@ -4,8 +4,9 @@ The per-block statistics are the family's (`bayesgen.joint.batch_stats`, merged 
 `bayesgen.joint.merge_batch_stats`), computed on a copy of the estimator on a worker, so
 whatever a fit records on the estimator beside its value is lost there. The families
 supported here need nothing beside it for a fit of complete rows: the count families, and
-``GaussianDA`` without missing values and without fourth moments, whose prior the driver
-passes to ``_install_stats`` explicitly.
+``GaussianDA`` without missing values and without fourth moments. The driver makes the
+fitted value from the merged statistics (`bayesgen.joint.from_stats`) and hands it to the
+estimator (``_keep_value``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import copy
 from sklearn.base import clone
 
 from bayesgen import registry
-from bayesgen._precision import precision
 from bayesgen.estimators import gaussian_regularised
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.gaussian import GaussianDA
@@ -85,17 +85,6 @@ def check_block(estimator, X) -> None:
 def worker_copy(estimator):
     """A shallow copy to compute block statistics on, leaving the driver's estimator alone."""
     return copy.copy(estimator)
-
-
-def install(estimator, class_stats, feature_stats, dtype, *, frozen=None) -> None:
-    """Keep merged statistics in ``estimator`` and derive its parameters, as ``fit`` does.
-
-    ``frozen``: a GaussianDA's ``(ridge_, prior_)`` to fit under instead of those the
-    statistics resolve (the start of EM, see `starts_with_frozen_prior`); None resolves
-    them, as a fit of complete rows does.
-    """
-    with precision(dtype):
-        estimator._install_stats(class_stats, feature_stats, frozen=frozen)
 
 
 def starts_with_frozen_prior(estimator) -> bool:

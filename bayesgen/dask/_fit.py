@@ -6,7 +6,8 @@ import dask
 import numpy as np
 from dask import delayed
 
-from bayesgen._precision import compute_dtype
+from bayesgen import joint
+from bayesgen._precision import compute_dtype, precision
 from bayesgen.dask import _blocks, _em, _family
 from bayesgen.dask._input import row_blocks
 from bayesgen.dask._passes import run_pass
@@ -107,5 +108,13 @@ def fit(estimator, X, y, sample_weight=None):
     estimator.fitted_with_unlabeled_ = False
     estimator.n_iter_, estimator.converged_ = 1, True  # the closed-form fit: one pass
     estimator.log_likelihood_history_ = np.empty(0)
-    _family.install(estimator, class_stats, feature_stats, dtype)
+    with precision(dtype):
+        value = joint.from_stats(
+            estimator._base_family(),
+            classes,
+            class_stats,
+            feature_stats,
+            estimator._fit_settings(),
+        )
+    estimator._keep_value(value, None, None)
     return estimator

@@ -9,14 +9,16 @@ from dask import delayed
 
 from bayesgen.dask._blocks import BlockResult, merge_results
 from bayesgen.dask._input import RowBlocks
+from bayesgen.joint import FittedJoint
 
 #: Results merged per task of the reduction tree.
 SPLIT_EVERY = 2
 
 
-def shipped(estimator):
-    """The estimator as one graph key, sent to the workers once for all their tasks."""
-    return delayed(estimator, name=f"bayesgen-estimator-{uuid.uuid4().hex}", traverse=False)
+def shipped(item):
+    """An estimator or a fitted value as one graph key, sent to the workers once for all
+    their tasks."""
+    return delayed(item, name=f"bayesgen-shipped-{uuid.uuid4().hex}", traverse=False)
 
 
 def run_pass(function, estimator, blocks: RowBlocks, dtype, *args, per_block=None) -> BlockResult:
@@ -29,6 +31,8 @@ def run_pass(function, estimator, blocks: RowBlocks, dtype, *args, per_block=Non
     Gaussian scatter, sums for the counts), exact up to rounding in any order.
     """
     estimator = shipped(estimator)
+    # A fitted value (a tuple of arrays) as one key too, not a collection to traverse.
+    args = tuple(shipped(arg) if isinstance(arg, FittedJoint) else arg for arg in args)
     weights = blocks.weights or [None] * len(blocks.X)
     task = delayed(function, pure=True)
     results = []

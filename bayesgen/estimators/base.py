@@ -226,21 +226,6 @@ class GenerativeClassifier(
         else:
             self.joint_ = joint.fit(family, X, R, self.classes_, self._fit_settings())
 
-    def _install_stats(self, class_stats, feature_stats, *, learned=None, frozen=None):
-        """Keep statistics computed elsewhere and estimate from them; ``frozen`` is what an
-        EM over missing entries held (`bayesgen.joint.from_stats`)."""
-        if learned is None and "joint_" in self.__dict__:
-            learned = self.joint_.learned
-        self.joint_ = joint.from_stats(
-            self._base_family(),
-            self.classes_,
-            class_stats,
-            feature_stats,
-            self._fit_settings(),
-            learned=learned,
-            frozen=frozen,
-        )
-
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a batch of labelled rows to the fitted statistics.
 
@@ -356,8 +341,8 @@ class GenerativeClassifier(
         **options
             ``attributes``: fitted attributes the statistics do not carry
             (``n_features_in_``), set first, and what the family learned about the
-            columns under its fitted name (``categories_``); the rest go to
-            ``_install_stats``.
+            columns under its fitted name (``categories_``); the rest (``frozen``) go to
+            `bayesgen.joint.from_stats`.
 
         Returns
         -------
@@ -372,9 +357,16 @@ class GenerativeClassifier(
         dtype = tree_leaves(class_stats)[0].dtype
         as_dtype = lambda tree: tree_map(lambda leaf: np.asarray(leaf, dtype=dtype), tree)  # noqa: E731
         with precision(dtype):
-            estimator._install_stats(
-                as_dtype(class_stats), as_dtype(feature_stats), learned=learned or None, **options
+            value = joint.from_stats(
+                estimator._base_family(),
+                estimator.classes_,
+                as_dtype(class_stats),
+                as_dtype(feature_stats),
+                estimator._fit_settings(),
+                learned=learned or None,
+                **options,
             )
+        estimator._keep_value(value, None, None)
         return estimator
 
     def _upgrade_saved_state(self, state: dict) -> dict:

@@ -331,13 +331,6 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 )
         self.fourth_moments_ = as_numpy(moments)
 
-    def _install_stats(self, class_stats, feature_stats, **options):
-        # Statistics computed elsewhere (Dask blocks, MixedNB's groups) carry no fourth
-        # moments: those have no Ledoit-Wolf shrinkage (bayesgen.dask refuses it).
-        self.fourth_moments_ = None
-        super()._install_stats(class_stats, feature_stats, **options)
-        self._after_estimate()
-
     def _after_estimate(self) -> None:
         """Record what the estimate used (``ridge_``, ``shrinkage_``: read off the family
         that made it, so that ``set_params`` alone does not change them), warn about
