@@ -188,7 +188,7 @@ class FamilyClassifier(NaiveBayesClassPrior):
         As `GenerativeClassifier.fit`. Rows without a label are fitted by EM over the
         classes; with a family that is itself fitted by EM (a mixture), each M-step
         continues the components' EM from the current parameters on the new class weights
-        (generalised EM: the objective never decreases; `GenerativeClassifier._em_m_step`).
+        (generalised EM: the objective never decreases; `bayesgen.inference.fit_rows.m_step`).
 
         Returns
         -------

@@ -79,7 +79,8 @@ _ATTRIBUTES_DOC = """
         Whether the last fit had unlabelled rows (EM over them; no exact posterior then).
     log_likelihood_history_ : ndarray of shape (n_iter_,)
         With unlabelled rows, the leave-one-out objective after each iteration of the
-        self-training loop (it is recorded, not ascended; see ``_jitted_em``); empty
+        self-training loop (it is recorded, not ascended; see
+        `bayesgen.inference.unlabelled_em`); empty
         without.
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
