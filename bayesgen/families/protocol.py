@@ -310,8 +310,8 @@ class FeatureFamily(abc.ABC):
     def for_rows(self, X, responsibilities) -> FeatureFamily:
         """This family with what the rows ``X`` under class weights ``responsibilities``
         teach its estimate beyond its statistics (Ledoit–Wolf's fourth moments); the
-        default needs nothing: ``self``. A fit from scratch and each M-step of EM over
-        unlabelled rows estimate under it."""
+        default needs nothing: ``self``. Each M-step of EM over unlabelled rows estimates
+        under it (`bayesgen.inference.fit_rows.fit_rows`)."""
         return self
 
     def learned(self) -> dict:
