@@ -109,6 +109,12 @@ def e_step(family, value, X, options: FitOptions, rows: UnlabelledRows):
             joint.log_likelihood(learned, value.params, X, dtype, row_terms=True)
         )
         log_prior = objective_log_prior(learned, value, options.settings)
+    return _posterior_and_objective(log_likelihood, value, log_prior, rows)
+
+
+def _posterior_and_objective(log_likelihood, value, log_prior: float, rows: UnlabelledRows):
+    """`semi_supervised.e_step` of the rows' ``log p(x | k)`` under ``value``'s class
+    probabilities, with the parameters' ``log_prior``."""
     with np.errstate(divide="ignore"):
         log_class_prior = np.log(value.class_probabilities).astype(log_likelihood.dtype)
     return semi_supervised.e_step(
@@ -214,16 +220,7 @@ def _self_training(family, options, value, X, rows, initial) -> EMRun:
         with precision(dtype):
             log_likelihood = kde.leave_one_out_log_likelihood(fitted.params, X, dtype)
             log_prior = objective_log_prior(family, fitted, options.settings)
-        with np.errstate(divide="ignore"):
-            log_class_prior = np.log(fitted.class_probabilities).astype(log_likelihood.dtype)
-        return semi_supervised.e_step(
-            log_likelihood + log_class_prior,
-            log_class_prior,
-            rows.fixed,
-            rows.unlabeled,
-            rows.weights,
-            log_prior,
-        )
+        return _posterior_and_objective(log_likelihood, fitted, log_prior, rows)
 
     last = list(refit(initial))
     log_posterior, _ = scores(last[0])
