@@ -21,7 +21,7 @@ def missing_entries(X) -> np.ndarray:
     """
     import pandas as pd
 
-    X = getattr(X, "frame", X)  # a table wrapper (MixedNB's columns): its DataFrame
+    X = underlying_table(X)
     if sp.issparse(X):
         X = X.toarray()
     if isinstance(X, pd.DataFrame):
@@ -42,6 +42,16 @@ def is_missing_value(value) -> bool:
         return bool(pd.isna(value))
     except (TypeError, ValueError):  # an array or another container
         return False
+
+
+def underlying_table(X):
+    """The DataFrame of a table wrapper (MixedNB's columns, which keep it as ``frame``);
+    anything else, a DataFrame included (whatever its columns are called), as it is."""
+    import pandas as pd
+
+    if isinstance(X, pd.DataFrame):
+        return X
+    return getattr(X, "frame", X)
 
 
 def has_missing(X) -> bool:

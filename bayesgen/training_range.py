@@ -20,14 +20,12 @@ import scipy.sparse as sp
 from bayesgen import recorded_grid
 from bayesgen._precision import precision
 from bayesgen.device_arrays import is_device_array
-from bayesgen.missing import missing_entries
+from bayesgen.missing import missing_entries, underlying_table
 
 
 def _numeric_columns(X) -> tuple[np.ndarray, np.ndarray]:
     """``(values as floats, positions)`` of the numeric columns of ``X``."""
-    frame = getattr(X, "frame", None)  # MixedNB's validated columns keep their DataFrame
-    if frame is not None:
-        X = frame
+    X = underlying_table(X)  # MixedNB's validated columns keep their DataFrame
     if isinstance(X, pd.DataFrame):
         numeric = [
             position
@@ -161,7 +159,7 @@ def column_ranges(X, weights=None) -> ColumnRecord:
 
 def _precisions(X, positions: np.ndarray) -> np.ndarray:
     """The relative precision of each numeric column's type (float32 or float64)."""
-    frame = getattr(X, "frame", X)
+    frame = underlying_table(X)
     if isinstance(frame, pd.DataFrame):
         return np.array([_precision_of(frame.dtypes.iloc[j]) for j in positions])
     return np.full(positions.shape[0], recorded_grid.precision_of(np.asarray(frame).dtype))
@@ -185,7 +183,7 @@ def _weighted(X, weights: np.ndarray, nothing: np.ndarray) -> ColumnRecord:
             nothing, nothing.copy(), _sparse_missing(X, weights), total, nothing, nothing
         )
     rows = np.flatnonzero(weights > 0)
-    table = getattr(X, "frame", X)
+    table = underlying_table(X)
     taken = table.iloc[rows] if isinstance(table, pd.DataFrame) else np.asarray(table)[rows]
     low, high, _, _, decimals, step = column_ranges(taken)
     missing = weights @ missing_entries(table)
@@ -208,7 +206,7 @@ def _sparse_missing(X, weights=None) -> np.ndarray:
 def _missing_outside(X, positions: np.ndarray) -> np.ndarray:
     """The missing cells of the columns of ``X`` not at ``positions`` (not numeric); a
     boolean or integer array has none."""
-    frame = getattr(X, "frame", X)
+    frame = underlying_table(X)
     missing = np.zeros(X.shape[1])
     others = np.setdiff1d(np.arange(X.shape[1]), positions)
     if not others.size:

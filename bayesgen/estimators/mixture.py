@@ -299,8 +299,9 @@ class MixtureDA(GenerativeClassifier):
     def _em_frozen(self, family, X, R: np.ndarray):
         """The components' ridge and prior, from the rows' statistics by class (missing
         entries at their column means), as ``GaussianDA`` resolves them. They depend on
-        the rows' total weights only, which EM over unlabelled rows keeps, so every EM
-        iteration climbs one objective."""
+        the rows' total weights only, which EM over unlabelled rows keeps; that EM resolves
+        them once from its row totals (`bayesgen.inference.unlabelled_em.row_totals`), so
+        every iteration climbs one objective."""
         filled = at_column_means(X)
         resolver = self._gaussian()
         stats = resolver.suff_stats(np.ascontiguousarray(filled, dtype=R.dtype), R, R.dtype)

@@ -117,7 +117,7 @@ class ClassPrediction:
         family = self._feature_family()
         with precision(dtype):
             scores = class_posterior.chunked(
-                lambda rows: log_likelihood(family, value.params, rows, dtype),
+                lambda rows: log_likelihood(family, value.params, rows, dtype, row_terms=False),
                 X,
                 self.classes_.shape[0],
             )

@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from bayesgen.inference import semi_supervised, unlabelled_em
-from bayesgen.validation import check_labels
+from bayesgen.validation import caller_stacklevel, check_labels
 
 
 def em_settings(estimator) -> semi_supervised.SemiSupervisedSettings:
@@ -36,7 +36,9 @@ def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
     settings = em_settings(estimator)
     labeled = ~unlabeled
     labels = np.asarray(y, dtype=object)[labeled]
-    classes = semi_supervised.em_classes(labels, settings.n_classes, settings.marker, stacklevel=4)
+    classes = semi_supervised.em_classes(
+        labels, settings.n_classes, settings.marker, stacklevel=caller_stacklevel() + 1
+    )
     class_index = (
         np.searchsorted(classes, check_labels(labels.tolist()))
         if labels.size
@@ -68,7 +70,7 @@ def record_run(estimator, history, converged: bool):
             f"EM over the unlabelled rows did not converge in max_iter={estimator.max_iter} "
             f"iterations (tol={estimator.tol}); raise max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
     estimator.fitted_with_unlabeled_ = True
     estimator.n_iter_ = len(history)
@@ -89,6 +91,9 @@ def _run(estimator, X, rows, initial) -> unlabelled_em.EMRun:
         if loop == "em":
             warnings.simplefilter("ignore", ConvergenceWarning)
         estimator._add_rows(X, start, reset=True)
-    options = estimator._fit_options(X, start)
+    # What a mixture's leaf holds through the run is resolved from EM's row totals, which
+    # every M-step's responsibilities share (not from the start's, which may leave out the
+    # unlabelled rows).
+    options = estimator._fit_options(X, unlabelled_em.row_totals(rows))
     family = estimator._base_family()
     return unlabelled_em.run(loop, family, options, estimator.joint_, X, rows, initial)

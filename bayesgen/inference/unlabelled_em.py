@@ -81,8 +81,14 @@ def start_responsibilities(loop: str, rows: UnlabelledRows, initial: np.ndarray)
     for the Gaussian and kernel loops the labelled rows and each unlabelled one as
     $\\lambda w_i / K$ of a row in every class (EM's row totals, from which the prior, the
     ridge or the kernels are resolved once)."""
-    if loop == "em":
-        return initial
+    return initial if loop == "em" else row_totals(rows)
+
+
+def row_totals(rows: UnlabelledRows) -> np.ndarray:
+    r"""Responsibilities with EM's row totals: the labelled rows, and each unlabelled one as
+    $\lambda w_i / K$ of a row in every class. Every M-step's responsibilities have these
+    totals, so what depends on them alone (an empirical-Bayes prior, a ridge, kernels) is
+    resolved once from them."""
     spread = np.zeros(rows.fixed.shape[0])
     spread[rows.unlabeled] = rows.weights
     return rows.fixed + spread[:, None] / rows.fixed.shape[1]

@@ -267,7 +267,7 @@ def test_unlabelled_rows_improve_accuracy(scope, seed):
     unlabelled rows: "class" 0.614 -> 0.804 (seed 0), 0.719 -> 0.915 (seed 2); "shared"
     0.806 -> 0.837, 0.879 -> 0.922. The labels converge to a leave-one-out fixed point.
     (Self-training, not EM with an ascended objective: seed 3 "shared" gets worse,
-    0.611 -> 0.554; see KernelDensityDA._jitted_em.) The kernels are fixed from the
+    0.611 -> 0.554; see bayesgen.inference.unlabelled_em.) The kernels are fixed from the
     unlabelled rows counted as 1/K of a row per class (frequency weights, n_k = 3 + 197)."""
     X, y = _two_blobs(seed, 400)
     X_test, y_test = _two_blobs(seed + 100, 4000)
