@@ -306,14 +306,21 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         elif reset:
             self.fourth_moments_ = None
         super()._add_rows(X, responsibilities, reset=reset)
-        if reset and self.fitted_with_missing_:
-            missing_posterior.keep_rows(self, X, responsibilities)  # for the posterior
-            self._warn_few_complete_rows(X, np.asarray(responsibilities))
-        elif reset:
-            missing_posterior.drop_rows(self)
+        if reset:
+            self._keep_rows(X, responsibilities)
         elif self.fitted_with_missing_:  # rows added to a fit with missing entries
             missing_posterior.add_rows(self, X, responsibilities)
         self._after_estimate()
+
+    def _keep_rows(self, X, responsibilities) -> None:
+        """Keep the rows behind the posterior of a fit by EM over missing entries (warning
+        where a class's covariance is never seen whole); forget those of an earlier fit
+        otherwise, or when the statistics were merged from blocks (``X`` None)."""
+        if X is not None and self.fitted_with_missing_:
+            missing_posterior.keep_rows(self, X, responsibilities)
+            self._warn_few_complete_rows(X, np.asarray(responsibilities))
+        else:
+            missing_posterior.drop_rows(self)
 
     def _add_fourth_moments(self, X, responsibilities, *, reset) -> None:
         """``fourth_moments_`` of the rows so far, which the Ledoit–Wolf intensity needs."""
@@ -456,11 +463,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         else:
             self.fourth_moments_ = None
         self.joint_ = value
-        if X is not None and value.frozen is not None:
-            missing_posterior.keep_rows(self, X, responsibilities)  # for the posterior
-            self._warn_few_complete_rows(X, np.asarray(responsibilities))
-        else:
-            missing_posterior.drop_rows(self)
+        self._keep_rows(X, responsibilities)
         self._after_estimate()
 
     # ------------------------------------------------------------------ posterior

@@ -220,11 +220,6 @@ class KernelDensityDA(GenerativeClassifier):
         # NaN is a missing value when predicting; the family's statistics refuse it.
         return check_features(self, X, reset=reset, allow_nan=True)
 
-    # ------------------------------------------------------------------ scoring
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        """``log p(x | k)``, (n_samples, n_classes), in ``dtype`` (the kernels as stored)."""
-        return kde.log_likelihood(self.joint_.params, X, dtype)
-
     # ------------------------------------------------------------------ story
     def _story_part(self):
         from bayesgen.stories.kernel_density import kernel_density_part
