@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from bayesgen._precision import compute_dtype
 from bayesgen.inference import semi_supervised, unlabelled_em
 from bayesgen.validation import caller_stacklevel, check_labels
 
@@ -94,6 +95,7 @@ def _run(estimator, X, rows, initial) -> unlabelled_em.EMRun:
     # What a mixture's leaf holds through the run is resolved from EM's row totals, which
     # every M-step's responsibilities share (not from the start's, which may leave out the
     # unlabelled rows).
-    options = estimator._fit_options(X, unlabelled_em.row_totals(rows))
+    totals = unlabelled_em.row_totals(rows).astype(compute_dtype(X.dtype), copy=False)
+    options = estimator._fit_options(X, totals)
     family = estimator._base_family()
     return unlabelled_em.run(loop, family, options, estimator.joint_, X, rows, initial)

@@ -36,6 +36,21 @@ def test_a_mixture_holds_the_prior_of_all_the_rows_through_em():
     assert np.all(np.diff(history) >= -1e-9 * np.abs(history[1:]))
 
 
+@pytest.mark.parametrize("estimate", ["map", "mle"])
+def test_float32_rows_keep_a_mixture_in_float32_through_em(estimate):
+    """What a mixture's leaf holds through EM over unlabelled rows is resolved in the rows'
+    precision, so float32 rows give float32 parameters, ridge and prior throughout."""
+    X, y = _half_unlabelled()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model = bg.MixtureDA(
+            n_components=2, covariance_type="tied", estimate=estimate, random_state=0
+        ).fit(X.astype(np.float32), y)
+    ridge, prior = model.joint_.frozen
+    assert model.means_.dtype == model.covariances_.dtype == np.float32
+    assert np.asarray(ridge).dtype == np.asarray(prior.mean).dtype == np.float32
+
+
 @pytest.mark.parametrize(
     "make",
     [
