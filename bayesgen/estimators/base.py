@@ -30,6 +30,7 @@ from bayesgen.estimators import semi_supervised_fit
 from bayesgen.estimators.decisions import ClassPriorDecisions
 from bayesgen.estimators.em_fitting import FitByEM
 from bayesgen.estimators.fitted_attribute import fitted_attribute
+from bayesgen.estimators.hyperparameters import DeclaredHyperparameters
 from bayesgen.estimators.prediction import ClassPrediction
 from bayesgen.estimators.registration import Registered
 from bayesgen.estimators.saving import ModelFileMixin
@@ -46,6 +47,7 @@ def _set_class_prior(estimator, probabilities) -> None:
 
 
 class GenerativeClassifier(
+    DeclaredHyperparameters,
     Registered,
     ModelFileMixin,
     FitByEM,

@@ -7,6 +7,7 @@ from sklearn.utils.validation import validate_data
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, log_parameters
 from bayesgen.estimators.fitted_attribute import fitted_attribute
+from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
 from bayesgen.families import categorical, e1071_floor
 from bayesgen.families.categorical import CategoricalFamily
 from bayesgen.validation import _check_finite, _column_name, check_positive
@@ -70,40 +71,15 @@ class CategoricalNB(CountNB):
 """
     )
 
-    def __init__(
-        self,
-        *,
-        alpha=1.0,
-        min_categories=None,
-        unseen_category=True,
-        estimate="mean",
-        fit_prior=True,
-        class_prior=None,
-        max_iter=100,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-        threshold=None,
-        eps=0.0,
-    ):
-        self.alpha = alpha
-        self.min_categories = min_categories
-        self.unseen_category = unseen_category
-        self.estimate = estimate
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
-        self.threshold = threshold
-        self.eps = eps
+    hyperparameters = {
+        "alpha": 1.0,
+        "min_categories": None,
+        "unseen_category": True,
+        **NAIVE_BAYES_KEYWORDS,
+        **EM_KEYWORDS,
+        "threshold": None,
+        "eps": 0.0,
+    }
 
     def _check_hyperparameters(self):
         super()._check_hyperparameters()

@@ -97,14 +97,13 @@ class ComplementNB(NaiveBayesClassPrior):
     #: The weights smooth the complement counts by ``alpha``: no other estimate is offered.
     estimate = "mean"
 
-    def __init__(
-        self, *, alpha=1.0, norm=False, fit_prior=True, class_prior=None, unlabeled_marker=-1
-    ):
-        self.alpha = alpha
-        self.norm = norm
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.unlabeled_marker = unlabeled_marker
+    hyperparameters = {
+        "alpha": 1.0,
+        "norm": False,
+        "fit_prior": True,
+        "class_prior": None,
+        "unlabeled_marker": -1,
+    }
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

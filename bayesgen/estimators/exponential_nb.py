@@ -7,6 +7,7 @@ import scipy.sparse as sp
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
 from bayesgen.estimators.fitted_attribute import fitted_attribute
+from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
 from bayesgen.families.exponential import ExponentialFamily, check_values
 from bayesgen.validation import check_features, check_positive
 
@@ -74,34 +75,7 @@ class ExponentialNB(CountNB):
     )
     model_name = "exponential-nb"
 
-    def __init__(
-        self,
-        *,
-        alpha=1.0,
-        beta=1.0,
-        estimate="mean",
-        fit_prior=True,
-        class_prior=None,
-        max_iter=100,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.alpha = alpha
-        self.beta = beta
-        self.estimate = estimate
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
+    hyperparameters = {"alpha": 1.0, "beta": 1.0, **NAIVE_BAYES_KEYWORDS, **EM_KEYWORDS}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

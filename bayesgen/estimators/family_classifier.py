@@ -6,6 +6,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import validate_data
 
 from bayesgen.estimators.count_nb import NaiveBayesClassPrior
+from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
 from bayesgen.families.component_mixture import MixtureFamily
 from bayesgen.families.gaussian import GaussianFamily
 from bayesgen.families.protocol import FeatureFamily
@@ -104,32 +105,7 @@ class FamilyClassifier(NaiveBayesClassPrior):
 """
     )
 
-    def __init__(
-        self,
-        *,
-        family=None,
-        estimate="map",
-        fit_prior=True,
-        class_prior=None,
-        max_iter=100,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.family = family
-        self.estimate = estimate
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
+    hyperparameters = {"family": None, **NAIVE_BAYES_KEYWORDS, "estimate": "map", **EM_KEYWORDS}
 
     #: A family that cannot skip missing entries (a Gaussian leaf) fits them by EM.
     fits_missing_by_em = True

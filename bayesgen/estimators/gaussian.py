@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
+from types import MappingProxyType
 
 import numpy as np
 
@@ -13,6 +14,7 @@ from bayesgen.estimators import gaussian_regularised, missing_posterior
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.estimators.fitted_attribute import fitted_attribute, saved_value
+from bayesgen.estimators.hyperparameters import EM_KEYWORDS
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import shrinkage
 from bayesgen.families.gaussian.regularised import RegularisedGaussian, check_regularisation
@@ -25,6 +27,33 @@ from bayesgen.validation import (
     warn_few_complete_rows,
 )
 from bayesgen.wide_data import check_covariance_cost
+
+#: The normal–inverse-Wishart prior of a Gaussian's mean and covariance (``estimate``
+#: ``"map"`` and ``"mean"``), shared with `bayesgen.MixtureDA`'s components.
+NORMAL_WISHART_KEYWORDS = MappingProxyType(
+    {
+        "mean_prior": None,
+        "mean_precision_prior": 1.0,
+        "degrees_of_freedom_prior": None,
+        "covariance_prior": None,
+    }
+)
+
+#: Every hyperparameter of `GaussianDA` but ``covariance_type``, which its presets fix.
+GAUSSIAN_KEYWORDS = MappingProxyType(
+    {
+        "estimate": "mle",
+        "priors": None,
+        "reg_covar": 1e-6,
+        "class_concentration_prior": 1.0,
+        **NORMAL_WISHART_KEYWORDS,
+        "reg_alpha": 1.0,
+        "reg_gamma": 1.0,
+        "shrinkage": None,
+        **EM_KEYWORDS,
+        "max_iter": 200,
+    }
+)
 
 _PARAMETERS_DOC = (
     """
@@ -180,48 +209,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 """
     )
 
-    def __init__(
-        self,
-        *,
-        covariance_type="full",
-        estimate="mle",
-        priors=None,
-        reg_covar=1e-6,
-        class_concentration_prior=1.0,
-        mean_prior=None,
-        mean_precision_prior=1.0,
-        degrees_of_freedom_prior=None,
-        covariance_prior=None,
-        reg_alpha=1.0,
-        reg_gamma=1.0,
-        shrinkage=None,
-        max_iter=200,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.covariance_type = covariance_type
-        self.estimate = estimate
-        self.priors = priors
-        self.reg_covar = reg_covar
-        self.class_concentration_prior = class_concentration_prior
-        self.mean_prior = mean_prior
-        self.mean_precision_prior = mean_precision_prior
-        self.degrees_of_freedom_prior = degrees_of_freedom_prior
-        self.covariance_prior = covariance_prior
-        self.reg_alpha = reg_alpha
-        self.reg_gamma = reg_gamma
-        self.shrinkage = shrinkage
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
+    hyperparameters = {"covariance_type": "full", **GAUSSIAN_KEYWORDS}
 
     # ------------------------------------------------------------ the value
     means_ = fitted_attribute(

@@ -14,6 +14,7 @@ import numbers
 
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fitted_attribute import fitted_attribute, saved_value
+from bayesgen.estimators.hyperparameters import EM_KEYWORDS
 from bayesgen.families import kernel_density as kde
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.kernel_density_family import KernelChoice, KernelDensityFamily
@@ -147,36 +148,15 @@ class KernelDensityDA(GenerativeClassifier):
 """
     )
 
-    def __init__(
-        self,
-        *,
-        bandwidth="scott",
-        bandwidth_scope="class",
-        reg_covar=1e-6,
-        priors=None,
-        class_concentration_prior=1.0,
-        estimate="mle",
-        max_iter=100,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.bandwidth = bandwidth
-        self.bandwidth_scope = bandwidth_scope
-        self.reg_covar = reg_covar
-        self.priors = priors
-        self.class_concentration_prior = class_concentration_prior
-        self.estimate = estimate
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
+    hyperparameters = {
+        "bandwidth": "scott",
+        "bandwidth_scope": "class",
+        "reg_covar": 1e-6,
+        "priors": None,
+        "class_concentration_prior": 1.0,
+        "estimate": "mle",
+        **EM_KEYWORDS,
+    }
 
     # ------------------------------------------------------------ the value
     bandwidth_ = fitted_attribute(

@@ -102,48 +102,15 @@ class LatentClassNB(MixedNB):
     True
 """
 
-    def __init__(
-        self,
-        *,
-        n_components=2,
-        init_params="kmeans",
-        n_init_components=1,
-        weight_concentration_prior=1.0,
-        features=None,
-        alpha=2.0,
-        estimate="map",
-        fit_prior=True,
-        class_prior=None,
-        reg_covar=1e-6,
-        max_iter=100,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-        family_params=None,
-    ):
-        self.n_components = n_components
-        self.init_params = init_params
-        self.n_init_components = n_init_components
-        self.weight_concentration_prior = weight_concentration_prior
-        super().__init__(
-            features=features,
-            alpha=alpha,
-            estimate=estimate,
-            fit_prior=fit_prior,
-            class_prior=class_prior,
-            reg_covar=reg_covar,
-            max_iter=max_iter,
-            tol=tol,
-            n_init=n_init,
-            unlabeled_weight=unlabeled_weight,
-            n_classes=n_classes,
-            unlabeled_marker=unlabeled_marker,
-            random_state=random_state,
-            family_params=family_params,
-        )
+    hyperparameters = {
+        "n_components": 2,
+        "init_params": "kmeans",
+        "n_init_components": 1,
+        "weight_concentration_prior": 1.0,
+        **MixedNB.hyperparameters,
+        "alpha": 2.0,
+        "estimate": "map",
+    }
 
     weights_ = fitted_attribute(
         lambda self, value: np.asarray(value.params.weights),

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from bayesgen._lazy import lazy_module
 from bayesgen.estimators.column_groups import ColumnGroups, column_families, fits_with_missing
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
+from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
 from bayesgen.families import column_choice
 from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, semi_supervised
@@ -183,38 +184,14 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
 """
     )
 
-    def __init__(
-        self,
-        *,
-        features=None,
-        alpha=1.0,
-        estimate="mean",
-        fit_prior=True,
-        class_prior=None,
-        reg_covar=1e-6,
-        max_iter=100,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-        family_params=None,
-    ):
-        self.features = features
-        self.alpha = alpha
-        self.estimate = estimate
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.reg_covar = reg_covar
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
-        self.family_params = family_params
+    hyperparameters = {
+        "features": None,
+        "alpha": 1.0,
+        **NAIVE_BAYES_KEYWORDS,
+        "reg_covar": 1e-6,
+        **EM_KEYWORDS,
+        "family_params": None,
+    }
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -12,6 +12,8 @@ from sklearn.utils import check_random_state
 from bayesgen import joint
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fitted_attribute import fitted_attribute
+from bayesgen.estimators.gaussian import NORMAL_WISHART_KEYWORDS
+from bayesgen.estimators.hyperparameters import EM_KEYWORDS
 from bayesgen.families import gaussian
 from bayesgen.families.component_mixture import (
     MixtureFamily,
@@ -173,50 +175,19 @@ class MixtureDA(GenerativeClassifier):
 """
     )
 
-    def __init__(
-        self,
-        *,
-        n_components=2,
-        covariance_type="full",
-        estimate="mle",
-        init_params="kmeans",
-        n_init_components=1,
-        priors=None,
-        reg_covar=1e-6,
-        class_concentration_prior=1.0,
-        weight_concentration_prior=1.0,
-        mean_prior=None,
-        mean_precision_prior=1.0,
-        degrees_of_freedom_prior=None,
-        covariance_prior=None,
-        max_iter=100,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.n_components = n_components
-        self.covariance_type = covariance_type
-        self.estimate = estimate
-        self.init_params = init_params
-        self.n_init_components = n_init_components
-        self.priors = priors
-        self.reg_covar = reg_covar
-        self.class_concentration_prior = class_concentration_prior
-        self.weight_concentration_prior = weight_concentration_prior
-        self.mean_prior = mean_prior
-        self.mean_precision_prior = mean_precision_prior
-        self.degrees_of_freedom_prior = degrees_of_freedom_prior
-        self.covariance_prior = covariance_prior
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
+    hyperparameters = {
+        "n_components": 2,
+        "covariance_type": "full",
+        "estimate": "mle",
+        "init_params": "kmeans",
+        "n_init_components": 1,
+        "priors": None,
+        "reg_covar": 1e-6,
+        "class_concentration_prior": 1.0,
+        "weight_concentration_prior": 1.0,
+        **NORMAL_WISHART_KEYWORDS,
+        **EM_KEYWORDS,
+    }
 
     # ------------------------------------------------------------ the family
     def _check_hyperparameters(self):

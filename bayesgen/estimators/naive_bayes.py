@@ -7,6 +7,7 @@ import scipy.sparse as sp
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, log_parameters
 from bayesgen.estimators.fitted_attribute import fitted_attribute
+from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
 from bayesgen.families.bernoulli import BernoulliFamily
 from bayesgen.families.multinomial import MultinomialFamily
 from bayesgen.families.namespace import jax_numpy
@@ -57,34 +58,7 @@ class BernoulliNB(CountNB):
     )
     _binary_features = True
 
-    def __init__(
-        self,
-        *,
-        alpha=1.0,
-        binarize=None,
-        estimate="mean",
-        fit_prior=True,
-        class_prior=None,
-        max_iter=100,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.alpha = alpha
-        self.binarize = binarize
-        self.estimate = estimate
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
+    hyperparameters = {"alpha": 1.0, "binarize": None, **NAIVE_BAYES_KEYWORDS, **EM_KEYWORDS}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -159,32 +133,7 @@ class MultinomialNB(CountNB):
 """
     )
 
-    def __init__(
-        self,
-        *,
-        alpha=1.0,
-        estimate="mean",
-        fit_prior=True,
-        class_prior=None,
-        max_iter=100,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.alpha = alpha
-        self.estimate = estimate
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
+    hyperparameters = {"alpha": 1.0, **NAIVE_BAYES_KEYWORDS, **EM_KEYWORDS}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -332,34 +281,7 @@ class PoissonNB(CountNB):
 """
     )
 
-    def __init__(
-        self,
-        *,
-        alpha=1.0,
-        beta=1.0,
-        estimate="mean",
-        fit_prior=True,
-        class_prior=None,
-        max_iter=100,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.alpha = alpha
-        self.beta = beta
-        self.estimate = estimate
-        self.fit_prior = fit_prior
-        self.class_prior = class_prior
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
+    hyperparameters = {"alpha": 1.0, "beta": 1.0, **NAIVE_BAYES_KEYWORDS, **EM_KEYWORDS}
 
     def _check_hyperparameters(self):
         super()._check_hyperparameters()

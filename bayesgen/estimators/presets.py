@@ -9,7 +9,12 @@ from bayesgen.estimators.covariance_estimator import (
     COVARIANCE_ESTIMATOR_DOC,
     QDA_COVARIANCE_ESTIMATOR_DOC,
 )
-from bayesgen.estimators.gaussian import _ATTRIBUTES_DOC, _PARAMETERS_DOC, GaussianDA
+from bayesgen.estimators.gaussian import (
+    _ATTRIBUTES_DOC,
+    _PARAMETERS_DOC,
+    GAUSSIAN_KEYWORDS,
+    GaussianDA,
+)
 from bayesgen.estimators.gaussian_regularised import N_COMPONENTS_DOC
 from bayesgen.estimators.sklearn_names import (
     GaussianNBNames,
@@ -22,46 +27,7 @@ from bayesgen.families import e1071_floor
 class _GaussianPreset(GaussianDA):
     """A ``GaussianDA`` whose ``covariance_type`` is a class constant, not a parameter."""
 
-    def __init__(
-        self,
-        *,
-        estimate="mle",
-        priors=None,
-        reg_covar=1e-6,
-        class_concentration_prior=1.0,
-        mean_prior=None,
-        mean_precision_prior=1.0,
-        degrees_of_freedom_prior=None,
-        covariance_prior=None,
-        reg_alpha=1.0,
-        reg_gamma=1.0,
-        shrinkage=None,
-        max_iter=200,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.estimate = estimate
-        self.priors = priors
-        self.reg_covar = reg_covar
-        self.class_concentration_prior = class_concentration_prior
-        self.mean_prior = mean_prior
-        self.mean_precision_prior = mean_precision_prior
-        self.degrees_of_freedom_prior = degrees_of_freedom_prior
-        self.covariance_prior = covariance_prior
-        self.reg_alpha = reg_alpha
-        self.reg_gamma = reg_gamma
-        self.shrinkage = shrinkage
-        self.max_iter = max_iter
-        self.tol = tol
-        self.n_init = n_init
-        self.unlabeled_weight = unlabeled_weight
-        self.n_classes = n_classes
-        self.unlabeled_marker = unlabeled_marker
-        self.random_state = random_state
+    hyperparameters = GAUSSIAN_KEYWORDS
 
 
 def _preset_doc(
@@ -148,52 +114,7 @@ class LDA(_CovarianceEstimatorFit, LinearDiscriminantNames, _GaussianPreset):
         N_COMPONENTS_DOC + COVARIANCE_ESTIMATOR_DOC.lstrip("\n"),
     ).replace("{name}", "LDA")
 
-    def __init__(
-        self,
-        *,
-        n_components=None,
-        covariance_estimator=None,
-        estimate="mle",
-        priors=None,
-        reg_covar=1e-6,
-        class_concentration_prior=1.0,
-        mean_prior=None,
-        mean_precision_prior=1.0,
-        degrees_of_freedom_prior=None,
-        covariance_prior=None,
-        reg_alpha=1.0,
-        reg_gamma=1.0,
-        shrinkage=None,
-        max_iter=200,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.n_components = n_components
-        self.covariance_estimator = covariance_estimator
-        super().__init__(
-            estimate=estimate,
-            priors=priors,
-            reg_covar=reg_covar,
-            class_concentration_prior=class_concentration_prior,
-            mean_prior=mean_prior,
-            mean_precision_prior=mean_precision_prior,
-            degrees_of_freedom_prior=degrees_of_freedom_prior,
-            covariance_prior=covariance_prior,
-            reg_alpha=reg_alpha,
-            reg_gamma=reg_gamma,
-            shrinkage=shrinkage,
-            max_iter=max_iter,
-            tol=tol,
-            n_init=n_init,
-            unlabeled_weight=unlabeled_weight,
-            n_classes=n_classes,
-            unlabeled_marker=unlabeled_marker,
-            random_state=random_state,
-        )
+    hyperparameters = {"n_components": None, "covariance_estimator": None, **GAUSSIAN_KEYWORDS}
 
 
 class QDA(_CovarianceEstimatorFit, QuadraticDiscriminantNames, _GaussianPreset):
@@ -207,50 +128,7 @@ class QDA(_CovarianceEstimatorFit, QuadraticDiscriminantNames, _GaussianPreset):
         QDA_COVARIANCE_ESTIMATOR_DOC,
     ).replace("{name}", "QDA")
 
-    def __init__(
-        self,
-        *,
-        covariance_estimator=None,
-        estimate="mle",
-        priors=None,
-        reg_covar=1e-6,
-        class_concentration_prior=1.0,
-        mean_prior=None,
-        mean_precision_prior=1.0,
-        degrees_of_freedom_prior=None,
-        covariance_prior=None,
-        reg_alpha=1.0,
-        reg_gamma=1.0,
-        shrinkage=None,
-        max_iter=200,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.covariance_estimator = covariance_estimator
-        super().__init__(
-            estimate=estimate,
-            priors=priors,
-            reg_covar=reg_covar,
-            class_concentration_prior=class_concentration_prior,
-            mean_prior=mean_prior,
-            mean_precision_prior=mean_precision_prior,
-            degrees_of_freedom_prior=degrees_of_freedom_prior,
-            covariance_prior=covariance_prior,
-            reg_alpha=reg_alpha,
-            reg_gamma=reg_gamma,
-            shrinkage=shrinkage,
-            max_iter=max_iter,
-            tol=tol,
-            n_init=n_init,
-            unlabeled_weight=unlabeled_weight,
-            n_classes=n_classes,
-            unlabeled_marker=unlabeled_marker,
-            random_state=random_state,
-        )
+    hyperparameters = {"covariance_estimator": None, **GAUSSIAN_KEYWORDS}
 
 
 class GaussianNB(GaussianNBNames, _GaussianPreset):
@@ -264,52 +142,7 @@ class GaussianNB(GaussianNBNames, _GaussianPreset):
         e1071_floor.THRESHOLD_DOC,
     ).replace("{name}", "GaussianNB")
 
-    def __init__(
-        self,
-        *,
-        threshold=None,
-        eps=0.0,
-        estimate="mle",
-        priors=None,
-        reg_covar=1e-6,
-        class_concentration_prior=1.0,
-        mean_prior=None,
-        mean_precision_prior=1.0,
-        degrees_of_freedom_prior=None,
-        covariance_prior=None,
-        reg_alpha=1.0,
-        reg_gamma=1.0,
-        shrinkage=None,
-        max_iter=200,
-        tol=1e-6,
-        n_init=1,
-        unlabeled_weight=1.0,
-        n_classes=None,
-        unlabeled_marker=-1,
-        random_state=None,
-    ):
-        self.threshold = threshold
-        self.eps = eps
-        super().__init__(
-            estimate=estimate,
-            priors=priors,
-            reg_covar=reg_covar,
-            class_concentration_prior=class_concentration_prior,
-            mean_prior=mean_prior,
-            mean_precision_prior=mean_precision_prior,
-            degrees_of_freedom_prior=degrees_of_freedom_prior,
-            covariance_prior=covariance_prior,
-            reg_alpha=reg_alpha,
-            reg_gamma=reg_gamma,
-            shrinkage=shrinkage,
-            max_iter=max_iter,
-            tol=tol,
-            n_init=n_init,
-            unlabeled_weight=unlabeled_weight,
-            n_classes=n_classes,
-            unlabeled_marker=unlabeled_marker,
-            random_state=random_state,
-        )
+    hyperparameters = {"threshold": None, "eps": 0.0, **GAUSSIAN_KEYWORDS}
 
     def _check_hyperparameters(self):
         super()._check_hyperparameters()

@@ -1,0 +1,91 @@
+"""Hyperparameters declared once: an estimator's ``__init__`` is made from its table.
+
+scikit-learn reads an estimator's hyperparameters off the signature of its ``__init__``,
+which must store each argument under its own name and do nothing else. Written by hand,
+that ``__init__`` names every hyperparameter three times (signature, store, and again in
+a subclass that adds one), and the keywords many estimators share, EM's and the priors',
+once in every class. Here a class declares ``hyperparameters``, an ordered
+``{name: default}`` table made of the shared groups (`EM_KEYWORDS`,
+`NAIVE_BAYES_KEYWORDS`) and its own entries, and `DeclaredHyperparameters` makes the
+keyword-only ``__init__`` that stores them, with the signature that scikit-learn
+(``get_params``, ``clone``), ``help`` and the API pages read.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import ClassVar
+
+#: EM over unlabelled rows and restarts (`bayesgen.inference.semi_supervised.EM_PARAMETERS_DOC`).
+EM_KEYWORDS = MappingProxyType(
+    {
+        "max_iter": 100,
+        "tol": 1e-6,
+        "n_init": 1,
+        "unlabeled_weight": 1.0,
+        "n_classes": None,
+        "unlabeled_marker": -1,
+        "random_state": None,
+    }
+)
+
+#: The naive-Bayes estimate and class probabilities
+#: (`bayesgen.estimators.count_nb.NaiveBayesClassPrior`).
+NAIVE_BAYES_KEYWORDS = MappingProxyType(
+    {"estimate": "mean", "fit_prior": True, "class_prior": None}
+)
+
+
+def _storing_init(owner: type, defaults: Mapping[str, object]):
+    """A keyword-only ``__init__`` for ``owner`` that stores ``defaults``' names, each
+    argument given or its default, and whose signature lists them."""
+    defaults = MappingProxyType(dict(defaults))
+    name = f"{owner.__qualname__}.__init__"
+
+    def __init__(self, **hyperparameters):
+        unknown = [key for key in hyperparameters if key not in defaults]
+        if unknown:
+            raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
+        for key, default in defaults.items():
+            setattr(self, key, hyperparameters.get(key, default))
+
+    __init__.__qualname__ = name
+    __init__.__module__ = owner.__module__
+    __init__.__signature__ = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [
+            inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default)
+            for key, default in defaults.items()
+        ]
+    )
+    return __init__
+
+
+class DeclaredHyperparameters:
+    """Makes the ``__init__`` of every subclass that declares ``hyperparameters``.
+
+    A subclass that declares no table keeps its parent's ``__init__``; one that declares
+    a table does not write ``__init__`` itself (a class doing both is refused when it is
+    defined, so the two cannot disagree).
+
+    Attributes
+    ----------
+    hyperparameters : Mapping[str, object]
+        Each hyperparameter's name and default, in the order of the signature.
+    """
+
+    hyperparameters: ClassVar[Mapping[str, object]] = MappingProxyType({})
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "hyperparameters" not in vars(cls):
+            return
+        if "__init__" in vars(cls):
+            raise TypeError(
+                f"{cls.__qualname__} declares hyperparameters and writes __init__; declare "
+                "the table only (its __init__ is made from it)."
+            )
+        cls.hyperparameters = MappingProxyType(dict(cls.hyperparameters))
+        cls.__init__ = _storing_init(cls, cls.hyperparameters)
