@@ -370,35 +370,3 @@ class GenerativeClassifier(
             )
         estimator._keep_value(value, None, None)
         return estimator
-
-    def _upgrade_saved_state(self, state: dict) -> dict:
-        """Translate the state a model file of an earlier layout saved.
-
-        A file that kept statistics and parameters as separate attributes becomes the
-        value: statistics, class probabilities and learned columns as saved, the
-        parameters re-estimated from the statistics, as the fit that wrote them did.
-        ``_fresh_fit`` told the statistics hooks whether a fit started afresh and is
-        dropped; ``_fitted_semi_supervised`` is now ``fitted_with_unlabeled_``.
-        """
-        state = dict(state)
-        state.pop("_fresh_fit", None)
-        if "_fitted_semi_supervised" in state:
-            state["fitted_with_unlabeled_"] = bool(state.pop("_fitted_semi_supervised"))
-        if "joint_" in state or "_stats" not in state:
-            return state
-        names = self._base_family().learned()
-        value = joint.from_stats(
-            self._base_family(),
-            state["classes_"],
-            state["_class_stats"],
-            state["_stats"],
-            joint.FitSettings(self.estimate),  # the saved class probabilities replace its rule
-            learned={name: state[f"{name}_"] for name in names if f"{name}_" in state},
-        )
-        value = value._replace(class_probabilities=np.asarray(state["class_prior_"]))
-        kept = {
-            key: item
-            for key, item in state.items()
-            if key not in ("_class_stats", "_stats") and not hasattr(type(self), key)
-        }
-        return {**kept, "joint_": value}

@@ -18,9 +18,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen import registry
-from bayesgen.estimators.fitted_attribute import saved_value
 from bayesgen.families.composite import CompositeFamily
-from bayesgen.families.gaussian import GaussianParams
 
 
 def column_families() -> dict[str, type]:
@@ -100,51 +98,6 @@ class ColumnGroups:
                     f"columns do not use; they use {sorted(_settings_used(known[family]))}."
                 )
             self._unfitted_family(family).check_estimate(self._settings(family)["estimate"])
-
-    def _upgrade_saved_state(self, state: dict) -> dict:
-        """Translate a model file of an earlier layout into the fitted value ``joint_``.
-
-        The layout before the value kept each group's statistics, parameters, the prior EM
-        over missing entries held (``_frozen``) and learned categories as separate
-        attributes; the one before it held one fitted estimator per group
-        (``estimators_``: GaussianNB, BernoulliNB, MultinomialNB, PoissonNB, ExponentialNB
-        or CategoricalNB), whose fitted attributes become each group's parameters, EM's
-        fixed prior and learned categories, exactly as those estimators predicted with
-        them; and files before ``family_params`` lack it.
-        """
-        state = dict(state)
-        state.setdefault("family_params", None)
-        state.pop("_group_data", None)
-        if "_groups" in state:  # in the order the file's groups drew their rows
-            state["column_groups_"] = state.pop("_groups")
-        estimators = state.pop("estimators_", None)
-        if estimators is not None:
-            state["_params"] = {g: _saved_parameters(e) for g, e in estimators.items()}
-            state["_frozen"] = {
-                g: (e.ridge_, e.prior_) if getattr(e, "fitted_with_missing_", False) else None
-                for g, e in estimators.items()
-            }
-            state["_learned"] = {
-                g: {name: getattr(e, f"{name}_") for name in registry.family(g)().learned()}
-                for g, e in estimators.items()
-            }
-        if "_params" in state and "joint_" not in state:
-            state["joint_"] = self._saved_value(state)
-        return super()._upgrade_saved_state(state)
-
-    def _saved_value(self, state: dict):
-        """The value behind a file of the layout with separate attributes, taken as saved;
-        each group's prior is the one EM held, else resolved from its statistics."""
-        frozen, learned = state.pop("_frozen"), state.pop("_learned", {})
-        composite = self._composite_for(state["column_groups_"]).with_learned(**learned)
-        priors = {
-            family: group_family.prior(state["_stats"][family])
-            if frozen.get(family) is None
-            else frozen[family][1]
-            for family, (group_family, _) in composite.groups.items()
-        }
-        value = saved_value(state, priors, state.pop("_params"))
-        return value._replace(learned=learned, frozen=frozen)
 
     def _settings(self, family: str) -> dict:
         """The settings of a family's columns: its estimator's parameters, MixedNB's own
@@ -260,16 +213,3 @@ def _settings_used(family_class) -> set:
     if family_class.missing_needs_em:  # EM over missing entries runs with them
         used |= {"max_iter", "tol"}
     return used
-
-
-def _saved_parameters(estimator):
-    """A group's parameters from its estimator of the earlier layout, as it predicted with
-    them: ``means_``/``covariances_``, ``rates_``, or ``exp(feature_log_prob_)``."""
-    if hasattr(estimator, "means_"):
-        return GaussianParams(estimator.means_, estimator.covariances_)
-    if hasattr(estimator, "rates_"):
-        return estimator.rates_
-    log_theta = estimator.feature_log_prob_
-    if isinstance(log_theta, list):  # CategoricalNB: one block per feature
-        log_theta = np.concatenate(log_theta, axis=1)
-    return np.exp(log_theta)

@@ -1,10 +1,6 @@
-"""Fitted attributes read off the value ``joint_``, and the value behind an old model file."""
+"""Fitted attributes read off the value ``joint_``."""
 
 from __future__ import annotations
-
-import numpy as np
-
-from bayesgen import joint
 
 
 class fitted_attribute:  # noqa: N801 - used like ``property``
@@ -36,20 +32,3 @@ class fitted_attribute:  # noqa: N801 - used like ``property``
                 "bayesgen.joint.with_params for other parameters."
             )
         self.writer(instance, value)
-
-
-def saved_value(state: dict, feature_prior, params) -> joint.FittedJoint:
-    """The value behind a file of an earlier layout that saved the statistics, the class
-    probabilities and the parameters as separate attributes, taken as saved (nothing is
-    estimated again); the class entries leave ``state``."""
-    value = joint.FittedJoint(
-        classes=state["classes_"],
-        class_stats=state.pop("_class_stats"),
-        class_probabilities=np.asarray(state.pop("class_prior_")),
-        feature_stats=state.pop("_stats"),
-        feature_prior=feature_prior,
-        params=params,
-        learned={},
-    )
-    state.pop("class_count_", None)  # read off the value now
-    return value

@@ -13,7 +13,7 @@ from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators import gaussian_regularised, missing_posterior
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fisher_projection import FisherProjection
-from bayesgen.estimators.fitted_attribute import fitted_attribute, saved_value
+from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import shrinkage
@@ -472,36 +472,6 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 "with the training rows, and pass that InferenceData to predict_proba_draws "
                 "(or fit again: a fit keeps the rows its posterior needs)."
             )
-
-    def _upgrade_saved_state(self, state: dict) -> dict:
-        """Translate the state a model file of an earlier layout saved.
-
-        Its statistics, prior, parameters and class probabilities were separate attributes;
-        they become the value ``joint_`` as saved (nothing is estimated again). Of its
-        private flags ``_fitted_with_missing`` is now ``fitted_with_missing_`` and
-        ``_moments`` is ``fourth_moments_``; ``_frozen_prior`` and ``_new_moments`` only
-        carried state between the steps of a fit and are dropped, as is ``_fresh_fit``.
-
-        ``fitted_with_missing_`` is read off the value now: a fit with missing entries keeps
-        the ridge and prior its EM held as the value's ``frozen``.
-        """
-        state = dict(state)
-        for name in ("_frozen_prior", "_new_moments"):
-            state.pop(name, None)
-        if "_fitted_with_missing" in state:
-            state["fitted_with_missing_"] = bool(state.pop("_fitted_with_missing"))
-        if "_moments" in state:
-            state["fourth_moments_"] = state.pop("_moments")
-        if "joint_" not in state and "_stats" in state:
-            params = gaussian.GaussianParams(state.pop("means_"), state.pop("covariances_"))
-            state["joint_"] = saved_value(state, state.pop("prior_"), params)
-            state.pop("suff_stats_", None)  # read off the value now
-        with_missing = state.pop("fitted_with_missing_", False)
-        if with_missing and "joint_" in state and state["joint_"].frozen is None:
-            value = state["joint_"]
-            frozen = (np.asarray(state["ridge_"]), value.feature_prior)
-            state["joint_"] = value._replace(frozen=frozen)
-        return super()._upgrade_saved_state(state)
 
     def _normal_inverse_wishart(self, *, numpy: bool = False) -> gaussian.NormalInverseWishart:
         """The conjugate posterior of the class means and covariances (no ridge), as JAX

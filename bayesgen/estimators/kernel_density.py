@@ -13,11 +13,10 @@ from __future__ import annotations
 import numbers
 
 from bayesgen.estimators.base import GenerativeClassifier
-from bayesgen.estimators.fitted_attribute import fitted_attribute, saved_value
+from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS
-from bayesgen.families import kernel_density as kde
 from bayesgen.families.estimates import check_estimate_kind
-from bayesgen.families.kernel_density_family import KernelChoice, KernelDensityFamily
+from bayesgen.families.kernel_density_family import KernelDensityFamily
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
 from bayesgen.validation import check_features, check_positive
 
@@ -205,20 +204,3 @@ class KernelDensityDA(GenerativeClassifier):
         from bayesgen.stories.kernel_density import kernel_density_part
 
         return kernel_density_part(*self.joint_.params)
-
-    def _upgrade_saved_state(self, state: dict) -> dict:
-        """A file of the earlier layout (the rows and the kernels as separate attributes) as
-        the value ``joint_``, the kernels as saved (a self-trained fit's were fixed before
-        its loop, so they are not estimated again)."""
-        state = dict(state)
-        if "joint_" not in state and "_stats" in state:
-            choice = KernelChoice(
-                state.pop("bandwidth_"), state.pop("ridge_"), state["kernel_covariances_"]
-            )
-            params = kde.KernelParams(
-                state.pop("training_X_"),
-                state.pop("training_weights_"),
-                state.pop("kernel_covariances_"),
-            )
-            state["joint_"] = saved_value(state, choice, params)
-        return super()._upgrade_saved_state(state)

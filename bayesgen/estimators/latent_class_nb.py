@@ -9,9 +9,6 @@ from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.families.component_mixture import (
     MixtureFamily,
-    MixtureFamilyParams,
-    MixtureFamilyPrior,
-    MixtureFamilyStats,
 )
 from bayesgen.inference.latent_class_start import INIT_PARAMS, initial_memberships
 from bayesgen.validation import check_count, check_positive
@@ -140,20 +137,6 @@ class LatentClassNB(MixedNB):
 
     def _composite_of(self, family):
         return family.leaf
-
-    def _saved_value(self, state: dict):
-        """A file of the layout before the value: MixedNB's groups over the pairs (class,
-        component) and ``weights_``, as the mixture's value. The component counts were not
-        kept; they are the weights times the class counts (used by no prediction)."""
-        weights = np.asarray(state.pop("weights_"))
-        value = super()._saved_value(state)
-        counts = np.asarray(value.class_stats.counts)[:, None] * weights
-        concentration = np.full(self.n_components, self.weight_concentration_prior, counts.dtype)
-        return value._replace(
-            feature_stats=MixtureFamilyStats(counts, value.feature_stats),
-            feature_prior=MixtureFamilyPrior(concentration, value.feature_prior),
-            params=MixtureFamilyParams(weights, value.params),
-        )
 
     def _em_starts(self, X, R: np.ndarray) -> list:
         """``n_init_components`` starts, k-means or random within each class's rows

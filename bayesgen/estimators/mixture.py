@@ -9,7 +9,6 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from bayesgen import joint
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.gaussian import NORMAL_WISHART_KEYWORDS
@@ -17,9 +16,6 @@ from bayesgen.estimators.hyperparameters import EM_KEYWORDS
 from bayesgen.families import gaussian
 from bayesgen.families.component_mixture import (
     MixtureFamily,
-    MixtureFamilyParams,
-    MixtureFamilyPrior,
-    MixtureFamilyStats,
 )
 from bayesgen.families.gaussian.group_tied import GroupTiedGaussian
 from bayesgen.families.namespace import tree_map
@@ -416,38 +412,6 @@ class MixtureDA(GenerativeClassifier):
                 membership /= membership.sum(axis=1, keepdims=True)
             gamma[rows, k, :count] = membership
         return gamma
-
-    def _upgrade_saved_state(self, state: dict) -> dict:
-        """A file of the layout before the value: the components' statistics, prior, ridge
-        and parameters were separate attributes; they become ``joint_`` as saved."""
-        state = dict(state)
-        if "joint_" in state or "weights_" not in state:
-            return super()._upgrade_saved_state(state)
-        weights = np.asarray(state.pop("weights_"))
-        K, M = weights.shape
-        means = np.asarray(state.pop("means_")).reshape(K * M, -1)
-        covariances = np.asarray(state.pop("covariances_"))
-        if self.covariance_type == "tied":
-            covariances = np.repeat(covariances, M, axis=0)
-        else:
-            covariances = covariances.reshape(K * M, *covariances.shape[2:])
-        prior, ridge = state.pop("prior_"), np.asarray(state.pop("ridge_"))
-        leaves = state.pop("_stats")
-        counts = np.asarray(leaves.counts).reshape(K, M)
-        concentration = np.full(M, self.weight_concentration_prior, counts.dtype)
-        state["joint_"] = joint.FittedJoint(
-            classes=state["classes_"],
-            class_stats=state.pop("_class_stats"),
-            class_probabilities=np.asarray(state.pop("class_prior_")),
-            feature_stats=MixtureFamilyStats(counts, leaves),
-            feature_prior=MixtureFamilyPrior(concentration, prior),
-            params=MixtureFamilyParams(weights, gaussian.GaussianParams(means, covariances)),
-            learned={},
-            frozen=(ridge, prior),
-        )
-        for name in ("_active", "suff_stats_", "class_count_"):
-            state.pop(name, None)
-        return super()._upgrade_saved_state(state)
 
     # ------------------------------------------------------ fitted attributes
     def _shape(self, value):

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bayesgen.model_files import invariants, registry
+from bayesgen.model_files import earlier_layouts, invariants, registry
 from bayesgen.model_files.encoding import (
     ARRAY_KINDS,
     MAX_DEPTH,
@@ -198,16 +198,14 @@ class Decoder:
         estimator = cls(**arguments)
         state = {k: self.decode(v, f"{where}.{k}", depth) for k, v in state.items()}
         # A file written by an earlier layout names state this one keeps differently.
-        upgrade = getattr(estimator, "_upgrade_saved_state", None)
-        if upgrade is not None:
-            try:
-                state = upgrade(state)
-            except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError) as error:
-                self.fail(
-                    where,
-                    f"the fitted {name} of an earlier layout cannot be read "
-                    f"({type(error).__name__}: {error})",
-                )
+        try:
+            state = earlier_layouts.upgraded(estimator, state)
+        except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError) as error:
+            self.fail(
+                where,
+                f"the fitted {name} of an earlier layout cannot be read "
+                f"({type(error).__name__}: {error})",
+            )
         if is_fitted_state(state):
             broken = invariants.problems(state)
             if broken:

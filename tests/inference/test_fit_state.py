@@ -6,6 +6,7 @@ import pytest
 from sklearn.datasets import load_iris
 
 from bayesgen import LDA, QDA, GaussianDA, KernelDensityDA, MixtureDA
+from bayesgen.model_files import earlier_layouts
 
 # _fresh_fit is left out: MixedNB (and CategoricalNB) still keep it for themselves.
 OLD_FLAGS = (
@@ -96,7 +97,7 @@ def test_upgrade_translates_the_old_flags():
         "n_features_in_": 4,
         "joint_": value._replace(frozen=None),
     }
-    upgraded = GaussianDA()._upgrade_saved_state(state)
+    upgraded = earlier_layouts.upgraded(GaussianDA(), state)
     assert set(upgraded) == {"fourth_moments_", "ridge_", "joint_", "classes_", "n_features_in_"}
     assert upgraded["fourth_moments_"] is None
     held_ridge, held_prior = upgraded["joint_"].frozen
