@@ -13,7 +13,7 @@ keyword-only ``__init__`` that stores them, with the signature that scikit-learn
 
 from __future__ import annotations
 
-import inspect
+import keyword
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar
@@ -39,36 +39,35 @@ NAIVE_BAYES_KEYWORDS = MappingProxyType(
 
 
 def _storing_init(owner: type, defaults: Mapping[str, object]):
-    """A keyword-only ``__init__`` for ``owner`` that stores ``defaults``' names, each
-    argument given or its default, and whose signature lists them."""
-    defaults = MappingProxyType(dict(defaults))
-    name = f"{owner.__qualname__}.__init__"
+    """A keyword-only ``__init__`` for ``owner`` that stores each of ``defaults``' names,
+    the argument given or its default.
 
-    def __init__(self, **hyperparameters):
-        unknown = [key for key in hyperparameters if key not in defaults]
-        if unknown:
-            raise TypeError(f"{name}() got an unexpected keyword argument {unknown[0]!r}")
-        for key, default in defaults.items():
-            setattr(self, key, hyperparameters.get(key, default))
-
-    __init__.__qualname__ = name
-    __init__.__module__ = owner.__module__
-    __init__.__signature__ = inspect.Signature(
-        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-        + [
-            inspect.Parameter(key, inspect.Parameter.KEYWORD_ONLY, default=default)
-            for key, default in defaults.items()
-        ]
-    )
-    return __init__
+    It is compiled from source, as `dataclasses` makes its ``__init__``, so that it is an
+    ordinary function: its signature is the table, and Python itself refuses an unknown
+    or positional argument, with its own message.
+    """
+    for name in defaults:
+        if not name.isidentifier() or keyword.iskeyword(name) or name == "self":
+            raise TypeError(f"{owner.__qualname__}.hyperparameters: {name!r} is not a name.")
+    parameters = ", ".join(["self", "*"] + [f"{name}=_defaults[{name!r}]" for name in defaults])
+    stores = "".join(f"\n    self.{name} = {name}" for name in defaults)
+    source = f"def __init__({parameters if defaults else 'self'}):{stores or ' pass'}\n"
+    namespace = {}
+    exec(source, {"_defaults": dict(defaults)}, namespace)  # noqa: S102 - our own names only
+    init = namespace["__init__"]
+    init.__qualname__ = f"{owner.__qualname__}.__init__"
+    init.__module__ = owner.__module__
+    return init
 
 
 class DeclaredHyperparameters:
-    """Makes the ``__init__`` of every subclass that declares ``hyperparameters``.
+    """Makes the ``__init__`` of every subclass that declares a ``hyperparameters`` table.
 
-    A subclass that declares no table keeps its parent's ``__init__``; one that declares
-    a table does not write ``__init__`` itself (a class doing both is refused when it is
-    defined, so the two cannot disagree).
+    The table is a mapping (a ``dict``); a subclass that declares none keeps its parent's
+    ``__init__``, as does one whose ``hyperparameters`` is not a mapping (a subclass of a
+    user's own with an attribute of that name). A class that declares a table does not
+    write ``__init__`` itself (a class doing both is refused when it is defined, so the
+    two cannot disagree).
 
     Attributes
     ----------
@@ -80,7 +79,7 @@ class DeclaredHyperparameters:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if "hyperparameters" not in vars(cls):
+        if not isinstance(vars(cls).get("hyperparameters"), Mapping):
             return
         if "__init__" in vars(cls):
             raise TypeError(

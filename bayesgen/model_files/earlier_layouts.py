@@ -171,8 +171,8 @@ def _column_groups(estimator, state: dict) -> dict:
     fitted estimator per group (``estimators_``: GaussianNB, BernoulliNB, MultinomialNB,
     PoissonNB, ExponentialNB or CategoricalNB), whose fitted attributes become each
     group's parameters, EM's fixed prior and learned categories, exactly as those
-    estimators predicted with them. Files before ``family_params`` lack it."""
-    state.setdefault("family_params", None)
+    estimators predicted with them. (Files before ``family_params`` lack that parameter,
+    whose default then stands.)"""
     state.pop("_group_data", None)
     if "_groups" in state:  # in the order the file's groups drew their rows
         state["column_groups_"] = state.pop("_groups")
@@ -188,9 +188,10 @@ def _column_groups(estimator, state: dict) -> dict:
             for g, e in estimators.items()
         }
     if "_params" in state and "joint_" not in state:
-        weights = state.pop("weights_") if isinstance(estimator, LatentClassNB) else None
+        latent = isinstance(estimator, LatentClassNB)
+        weights = state.pop("weights_") if latent else None
         value = _groups_value(estimator, state)
-        state["joint_"] = value if weights is None else _latent_classes(estimator, value, weights)
+        state["joint_"] = _latent_classes(estimator, value, weights) if latent else value
     return state
 
 

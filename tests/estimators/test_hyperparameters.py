@@ -122,3 +122,41 @@ def test_fit_with_declared_arguments_matches_defaults_given_explicitly():
         implicit = cls(random_state=0).fit(X, y).predict_proba(X)
         explicit = cls(**{**cls.hyperparameters, "random_state": 0}).fit(X, y).predict_proba(X)
         np.testing.assert_array_equal(implicit, explicit)
+
+
+def test_an_attribute_of_that_name_that_is_no_table_is_left_alone():
+    """A user's subclass with its own ``hyperparameters`` (a tuple, a property) keeps the
+    parent's ``__init__``, as before the tables."""
+
+    class Named(bayesgen.QDA):
+        hyperparameters = ("reg_covar",)
+
+        def __init__(self, *, reg_covar=1e-6):
+            super().__init__(reg_covar=reg_covar)
+
+    class Computed(bayesgen.GaussianNB):
+        @property
+        def hyperparameters(self):
+            return self.get_params()
+
+    assert list(inspect.signature(Named).parameters) == ["reg_covar"]
+    assert Computed.__init__ is bayesgen.GaussianNB.__init__
+    assert Computed(eps=0.5).hyperparameters["eps"] == 0.5
+
+
+@pytest.mark.parametrize("name", ["self", "class", "not a name", "1st"])
+def test_a_table_entry_that_is_no_argument_name_is_refused(name):
+    with pytest.raises(TypeError, match="is not a name"):
+
+        class Bad(DeclaredHyperparameters):
+            hyperparameters = {name: 1}
+
+
+def test_the_made_init_is_an_ordinary_function():
+    """Python itself checks the arguments (its own messages, such as 3.13's 'Did you
+    mean'); no ``__signature__`` stands in for the real one."""
+    init = bayesgen.LDA.__init__
+    assert "__signature__" not in vars(init)
+    assert init.__qualname__ == "LDA.__init__"
+    assert init.__module__ == "bayesgen.estimators.presets"
+    assert init.__kwdefaults__ == dict(bayesgen.LDA.hyperparameters)

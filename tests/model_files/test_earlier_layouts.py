@@ -2,11 +2,16 @@
 today's state passes through it unchanged, and no estimator class knows an earlier layout.
 (`test_legacy_model_files.py` reads files the earlier layouts wrote.)"""
 
+import json
+import zipfile
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_iris
 
+import bayesgen
 from bayesgen import (
     LDA,
     KernelDensityDA,
@@ -16,7 +21,7 @@ from bayesgen import (
     MultinomialNB,
     registry,
 )
-from bayesgen.model_files import earlier_layouts
+from bayesgen.model_files import ModelFileError, earlier_layouts
 
 X, y = load_iris(return_X_y=True)
 FRAME = pd.DataFrame({"a": X[:, 0], "b": (X[:, 1] > 3).astype(int), "c": X[:, 2]})
@@ -48,3 +53,32 @@ def test_no_estimator_class_translates_files():
     for cls in registry.estimators().values():
         for name in ("_upgrade_saved_state", "_saved_value"):
             assert not hasattr(cls, name), (cls.__name__, name)
+
+
+@pytest.mark.parametrize("cls", [MixedNB, LatentClassNB])
+def test_parameters_survive_a_round_trip(cls, tmp_path):
+    """The translator leaves the file's parameters alone (``family_params`` was set to None
+    on every load)."""
+    model = cls(family_params={"gaussian": {"estimate": "mle"}}, random_state=0).fit(FRAME, y)
+    path = tmp_path / "model.bgm"
+    model.save(path)
+    loaded = bayesgen.load(path)
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.predict_proba(FRAME), model.predict_proba(FRAME))
+
+
+def test_latent_classes_without_weights_are_an_earlier_layout_that_cannot_be_read(tmp_path):
+    """A latent-class file of the layout with separate attributes whose ``weights_`` is
+    null is reported as such, not as a value that does not fit the family."""
+    source = Path(__file__).parent / "separate_attributes" / "LatentClassNB-gappy.bgm"
+    broken = tmp_path / "broken.bgm"
+    with zipfile.ZipFile(source) as old, zipfile.ZipFile(broken, "w") as new:
+        for name in old.namelist():
+            data = old.read(name)
+            if name == "header.json":
+                header = json.loads(data)
+                header["estimator"]["state"]["weights_"] = None
+                data = json.dumps(header)
+            new.writestr(name, data)
+    with pytest.raises(ModelFileError, match="LatentClassNB of an earlier layout cannot be read"):
+        bayesgen.load(broken)
