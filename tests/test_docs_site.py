@@ -216,6 +216,30 @@ def test_namedtuple_fields_are_not_shown_as_descriptors(site):
     assert "Samples or observes the feature site(s)" in stories
 
 
+def _text_of(markup: str) -> str:
+    """What a page's markup reads as: its text, entities resolved."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def test_attributes_show_their_own_documentation(site):
+    """A fitted attribute is a property with its description, not a class attribute whose
+    value is a descriptor's address; a constant shows its ``#:`` comment, not the
+    docstring of ``int``, ``str`` or ``bool``."""
+    borrowed = ("object at 0x", "int([x]) -> integer", "str(object='') -> str", "bool(x) -> bool")
+    shown = {
+        str(page.relative_to(site)): [
+            text for text in borrowed if text in _text_of(page.read_text(encoding="utf-8"))
+        ]
+        for page in _html_pages(site)
+    }
+    assert not {page: texts for page, texts in shown.items() if texts}
+    naive_bayes = (site / "api" / "naive-bayes" / "index.html").read_text(encoding="utf-8")
+    heading = naive_bayes.index('id="bayesgen.BernoulliNB.class_count_"')
+    entry = _text_of(naive_bayes[heading : heading + 3000])
+    assert "property" in entry and "Weighted number of training rows per class." in entry
+    assert "The fewest classes a fit takes" in _text_of(naive_bayes)  # base.py's #: comment
+
+
 def test_no_page_shows_raw_restructuredtext(site):
     """Roles and math directives are translated: `$x$`, `$$ $$` and `[a.b][]` render."""
     raw = {}
