@@ -14,6 +14,7 @@ keyword-only ``__init__`` that stores them, with the signature that scikit-learn
 from __future__ import annotations
 
 import keyword
+import unicodedata
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar
@@ -38,6 +39,18 @@ NAIVE_BAYES_KEYWORDS = MappingProxyType(
 )
 
 
+def _is_argument_name(name) -> bool:
+    """A name the compiled ``__init__`` takes as it is written: an identifier that is no
+    keyword, not ``self`` or ``__debug__``, and that Python does not normalise (NFKC)."""
+    return (
+        isinstance(name, str)
+        and name.isidentifier()
+        and not keyword.iskeyword(name)
+        and name not in ("self", "__debug__")
+        and unicodedata.normalize("NFKC", name) == name
+    )
+
+
 def _storing_init(owner: type, defaults: Mapping[str, object]):
     """A keyword-only ``__init__`` for ``owner`` that stores each of ``defaults``' names,
     the argument given or its default.
@@ -47,7 +60,7 @@ def _storing_init(owner: type, defaults: Mapping[str, object]):
     or positional argument, with its own message.
     """
     for name in defaults:
-        if not name.isidentifier() or keyword.iskeyword(name) or name == "self":
+        if not _is_argument_name(name):
             raise TypeError(f"{owner.__qualname__}.hyperparameters: {name!r} is not a name.")
     parameters = ", ".join(["self", "*"] + [f"{name}=_defaults[{name!r}]" for name in defaults])
     stores = "".join(f"\n    self.{name} = {name}" for name in defaults)

@@ -144,7 +144,7 @@ def test_an_attribute_of_that_name_that_is_no_table_is_left_alone():
     assert Computed(eps=0.5).hyperparameters["eps"] == 0.5
 
 
-@pytest.mark.parametrize("name", ["self", "class", "not a name", "1st"])
+@pytest.mark.parametrize("name", ["self", "class", "not a name", "1st", "__debug__", "ﬁ", 1])
 def test_a_table_entry_that_is_no_argument_name_is_refused(name):
     with pytest.raises(TypeError, match="is not a name"):
 
