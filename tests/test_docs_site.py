@@ -238,6 +238,18 @@ def test_attributes_show_their_own_documentation(site):
     entry = _text_of(naive_bayes[heading : heading + 3000])
     assert "property" in entry and "Weighted number of training rows per class." in entry
     assert "The fewest classes a fit takes" in _text_of(naive_bayes)  # base.py's #: comment
+    # An override without a comment of its own keeps the meaning of what it overrides; a
+    # family's constants are described by the protocol's Attributes section; a package's
+    # constant by the comment where it is assigned.
+    heading = naive_bayes.index('id="bayesgen.BernoulliNB.min_classes"')
+    assert "The fewest classes a fit takes" in _text_of(naive_bayes[heading : heading + 3000])
+    mixtures = (site / "api" / "mixture-and-kernel" / "index.html").read_text(encoding="utf-8")
+    for anchor, description in [
+        ("bayesgen.joint.RESPONSIBILITY_ENTRIES", "A fit adds rows in chunks"),
+        ("bayesgen.families.component_mixture.MixtureFamily.merges_exactly", "Whether statistics"),
+    ]:
+        heading = mixtures.index(f'id="{anchor}"')
+        assert description in _text_of(mixtures[heading : heading + 3000]), anchor
 
 
 def test_no_page_shows_raw_restructuredtext(site):

@@ -3,30 +3,51 @@
 from __future__ import annotations
 
 
+def _restored(reader, writer, doc, place):
+    """A pickled `fitted_attribute` made again, where it was defined (`copy`, `pickle`)."""
+    attribute = fitted_attribute(reader, writer, doc)
+    if place is not None:
+        attribute._place(*place)
+    return attribute
+
+
 class fitted_attribute(property):  # noqa: N801 - used like ``property``
     """A fitted attribute computed from ``joint_``: ``reader(estimator, joint)``.
 
     Read before ``fit`` it raises ``AttributeError`` (so ``hasattr`` is False, as
-    scikit-learn expects); it can be set only when a ``writer(estimator, value)`` is given.
-    A ``property`` to every tool that looks (``help``, the API pages: a fitted attribute,
-    not a class attribute holding a descriptor).
+    scikit-learn expects); it can be set only when a ``writer(estimator, value)`` is given,
+    and never deleted. A ``property`` to every tool that looks (``help``, the API pages: a
+    fitted attribute, not a class attribute holding a descriptor).
     """
 
     def __init__(self, reader, writer=None, doc: str | None = None):
         def read(instance):
             return self.__get__(instance, type(instance))
 
+        def write(instance, value):
+            self.__set__(instance, value)
+
         read.__doc__ = doc
-        super().__init__(read)
-        self.reader, self.writer = reader, writer
+        super().__init__(read, None if writer is None else write)
+        self.reader, self.writer, self.name = reader, writer, None
         self.__doc__ = doc  # on the instance: the class's own docstring would shadow it
 
     def __set_name__(self, owner, name):
+        self._place(name, owner.__module__, owner.__qualname__)
+
+    def _place(self, name: str, module: str, owner: str) -> None:
+        """Name the attribute, and say where it is defined for tools that locate a
+        property by its getter."""
         self.name = name
-        # Where the attribute is defined, for tools that locate a property by its getter.
-        self.__module__ = self.fget.__module__ = owner.__module__
+        self.__module__ = self.fget.__module__ = module
         self.fget.__name__ = name
-        self.fget.__qualname__ = f"{owner.__qualname__}.{name}"
+        self.fget.__qualname__ = f"{owner}.{name}"
+
+    def __reduce__(self):
+        place = None if self.name is None else (self.name, self.__module__, self.fget.__qualname__)
+        if place is not None:
+            place = (place[0], place[1], place[2].rpartition(".")[0])
+        return _restored, (self.reader, self.writer, self.__doc__, place)
 
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -43,3 +64,8 @@ class fitted_attribute(property):  # noqa: N801 - used like ``property``
                 "bayesgen.joint.with_params for other parameters."
             )
         self.writer(instance, value)
+
+    def __delete__(self, instance):
+        raise AttributeError(
+            f"{self.name} is read off the fitted value joint_ and cannot be deleted."
+        )
