@@ -155,15 +155,6 @@ class LatentClassNB(MixedNB):
         ]
 
     # ------------------------------------------------------------------ story
-    def _story_part(self):
-        from bayesgen.stories.latent_class import latent_class_part
-
-        n_classes = self.classes_.shape[0]
-        groups = self._group_parts(self.joint_.feature_prior.leaves, n_classes * self.n_components)
-        return latent_class_part(
-            groups, n_classes, self.n_components, self.weight_concentration_prior
-        )
-
     @property
     def estimators_(self):
         """Not available: a group's columns are a mixture here, not one estimator."""

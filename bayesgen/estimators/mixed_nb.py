@@ -16,7 +16,6 @@ from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, semi_supervised
 from bayesgen.validation import check_positive
 
-jax = lazy_module("jax")
 jnp = lazy_module("jax.numpy")
 
 
@@ -359,20 +358,6 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         return filled if self._fitted_on_frame else filled.to_numpy()
 
     # ------------------------------------------------------------------ story
-    def _story_part(self):
-        return self._group_parts(self.joint_.feature_prior, self.classes_.shape[0])
-
-    def _group_parts(self, priors: dict, n_classes: int):
-        """Every group's story part, joined (`bayesgen.stories.combined_part`)."""
-        from bayesgen import stories
-
-        parts = {}
-        for family, (group_family, columns) in self._composite().groups.items():
-            prior = group_family.story_prior(priors[family], len(columns))
-            part = stories.part(family)
-            parts[family] = part(group_family, jax.tree.map(jnp.asarray, prior), n_classes)
-        return stories.combined_part(parts)
-
     def _features_from_draws(self, draws):
         columns = self._feature_family().features_from_draws(draws)
         names = list(self.feature_families_)

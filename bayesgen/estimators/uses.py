@@ -108,7 +108,7 @@ class GenerativeUses:
 
         family = self._feature_family()
         prior = family.story_prior(self.joint_.feature_prior, self.n_features_in_)
-        return stories.part(family.name)(family, prior, self.classes_.shape[0], **options)
+        return stories.part(family.story_name)(family, prior, self.classes_.shape[0], **options)
 
     def _sampling_sites(self):
         """The fitted parameters as the story's sites, as the story samples with them."""

@@ -56,6 +56,9 @@ class CompositeFamily(FeatureFamily):
     (4, 2)
     """
 
+    #: Its story part's name: every group's part, joined (`bayesgen.stories.composite`).
+    story_name = "composite"
+
     def __init__(
         self,
         groups: Mapping[str, tuple[FeatureFamily, Sequence[int]]],

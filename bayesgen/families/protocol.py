@@ -392,6 +392,12 @@ class FeatureFamily(abc.ABC):
         """ArviZ ``(dims, coords)`` of the parameter sites for feature names ``features``."""
         return {self.site: ("class", "feature")}, {"feature": list(features)}
 
+    @property
+    def story_name(self) -> str:
+        """The name its story part is registered under (`bayesgen.stories.part`): its own
+        ``name``; a family whose name varies (a composite of column groups) gives its kind."""
+        return self.name
+
     def story_prior(self, prior, n_features: int):
         """The prior the story draws parameters from: `prior_for`, else the fitted ``prior``."""
         try:

@@ -25,7 +25,7 @@ def mixture_family_part(family, prior, n_classes: int, **options):
     """
     leaf = family.leaf
     n_pairs = n_classes * family.size
-    inner = registry.story_part(leaf.name)(leaf, prior.leaves, n_pairs, **options)
+    inner = registry.story_part(leaf.story_name)(leaf, prior.leaves, n_pairs, **options)
     return latent_class_part(
         inner, n_classes, family.size, family.weight_concentration, family.active(n_classes)
     )

@@ -191,3 +191,46 @@ def test_statistics_with_missing_entries_run_em_only_for_the_group_that_needs_it
     own = groups["poisson"][0].suff_stats(values["poisson"], R, np.float64)
     for found, wanted in zip(jax.tree.leaves(stats["poisson"]), jax.tree.leaves(own), strict=True):
         np.testing.assert_array_equal(found, wanted)
+
+
+def test_story_part_is_every_groups_part_joined():
+    """A composite's story part is registered once for every composite, whatever its
+    groups (its ``name`` varies with them): each group's part under its story prior, its
+    sites scoped ``"<group>/"``; drawn features come back as the family reads them."""
+    from numpyro import handlers
+
+    from bayesgen import stories
+    from bayesgen.families import class_prior
+
+    X, R = _data()
+    composite = CompositeFamily(GROUPS)
+    assert composite.name == "composite(gaussian+poisson+bernoulli+exponential)"
+    assert composite.story_name == "composite"
+    _, prior, _ = _fit(composite, X, R)
+    part = stories.part(composite.story_name)(composite, prior, 2)
+    expected_sites = set()
+    for name, (family, columns) in GROUPS.items():
+        own = stories.part(family.story_name)(
+            family, jax.tree.map(np.asarray, family.story_prior(prior[name], len(columns))), 2
+        )
+        with handlers.seed(rng_seed=0):
+            own_trace = handlers.trace(own.parameters).get_trace()
+        expected_sites |= {
+            f"{name}/{site}" for site, value in own_trace.items() if value["type"] == "sample"
+        }
+    with handlers.seed(rng_seed=0):
+        trace = handlers.trace(stories.classifier_story).get_trace(
+            None,
+            None,
+            class_prior=class_prior.Dirichlet(np.ones(2)),
+            part=part,
+            n_samples=50,
+        )
+    parameter_sites = {
+        name for name, site in trace.items() if site["type"] == "sample" and "/" in name
+    }
+    assert expected_sites == parameter_sites - {f"{name}/X" for name in GROUPS}
+    draws = {name: np.asarray(site["value"]) for name, site in trace.items()}
+    columns = composite.features_from_draws(draws)
+    assert len(columns) == X.shape[1]
+    assert all(len(column) == 50 for column in columns)
