@@ -228,10 +228,6 @@ class MultinomialNB(CountNB):
         rows[:, ~missing] = generator.multinomial(int(round(float(total))), theta[classes])
         return rows
 
-    def _story_part(self, lengths=None):
-        # Site "feature_probs": theta, shape (n_classes, n_features).
-        return super()._story_part(lengths=lengths)
-
     def story(self, X=None, y=None, *, lengths=None, n_samples=None):
         """Run the Dirichlet–multinomial story (a NumPyro model) with this model's prior.
 
@@ -244,7 +240,7 @@ class MultinomialNB(CountNB):
         if X is None and y is None and n_samples is None:
             n_samples = len(lengths)
         lengths = None if lengths is None else jax_numpy().asarray(lengths)
-        self._run_story(X, y, self._story_part(lengths), n_samples)
+        self._run_story(X, y, self._story_part(lengths=lengths), n_samples)
 
 
 class PoissonNB(CountNB):
