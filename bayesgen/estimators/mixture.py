@@ -18,6 +18,7 @@ from bayesgen.families.component_mixture import (
     MixtureFamily,
 )
 from bayesgen.families.gaussian.group_tied import GroupTiedGaussian
+from bayesgen.families.gaussian_mixture import GaussianMixtureFamily
 from bayesgen.families.namespace import tree_map
 from bayesgen.inference import component_count, mixture_family_em
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
@@ -227,7 +228,7 @@ class MixtureDA(GenerativeClassifier):
     def _is_auto(self) -> bool:
         return isinstance(self.n_components, str) and self.n_components == "auto"
 
-    def _base_family(self) -> MixtureFamily:
+    def _base_family(self) -> GaussianMixtureFamily:
         """A mixture per class over Gaussian components: the counts of the fit once there
         is one (``n_components_``), else those asked for (for ``"auto"``, the largest
         candidate until the choice is made)."""
@@ -240,7 +241,7 @@ class MixtureDA(GenerativeClassifier):
             counts = self.n_components
         return self._family_for(counts)
 
-    def _family_for(self, counts) -> MixtureFamily:
+    def _family_for(self, counts) -> GaussianMixtureFamily:
         """The mixture with ``counts`` components per class; ``"tied"`` shares one
         covariance among a class's components (`GroupTiedGaussian`)."""
         leaf = self._gaussian()
@@ -251,7 +252,7 @@ class MixtureDA(GenerativeClassifier):
                 if name != "covariance_type"
             }
             leaf = GroupTiedGaussian(MixtureFamily(leaf, counts).size, **settings)
-        return MixtureFamily(leaf, counts, self.weight_concentration_prior)
+        return GaussianMixtureFamily(leaf, counts, self.weight_concentration_prior)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -414,19 +415,16 @@ class MixtureDA(GenerativeClassifier):
         return gamma
 
     # ------------------------------------------------------ fitted attributes
-    def _shape(self, value):
-        return np.shape(value.params.weights)
-
     weights_ = fitted_attribute(
         lambda self, value: np.asarray(value.params.weights),
         doc="$w_{km}$, shape (n_classes, M).",
     )
     means_ = fitted_attribute(
-        lambda self, value: np.asarray(value.params.leaves.means).reshape(*self._shape(value), -1),
+        lambda self, value: self._base_family().sites(value.params)["means"],
         doc="$\\mu_{km}$, shape (n_classes, M, n_features).",
     )
     covariances_ = fitted_attribute(
-        lambda self, value: self._covariances(value),
+        lambda self, value: self._base_family().sites(value.params)["covariances"],
         doc="The components' covariances, laid out as ``covariance_type`` says.",
     )
     prior_ = fitted_attribute(
@@ -441,27 +439,3 @@ class MixtureDA(GenerativeClassifier):
         lambda self, value: value.feature_stats.leaves,
         doc="The components' (expected) statistics, ``n_classes * M`` of them.",
     )
-
-    def _covariances(self, value):
-        K, M = self._shape(value)
-        covariances = np.asarray(value.params.leaves.covariances)
-        if self.covariance_type == "tied":
-            return covariances[::M]
-        return covariances.reshape(K, M, *covariances.shape[1:])
-
-    # ------------------------------------------------------------------ story
-    def _sampling_sites(self):
-        return {"weights": self.weights_, "means": self.means_, "covariances": self.covariances_}
-
-    def _story_part(self):
-        from bayesgen.stories.mixture import mixture_part
-
-        # Sites "weights", "means", "covariances", named like the fitted attributes.
-        return mixture_part(
-            tree_map(np.asarray, self.prior_),
-            self.covariance_type,
-            self.classes_.shape[0],
-            self.weights_.shape[1],
-            self.weight_concentration_prior,
-            self._base_family().active(self.classes_.shape[0]),
-        )

@@ -203,10 +203,8 @@ class MixtureFamily(FeatureFamily):
         return np.arange(max(counts)) < counts[:, None]
 
     def _like(self, leaf) -> MixtureFamily:
-        """This mixture over another ``leaf``."""
-        return MixtureFamily(
-            leaf, self.n_components, self.weight_concentration, self.weight_estimate
-        )
+        """This mixture (of its own class) over another ``leaf``."""
+        return type(self)(leaf, self.n_components, self.weight_concentration, self.weight_estimate)
 
     def _weight_kind(self, kind: str) -> str:
         if self.weight_estimate is not None:

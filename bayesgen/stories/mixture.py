@@ -21,12 +21,15 @@ mixture $\sum_m w_{km}\,\mathcal N(x_i; \mu_{km}, \Sigma_{km})$ (NumPyro's
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 import numpyro
 import numpyro.distributions as dist
 from jax import Array
 
+from bayesgen import registry
 from bayesgen.families.class_prior import Dirichlet
 from bayesgen.families.gaussian import NormalInverseWishart, observed_block
+from bayesgen.families.namespace import tree_map
 from bayesgen.stories.common import StoryPart, classifier_story
 from bayesgen.stories.gaussian import _may_have_missing
 from bayesgen.stories.latent_class import restricted_weights
@@ -207,4 +210,19 @@ def mixture_story(
         part=part,
         fixed_class_prior=fixed_class_prior,
         n_samples=n_samples,
+    )
+
+
+@registry.register_story_part("gaussian-mixture")
+def gaussian_mixture_family_part(family, prior: NormalInverseWishart, n_classes: int):
+    """The registered part of `bayesgen.families.gaussian_mixture.GaussianMixtureFamily`
+    (``MixtureDA``): `mixture_part` with the family's covariance type, components, weight
+    concentration and each class's components."""
+    return mixture_part(
+        tree_map(np.asarray, prior),
+        family.covariance_type,
+        n_classes,
+        family.size,
+        family.weight_concentration,
+        family.active(n_classes),
     )
