@@ -135,3 +135,19 @@ def test_restricted_weights_are_the_dirichlet_of_a_class_with_fewer_components()
     assert abs(kept[:, 0, 0].var() - 1 / 12) < 0.003
     assert abs(kept[:, 1, 0].var() - 1 / 18) < 0.003
     np.testing.assert_array_equal(restricted_weights(draws, None), draws)
+
+
+def test_an_unfitted_model_has_no_story_yet():
+    """Every estimator with a story says it is not fitted (scikit-learn's NotFittedError),
+    whatever its story needs from the fit."""
+    from sklearn.exceptions import NotFittedError
+
+    from bayesgen import estimators
+    from bayesgen.estimators.base import GenerativeClassifier
+
+    classes = [getattr(estimators, name) for name in estimators.__all__]
+    for cls in classes:
+        if not issubclass(cls, GenerativeClassifier) or cls is estimators.ComplementNB:
+            continue  # ComplementNB has no story: it refuses with its own error
+        with pytest.raises(NotFittedError, match=f"This {cls.__name__} instance is not fitted"):
+            cls().story(n_samples=2)

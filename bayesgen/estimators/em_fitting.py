@@ -24,7 +24,8 @@ from bayesgen.missing import has_missing
 class FitByEM:
     """The EM paths of a fit (see the module docstring)."""
 
-    #: Whether rows with missing entries are fitted by EM over them (module docstring).
+    #: Whether rows with missing entries are fitted by EM over them, where the family
+    #: cannot skip a missing entry (its ``missing_needs_em``).
     fits_missing_by_em = False
 
     def _fits_by_em(self) -> bool:

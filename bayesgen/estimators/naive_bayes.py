@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils.validation import check_is_fitted
 
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, log_parameters
 from bayesgen.estimators.fitted_attribute import fitted_attribute
@@ -235,6 +236,7 @@ class MultinomialNB(CountNB):
         given, otherwise from ``lengths`` (array of shape (n_samples,)), which the story
         does not model.
         """
+        check_is_fitted(self)
         if X is None and lengths is None:
             raise ValueError("MultinomialNB.story needs X or lengths (the row totals to draw).")
         if X is None and y is None and n_samples is None:

@@ -82,12 +82,12 @@ class GenerativeUses:
         n_samples : int, optional
             Number of rows to draw when neither ``X`` nor ``y`` is given.
         """
+        check_is_fitted(self)
         self._run_story(X, y, self._story_part(), n_samples)
 
     def _run_story(self, X, y, part, n_samples):
         from bayesgen import stories
 
-        check_is_fitted(self)
         if X is not None:
             X = self._story_features(self._check_X(X, reset=False))
         labels = None if y is None else self._class_index(y)

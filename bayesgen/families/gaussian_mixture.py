@@ -35,12 +35,13 @@ class GaussianMixtureFamily(MixtureFamily):
     --------
     >>> from bayesgen.families.gaussian import GaussianFamily
     >>> family = GaussianMixtureFamily(GaussianFamily("diag"), n_components=3)
-    >>> family.story_name, family.covariance_type
+    >>> family.name, family.covariance_type
     ('gaussian-mixture', 'diag')
     """
 
-    #: Its story part: `bayesgen.stories.mixture.mixture_part` with these sites.
-    story_name = "gaussian-mixture"
+    #: Registered under its own name, so that a model file keeps its class and its story
+    #: part (`bayesgen.stories.mixture.mixture_part` with these sites) is found by it.
+    name = "gaussian-mixture"
 
     @property
     def covariance_type(self) -> str:

@@ -82,7 +82,8 @@ class FeatureFamily(abc.ABC):
     no_posterior : str or None
         Why the family's parameters have no posterior to sample at all, neither exact nor
         by NUTS on the story (a mixture's label switching; a kernel density's lack of
-        parameters), as the end of "This <estimator>'s ..."; None when NUTS applies.
+        parameters), written to end a sentence that begins with the estimator's name
+        ("This MixtureDA's ..."); None when NUTS applies.
     missing_needs_em : bool
         True when a missing entry cannot simply be skipped in ``suff_stats`` (the
         features of a class are dependent, as for a full covariance), so a fit on rows

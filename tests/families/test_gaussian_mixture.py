@@ -57,3 +57,18 @@ def test_its_story_part_has_mixture_discriminant_sites():
     assert shapes["means"] == (3, 2, 4)
     assert shapes["covariances"] == (3, 2, 4)
     assert "component_weights" not in shapes
+
+
+def test_registered_under_its_own_name_so_a_model_file_keeps_it(tmp_path):
+    """A classifier over MixtureDA's family saves and loads it as the same class (the
+    generic mixture's name would bring back a MixtureFamily with other story sites)."""
+    from bayesgen import FamilyClassifier, load, registry
+
+    assert registry.family("gaussian-mixture") is GaussianMixtureFamily
+    family = MixtureDA(n_components=2, covariance_type="diag", random_state=0).fit(X, y).family_
+    model = FamilyClassifier(family=family, random_state=0).fit(X, y)
+    model.save(tmp_path / "model.bgm")
+    loaded = load(tmp_path / "model.bgm")
+    assert type(loaded.family) is GaussianMixtureFamily
+    assert loaded.family.covariance_type == "diag"
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
