@@ -125,36 +125,20 @@ def _replace_borrowed(runtime, owner: griffe.Object, describe) -> None:
 
 
 class AttributeComments(griffe.Extension):
-    """Document plain constants by their own descriptions, not by their type's."""
+    """Document plain constants by their own descriptions, not by their type's.
+
+    griffe calls each hook with the inspected object (``node.obj``, only when inspecting)
+    and the class or module whose members it has just loaded.
+    """
 
     def on_class_members(self, *, node: Any, cls: griffe.Class, **kwargs: Any) -> None:
-        """Replace the borrowed docstrings of an inspected class's constants.
-
-        Parameters
-        ----------
-        node : griffe.ObjectNode or ast.AST
-            The inspected object (only inspection carries the run-time class).
-        cls : griffe.Class
-            The class whose members were just loaded.
-        **kwargs
-            The rest of griffe's hook arguments, unused.
-        """
+        """Replace the borrowed docstrings of an inspected class's constants."""
         runtime = getattr(node, "obj", None)
         if isinstance(runtime, type):
             _replace_borrowed(runtime, cls, _class_description)
 
     def on_module_members(self, *, node: Any, mod: griffe.Module, **kwargs: Any) -> None:
-        """Replace the borrowed docstrings of an inspected module's constants.
-
-        Parameters
-        ----------
-        node : griffe.ObjectNode or ast.AST
-            The inspected object (only inspection carries the run-time module).
-        mod : griffe.Module
-            The module whose members were just loaded.
-        **kwargs
-            The rest of griffe's hook arguments, unused.
-        """
+        """Replace the borrowed docstrings of an inspected module's constants."""
         runtime = getattr(node, "obj", None)
         if inspect.ismodule(runtime):
             _replace_borrowed(runtime, mod, _module_description)
