@@ -376,6 +376,8 @@ def warn_negative(X, low: np.ndarray, names, given=()) -> None:
     """Warn (`OutsideTrainingRangeWarning`) when drawn cells are negative in columns whose
     training values were all non-negative, naming them; the ``given`` column positions
     hold the caller's values, not draws, and are left out."""
+    from bayesgen.validation import caller_stacklevel  # validation imports this module
+
     negative = negative_where_never_negative(X, low)
     negative[:, list(given)] = False
     if not negative.any():
@@ -390,5 +392,5 @@ def warn_negative(X, low: np.ndarray, names, given=()) -> None:
         "draws from the law truncated to the training range; a family that respects the "
         "support (MixedNB's lognormal, gamma or poisson columns) models such columns.",
         OutsideTrainingRangeWarning,
-        stacklevel=4,
+        stacklevel=caller_stacklevel(),
     )

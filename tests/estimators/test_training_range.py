@@ -62,6 +62,7 @@ def test_draws_below_zero_where_training_never_was_are_reported():
         drawn, _ = model.sample(1000, random_state=0)
     negative = int(np.sum((drawn < 0) & (X.min(axis=0) >= 0)))
     assert negative > 0 and f"{negative} of the 30000 drawn cells" in str(caught[0].message)
+    assert caught[0].filename == __file__  # the caller's line, not the package's
     truncated, _ = model.sample(1000, support="training", random_state=0)
     assert np.all(truncated >= X.min(axis=0)) and np.all(truncated <= X.max(axis=0))
 
