@@ -44,9 +44,8 @@ class fitted_attribute(property):  # noqa: N801 - used like ``property``
         self.fget.__qualname__ = f"{owner}.{name}"
 
     def __reduce__(self):
-        place = None if self.name is None else (self.name, self.__module__, self.fget.__qualname__)
-        if place is not None:
-            place = (place[0], place[1], place[2].rpartition(".")[0])
+        owner = self.fget.__qualname__.rpartition(".")[0]
+        place = None if self.name is None else (self.name, self.__module__, owner)
         return _restored, (self.reader, self.writer, self.__doc__, place)
 
     def __get__(self, instance, owner=None):
