@@ -52,11 +52,13 @@ class ColumnRecord(NamedTuple):
     low, high : ndarray of shape (n_features,)
         Each column's least and greatest observed value; NaN for a column that is not
         numeric or has no observed value.
-    n_missing : ndarray of shape (n_features,)
+    n_missing : ndarray of shape (n_features,) or None
         Each column's missing cells (NaN, or None in a table), a row of weight ``w``
-        counting ``w`` times.
-    n_rows : float
-        The rows, likewise weighted: the missing rates are ``n_missing / n_rows``.
+        counting ``w`` times; None where they were not counted (a model file written
+        before they were kept records ranges only).
+    n_rows : float or None
+        The rows, likewise weighted: the missing rates are ``n_missing / n_rows``; None
+        with ``n_missing``.
     decimals, step : ndarray of shape (n_features,)
         The decimals every observed value is written with and the step of the grid
         ``low + k step`` it lies on (`bayesgen.recorded_grid`); NaN where there is none;
@@ -65,8 +67,8 @@ class ColumnRecord(NamedTuple):
 
     low: np.ndarray
     high: np.ndarray
-    n_missing: np.ndarray
-    n_rows: float
+    n_missing: np.ndarray | None
+    n_rows: float | None
     decimals: np.ndarray | None = None
     step: np.ndarray | None = None
 
@@ -221,18 +223,20 @@ def _missing_outside(X, positions: np.ndarray) -> np.ndarray:
 
 
 def merged(a: ColumnRecord, b: ColumnRecord) -> ColumnRecord:
-    """The record of the union of the rows behind two `column_ranges` results (no grid
-    where either side recorded none: ``step`` None)."""
+    """The record of the union of the rows behind two `column_ranges` results: no grid
+    where either side recorded none (``step`` None), no missing cells where either side
+    counted none (``n_missing`` None)."""
     decimals = step = None
     if a.step is not None and b.step is not None:
         decimals, step = recorded_grid.merged(
             (a.low, a.high, a.decimals, a.step), (b.low, b.high, b.decimals, b.step)
         )
+    counted = a.n_missing is not None and b.n_missing is not None
     return ColumnRecord(
         np.fmin(a.low, b.low),
         np.fmax(a.high, b.high),
-        a.n_missing + b.n_missing,
-        a.n_rows + b.n_rows,
+        a.n_missing + b.n_missing if counted else None,
+        a.n_rows + b.n_rows if counted else None,
         decimals,
         step,
     )

@@ -48,14 +48,14 @@ def fit(estimator, blocks: RowBlocks, labels: np.ndarray, n_unlabeled: list, dty
 
 
 def _run(estimator, blocks, classes, dtype, random):
-    """One EM run from the labelled rows (or a random start): (value, history, converged)."""
+    """One EM run from the labelled rows (or a random start): (value, history, converged),
+    the value with the record of the blocks' columns."""
     weight = estimator.unlabeled_weight
     spread = _family.starts_with_frozen_prior(estimator)
     per_block = None if random is None else {"random": random}
     start = run_pass(
         _blocks.em_start, estimator, blocks, dtype, classes, weight, spread, per_block=per_block
     )
-    estimator._record_training_range(start.ranges)
     family, settings = estimator._base_family(), estimator._fit_settings()
 
     def value_of(stats, frozen=None):
@@ -87,4 +87,4 @@ def _run(estimator, blocks, classes, dtype, random):
 
     first, _ = scored(value)
     state = em.run(first, step, tol=estimator.tol, max_iter=estimator.max_iter)
-    return last[0], state.history, state.converged
+    return last[0]._replace(record=start.ranges), state.history, state.converged

@@ -104,7 +104,6 @@ def fit(estimator, X, y, sample_weight=None):
             "classifier needs at least two classes."
         )
     estimator.classes_ = classes
-    estimator._record_training_range(result.ranges)
     estimator.fitted_with_unlabeled_ = False
     estimator.n_iter_, estimator.converged_ = 1, True  # the closed-form fit: one pass
     estimator.log_likelihood_history_ = np.empty(0)
@@ -116,5 +115,5 @@ def fit(estimator, X, y, sample_weight=None):
             feature_stats,
             estimator._fit_settings(),
         )
-    estimator._keep_value(value, None, None)
+    estimator._keep_value(value._replace(record=result.ranges), None, None)
     return estimator

@@ -46,6 +46,24 @@ def _set_class_prior(estimator, probabilities) -> None:
     estimator.joint_ = estimator.joint_._replace(class_probabilities=np.asarray(probabilities))
 
 
+def _recorded(field: str, doc: str) -> fitted_attribute:
+    """A fitted attribute read off the value's record of its training columns, absent
+    (``AttributeError``) where the model recorded none (read from a model file written
+    before it was kept, or made by ``from_statistics``)."""
+
+    def read(estimator, value):
+        kept = None if value.record is None else getattr(value.record, field)
+        if kept is None:
+            raise AttributeError(
+                f"This {type(estimator).__name__} recorded no {field} of its training "
+                "columns (read from a model file written before it was kept, or made by "
+                "from_statistics)."
+            )
+        return kept
+
+    return fitted_attribute(read, doc=doc)
+
+
 class GenerativeClassifier(
     DeclaredHyperparameters,
     Registered,
@@ -69,24 +87,6 @@ class GenerativeClassifier(
     family_ : FeatureFamily
         The model of the features given the class; with ``joint_``, the whole model
         (``bayesgen.joint.log_joint(model.family_, model.joint_, X)``).
-    data_min_, data_max_ : ndarray of shape (n_features,)
-        The least and greatest value of each numeric column seen in training (NaN for a
-        column that is not numeric or was never observed, and for sparse input): the
-        training range that ``sample(support="training")`` keeps to.
-    n_missing_ : ndarray of shape (n_features,)
-        Missing cells of each column in training, and ``n_samples_seen_`` the rows: the
-        missing rates ``sample(missing="training")`` draws with. Both count a row of
-        ``sample_weight`` ``w`` as ``w`` rows (whole numbers for an unweighted fit), as the
-        fit does.
-    n_samples_seen_ : float
-        Training rows, weighted likewise.
-    data_decimals_, data_step_ : ndarray of shape (n_features,)
-        The decimals every training value of a numeric column is written with (at most
-        10, at the precision of its type) and the step of the grid
-        ``data_min_ + k * data_step_`` they lie on (whole millimetres: 0 and 1; cents: 2
-        and 0.01; masses weighed to 25 g: 0 and 25): what ``sample(rounding="training")``
-        rounds draws to (`bayesgen.recorded_grid`). NaN for a column on no such grid,
-        not numeric, or of sparse or device input; step 0 for a column of one value.
     """
 
     class_count_ = fitted_attribute(
@@ -102,6 +102,35 @@ class GenerativeClassifier(
     family_ = fitted_attribute(
         lambda self, value: joint.family_of(self._base_family(), value),
         doc="The feature family, with what the fit learned about the columns.",
+    )
+
+    # What the fit recorded of its columns, the value's ``record``.
+    data_min_ = _recorded(
+        "low",
+        "The least value of each numeric column seen in training (NaN for a column that "
+        "is not numeric or was never observed, and for sparse input): with ``data_max_``, "
+        'the training range that ``sample(support="training")`` keeps to.',
+    )
+    data_max_ = _recorded("high", "The greatest value of each numeric column, likewise.")
+    n_missing_ = _recorded(
+        "n_missing",
+        "Missing cells of each column in training, and ``n_samples_seen_`` the rows: the "
+        'missing rates ``sample(missing="training")`` draws with. Both count a row of '
+        "``sample_weight`` ``w`` as ``w`` rows (whole numbers for an unweighted fit), as "
+        "the fit does.",
+    )
+    n_samples_seen_ = _recorded("n_rows", "Training rows, weighted likewise.")
+    data_decimals_ = _recorded(
+        "decimals",
+        "The decimals every training value of a numeric column is written with (at most "
+        "10, at the precision of its type): with ``data_step_``, the grid "
+        "``data_min_ + k * data_step_`` its values lie on (whole millimetres: 0 and 1; "
+        "cents: 2 and 0.01; masses weighed to 25 g: 0 and 25), what "
+        '``sample(rounding="training")`` rounds draws to (`bayesgen.recorded_grid`). NaN '
+        "for a column on no such grid, not numeric, or of sparse or device input.",
+    )
+    data_step_ = _recorded(
+        "step", "The step of each column's grid, likewise; 0 for a column of one value."
     )
 
     #: The fewest classes a fit takes: two, as scikit-learn's discriminant analysis. The
@@ -168,11 +197,13 @@ class GenerativeClassifier(
         y = column_or_1d(y, warn=True)
         check_consistent_length(X, y)
         weights = check_weights(sample_weight, X)
-        self._record_training_range(training_range.column_ranges(X, weights))
+        record = training_range.column_ranges(X, weights)
         marker = getattr(self, "unlabeled_marker", -1)
         unlabeled = semi_supervised.marked_unlabeled(y, marker, stacklevel=3)
         if unlabeled.any():
-            return self._fit_unlabelled(X, y, unlabeled, weights)
+            self._fit_unlabelled(X, y, unlabeled, weights)
+            self.joint_ = self.joint_._replace(record=record)
+            return self
         y = check_labels(y)
         classes, class_index = np.unique(y, return_inverse=True)
         if classes.shape[0] < self.min_classes:
@@ -193,6 +224,7 @@ class GenerativeClassifier(
         self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
         self.log_likelihood_history_ = np.empty(0)
         self._add_labelled_rows(X, class_index, weights, classes.shape[0], reset=True)
+        self.joint_ = self.joint_._replace(record=record)
         return self
 
     def _fit_unlabelled(self, X, y, unlabeled: np.ndarray, weights: np.ndarray):
@@ -288,7 +320,8 @@ class GenerativeClassifier(
                 f"{all_classes.tolist()}."
             )
         weights = check_weights(sample_weight, X)
-        ranges = training_range.column_ranges(X, weights)
+        record = training_range.column_ranges(X, weights)
+        earlier = None if first_call else self.joint_.record
         self.classes_ = all_classes
         class_index = np.searchsorted(all_classes, y)
         try:
@@ -297,37 +330,10 @@ class GenerativeClassifier(
             if first_call:  # a refused first batch leaves the model unfitted, so the next is first
                 del self.classes_
             raise
-        self._record_training_range(ranges, first_call)  # only once the rows are taken
+        if not first_call:  # a model whose earlier rows left no record keeps none
+            record = None if earlier is None else training_range.merged(earlier, record)
+        self.joint_ = self.joint_._replace(record=record)
         return self
-
-    def _record_training_range(self, record, first_call: bool = True) -> None:
-        """``data_min_``, ``data_max_``, ``n_missing_`` and ``n_samples_seen_`` of the rows
-        so far, given the new rows' `training_range.ColumnRecord`; a model whose earlier rows
-        left no record (read from an earlier model file, or made by ``from_statistics``)
-        keeps none rather than that of the new rows only."""
-        if not first_call:
-            if "data_min_" not in self.__dict__:
-                return
-            counted = "n_missing_" in self.__dict__  # kept from the first rows on
-            earlier = training_range.ColumnRecord(
-                self.data_min_,
-                self.data_max_,
-                self.n_missing_ if counted else record.n_missing,
-                self.n_samples_seen_ if counted else 0,
-                self.__dict__.get("data_decimals_"),  # None: a model from before the grids
-                self.__dict__.get("data_step_"),
-            )
-            record = training_range.merged(earlier, record)
-            if not counted:  # a model from before the counts: its ranges only
-                self.data_min_, self.data_max_ = record.low, record.high
-                return
-        self.data_min_, self.data_max_ = record.low, record.high
-        self.n_missing_, self.n_samples_seen_ = record.n_missing, float(record.n_rows)
-        if record.step is None:
-            self.__dict__.pop("data_decimals_", None)
-            self.__dict__.pop("data_step_", None)
-        else:
-            self.data_decimals_, self.data_step_ = record.decimals, record.step
 
     @classmethod
     def from_statistics(cls, params: dict, classes, class_stats, feature_stats, **options):

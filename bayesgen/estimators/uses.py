@@ -265,7 +265,7 @@ class GenerativeUses:
             raise ValueError(f"missing must be one of {MISSING}; got {missing!r}.")
         if rounding not in ROUNDING:
             raise ValueError(f"rounding must be one of {ROUNDING}; got {rounding!r}.")
-        if rounding is not None and "data_decimals_" not in self.__dict__:
+        if rounding is not None and not hasattr(self, "data_decimals_"):
             raise ValueError(
                 "rounding='training' needs the grid each column was recorded on, which this "
                 "model did not record (read from a model file written before grids were "
@@ -275,7 +275,7 @@ class GenerativeUses:
         sample_args = (n_samples, y, random_state, method, options, given, support, rounding)
         if missing is None:
             return self._complete_sample(*sample_args)
-        if "n_missing_" not in self.__dict__:
+        if not hasattr(self, "n_missing_"):
             raise ValueError(
                 "missing='training' needs each column's missing cells in training, which "
                 "this model did not count (read from a model file written before they were "
@@ -305,7 +305,7 @@ class GenerativeUses:
         if support == "model":
             X, drawn = self._draw_rows(rows, labels, random_state, method, options, given)
             X = self._rounded(X, rounding, held)
-            if "data_min_" in self.__dict__:
+            if hasattr(self, "data_min_"):
                 training_range.warn_negative(X, self.data_min_, self._column_names(), held)
             return X, drawn
         low, high = self._training_range(given, rows)
@@ -339,7 +339,7 @@ class GenerativeUses:
 
     def _training_range(self, given, rows: int):
         """``(data_min_, data_max_)``, checked to hold the given values."""
-        if "data_min_" not in self.__dict__:
+        if not hasattr(self, "data_min_"):
             raise ValueError(
                 "support='training' needs the training range, which this model did not "
                 "record (read from a model file written before ranges were kept, or made "

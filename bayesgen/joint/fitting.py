@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesgen import training_range
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.families import class_prior
 from bayesgen.families.namespace import as_numpy, tree_leaves
@@ -162,7 +163,8 @@ def fit(family, X, R: np.ndarray, classes, settings: FitSettings = DEFAULT_SETTI
 
 
 def merge(family, a: FittedJoint, b: FittedJoint, settings: FitSettings = DEFAULT_SETTINGS):
-    """The joint of the union of the rows behind two fits over the same classes and columns.
+    """The joint of the union of the rows behind two fits over the same classes and columns
+    (their records merged where both have one).
 
     Raises
     ------
@@ -174,7 +176,10 @@ def merge(family, a: FittedJoint, b: FittedJoint, settings: FitSettings = DEFAUL
             f"cannot merge fits over different classes: {a.classes.tolist()} and "
             f"{b.classes.tolist()}."
         )
-    return _merged(family_of(family, a), a, b.class_stats, b.feature_stats, settings)
+    merged = _merged(family_of(family, a), a, b.class_stats, b.feature_stats, settings)
+    if a.record is None or b.record is None:
+        return merged._replace(record=None)
+    return merged._replace(record=training_range.merged(a.record, b.record))
 
 
 def merge_batch_stats(family, a: tuple, b: tuple) -> tuple:
@@ -191,7 +196,7 @@ def _merged(family, joint: FittedJoint, class_stats, feature_stats, settings) ->
     counts, stats = merge_batch_stats(
         family, (joint.class_stats, joint.feature_stats), (class_stats, feature_stats)
     )
-    return from_stats(
+    merged = from_stats(
         family,
         joint.classes,
         counts,
@@ -200,6 +205,7 @@ def _merged(family, joint: FittedJoint, class_stats, feature_stats, settings) ->
         learned=family.learned(),
         frozen=joint.frozen,
     )
+    return merged._replace(record=joint.record)
 
 
 def update(

@@ -2,8 +2,9 @@ r"""The fitted joint $p(x, y) = p(y)\,p(x \mid y)$ as a value: `FittedJoint`.
 
 Everything a fit learns lives in one NamedTuple: the classes, the statistics of the labels
 and of the features (sums, so two fits of disjoint rows merge exactly), the resolved prior,
-the point estimate of the parameters, the class probabilities, and what the family learned
-about the columns (a categorical column's categories). The feature family object holds
+the point estimate of the parameters, the class probabilities, what the family learned
+about the columns (a categorical column's categories) and what the fit recorded of them
+(ranges, missing cells, grids). The feature family object holds
 only hyperparameters; a value and its family together are the model, and every function
 of `bayesgen.joint` (and of the inference layer above it) takes both.
 
@@ -83,6 +84,13 @@ class FittedJoint(NamedTuple):
         ``estimate(stats, kind, frozen)``: the ridge and prior of EM over missing entries,
         by column group for a composite); None for a closed-form fit. Kept through
         `bayesgen.joint.update`, so rows added later are estimated under it too.
+    record : ColumnRecord or None
+        What the fit recorded of its training columns (`bayesgen.training_range.
+        ColumnRecord`: each column's range, missing cells and recorded grid), the rows
+        the statistics came from; None for a value made from statistics alone. Kept
+        through `bayesgen.joint.update`, whose caller merges the new rows' record
+        (`bayesgen.training_range.merged`), since rows weigh in it as the caller
+        weighed them.
     """
 
     classes: np.ndarray
@@ -93,6 +101,7 @@ class FittedJoint(NamedTuple):
     params: Any
     learned: dict
     frozen: Any = None
+    record: Any = None
 
 
 def check_settings(settings: FitSettings, family=None) -> FitSettings:

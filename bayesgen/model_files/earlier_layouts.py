@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bayesgen import joint, registry
+from bayesgen import joint, registry, training_range
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.column_groups import ColumnGroups
 from bayesgen.estimators.gaussian import GaussianDA
@@ -67,14 +67,36 @@ def saved_value(state: dict, feature_prior, params) -> joint.FittedJoint:
     return value
 
 
+#: The attributes that held what a fit recorded of its columns, by the value's record field.
+_RECORDED = {
+    "low": "data_min_",
+    "high": "data_max_",
+    "n_missing": "n_missing_",
+    "n_rows": "n_samples_seen_",
+    "decimals": "data_decimals_",
+    "step": "data_step_",
+}
+
+
 def _any_classifier(estimator, state: dict) -> dict:
     """Statistics, class probabilities and learned columns as saved, the parameters
-    re-estimated from the statistics, as the fit that wrote them did. ``_fresh_fit`` told
-    the statistics hooks whether a fit started afresh and is dropped;
-    ``_fitted_semi_supervised`` is now ``fitted_with_unlabeled_``."""
+    re-estimated from the statistics, as the fit that wrote them did; the record of the
+    training columns (ranges, missing cells, grids), kept as attributes beside the value,
+    is the value's ``record``. ``_fresh_fit`` told the statistics hooks whether a fit
+    started afresh and is dropped; ``_fitted_semi_supervised`` is now
+    ``fitted_with_unlabeled_``."""
     state.pop("_fresh_fit", None)
     if "_fitted_semi_supervised" in state:
         state["fitted_with_unlabeled_"] = bool(state.pop("_fitted_semi_supervised"))
+    state = _with_value(estimator, state)
+    if "data_min_" in state and "joint_" in state:
+        recorded = {field: state.pop(name, None) for field, name in _RECORDED.items()}
+        state["joint_"] = state["joint_"]._replace(record=training_range.ColumnRecord(**recorded))
+    return state
+
+
+def _with_value(estimator, state: dict) -> dict:
+    """``state`` with its value: as saved, or made from the statistics it saved."""
     if "joint_" in state or "_stats" not in state:
         return state
     family = estimator._base_family()

@@ -13,7 +13,10 @@ These checks run on each rebuilt estimator (nested ones included) before it is r
   finite, >= 0 and sums to one;
 - the per-class, per-feature arrays (``means_``, ``feature_count_``, ``feature_log_prob_``,
   ``rates_``) have ``K`` rows and ``n_features_in_`` columns (their last axis), and hold no
-  NaN; so does ``training_X_`` (its width).
+  NaN; so does ``training_X_`` (its width);
+- the record of the training columns: ``n_missing_`` one count per feature between 0 and
+  ``n_samples_seen_``, a number >= 0; ``data_decimals_`` and ``data_step_`` one value per
+  feature, NaN or in range.
 
 An estimator that is a view of its fitted joint (``joint_``) is checked through its view
 (`view_problems`): its type and classes, then the names above that the estimator shows,
@@ -30,11 +33,19 @@ import numbers
 import numpy as np
 
 from bayesgen.recorded_grid import MAX_DECIMALS
+from bayesgen.training_range import ColumnRecord
 
 #: Fitted arrays whose first axis is the class and last axis the feature.
 PER_CLASS_AND_FEATURE = ("means_", "feature_count_", "feature_log_prob_", "rates_")
 #: Fitted arrays whose last axis is the feature.
 PER_FEATURE = ("training_X_",)
+#: What the fit recorded of its columns, read off the value's record (name: its field).
+RECORDED = {
+    "n_missing_": "n_missing",
+    "n_samples_seen_": "n_rows",
+    "data_decimals_": "decimals",
+    "data_step_": "step",
+}
 
 
 def problems(state: dict) -> list[str]:
@@ -117,10 +128,14 @@ def view_problems(estimator, state: dict) -> list[str]:
     classes = state.get("classes_")
     if not isinstance(classes, np.ndarray) or not np.array_equal(value.classes, classes):
         return ["joint_.classes must equal classes_"]
+    if value.record is not None and not isinstance(value.record, ColumnRecord):
+        return [f"joint_.record must be a ColumnRecord, not {_describe(value.record)}"]
     view = dict(state)
-    for name in ("class_count_", "class_prior_", *PER_CLASS_AND_FEATURE):
+    for name in ("class_count_", "class_prior_", *PER_CLASS_AND_FEATURE, *RECORDED):
         if not hasattr(type(estimator), name):  # not a name this estimator shows
             continue
+        if name in RECORDED and getattr(value.record, RECORDED[name], None) is None:
+            continue  # not recorded (a model from before it was kept)
         try:
             view[name] = getattr(estimator, name)
         except Exception as error:  # noqa: BLE001 - any failure is a damaged value

@@ -3,9 +3,9 @@
 A file names an estimator class (``"GaussianDA"``) or a statistics ``NamedTuple``
 (``"GaussianStats"``) by a bare name, which is looked up in the dictionaries below and
 nowhere else (both are filled from what the package defines: the registered estimators,
-and the NamedTuples of the families, inference and estimators packages): reading a file
-never imports a module or resolves a dotted path, so a name like ``"os.system"`` is simply
-unknown.
+and the NamedTuples of the families, joint, inference and estimators packages and of the
+training record): reading a file never imports a module or resolves a dotted path, so a
+name like ``"os.system"`` is simply unknown.
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ import pkgutil
 
 from bayesgen import registry
 
-# The packages whose NamedTuples are fitted state: statistics, priors, parameters, records.
+# The packages (and modules) whose NamedTuples are fitted state: statistics, priors,
+# parameters, records.
 _STATE_PACKAGES = (
     "bayesgen.families",
     "bayesgen.joint",
     "bayesgen.inference",
     "bayesgen.estimators",
+    "bayesgen.training_range",
 )
 
 
@@ -36,7 +38,7 @@ def _state_modules():
         except ModuleNotFoundError:
             continue
         yield package
-        for module in pkgutil.walk_packages(package.__path__, package_name + "."):
+        for module in pkgutil.walk_packages(getattr(package, "__path__", ()), package_name + "."):
             yield importlib.import_module(module.name)
 
 
@@ -61,8 +63,9 @@ def named_tuple_types() -> dict[str, type]:
     Returns
     -------
     dict of str to type
-        The NamedTuples defined in the families, the inference layer and the estimators
-        (statistics, priors, parameters, result records such as ``PriorAdaptation``).
+        The NamedTuples defined in the families, the joint and inference layers, the
+        estimators and `bayesgen.training_range` (statistics, priors, parameters, result
+        records such as ``PriorAdaptation``, the record of the training columns).
     """
     types: dict[str, type] = {}
     for module in _state_modules():

@@ -16,12 +16,6 @@ INPUT_FACTS = {
     "n_features_in_",
     "feature_names_in_",
     "_training_columns",
-    "data_min_",
-    "data_max_",
-    "n_missing_",
-    "n_samples_seen_",
-    "data_decimals_",
-    "data_step_",
 }
 # Set by the restart loop itself from the kept run.
 RUN_RECORD = {"n_iter_", "converged_", "log_likelihood_history_", "fitted_with_unlabeled_"}

@@ -134,7 +134,10 @@ def test_bad_rounding_and_models_without_grids_are_refused_by_name():
     counts = bayesgen.MultinomialNB().fit(np.arange(40).reshape(10, 4) * 2, np.arange(10) % 2)
     with pytest.raises(ValueError, match="MultinomialNB.sample does not take rounding"):
         counts.sample(3, rounding="training")
-    del model.data_decimals_, model.data_step_  # a model from before grids were kept
+    # A model from before grids were kept.
+    model.joint_ = model.joint_._replace(
+        record=model.joint_.record._replace(decimals=None, step=None)
+    )
     with pytest.raises(ValueError, match="rounding='training' needs the grid"):
         model.sample(3, rounding="training")
     drawn, _ = model.sample(3, random_state=0)  # the model's own values still draw

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from make_record_attribute_files import RECORDED, outputs
 from sklearn.datasets import load_iris
 
 import bayesgen
@@ -22,6 +23,7 @@ from bayesgen import (
     registry,
 )
 from bayesgen.model_files import ModelFileError, earlier_layouts
+from bayesgen.training_range import ColumnRecord
 
 X, y = load_iris(return_X_y=True)
 FRAME = pd.DataFrame({"a": X[:, 0], "b": (X[:, 1] > 3).astype(int), "c": X[:, 2]})
@@ -82,3 +84,41 @@ def test_latent_classes_without_weights_are_an_earlier_layout_that_cannot_be_rea
             new.writestr(name, data)
     with pytest.raises(ModelFileError, match="LatentClassNB of an earlier layout cannot be read"):
         bayesgen.load(broken)
+
+
+RECORD_FILES = Path(__file__).parent / "record_attributes"
+
+
+@pytest.mark.parametrize("case", ["MixedNB-table", "PoissonNB-batches"])
+def test_a_record_kept_beside_the_value_becomes_the_values(case):
+    """Files of the layout that kept ``data_min_`` ... ``data_step_`` as attributes
+    (``make_record_attribute_files.py``, at 180a642) read them into ``joint_.record``,
+    and draw inside the training range, with its gaps and on its grids, as they did."""
+    model = bayesgen.load(RECORD_FILES / f"{case}.bgm")
+    assert isinstance(model.joint_.record, ColumnRecord)
+    assert not set(RECORDED) & set(vars(model))  # read off the value, not kept beside it
+    with np.load(RECORD_FILES / f"{case}.npz") as stored:
+        expected = dict(stored)
+    found = outputs(model)
+    assert sorted(found) == sorted(expected)
+    for key in found:
+        np.testing.assert_array_equal(found[key], expected[key], err_msg=key)
+
+
+def test_a_record_of_ranges_only_stays_ranges_only():
+    """A state that kept ranges but no missing cells or grids (files before those) has a
+    record without them, so the uses that need them refuse by name."""
+    model = MultinomialNB().fit(np.rint(X).astype(int), y)
+    record = model.joint_.record
+    state = {
+        **{k: v for k, v in vars(model).items() if k != "joint_"},
+        "joint_": model.joint_._replace(record=None),
+        "data_min_": record.low,
+        "data_max_": record.high,
+    }
+    upgraded = earlier_layouts.upgraded(model, state)
+    kept = upgraded["joint_"].record
+    np.testing.assert_array_equal(kept.low, record.low)
+    np.testing.assert_array_equal(kept.high, record.high)
+    assert (kept.n_missing, kept.n_rows, kept.decimals, kept.step) == (None,) * 4
+    assert "data_min_" not in upgraded

@@ -85,6 +85,20 @@ def _value_field(header, field):
     return _state(header)["joint_"]["fields"][field]
 
 
+def _with_record_array(saved, tmp_path, field, array) -> pathlib.Path:
+    """A copy of ``saved`` whose value's record of its training columns holds ``array`` as
+    ``field`` (its member and the header's shape both changed, so the file reads)."""
+    members = _members(saved)
+    header = json.loads(members["header.json"])
+    node = _value_field(header, "record")["fields"][field]
+    node["shape"] = list(array.shape)
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    members[node["member"]] = buffer.getvalue()
+    members["header.json"] = json.dumps(header).encode()
+    return _write(tmp_path / "changed.npz", members)
+
+
 def test_a_valid_file_loads_and_its_header_reads(saved, model):
     info = bayesgen.model_file_info(saved)
     assert info["format"] == "bayesgen-model"
@@ -397,22 +411,22 @@ def test_a_feature_count_larger_than_the_arrays_is_refused(saved, tmp_path):
 )
 def test_broken_missing_counts_are_refused(saved, tmp_path, rows, problem):
     def change(header):
-        _state(header)["n_samples_seen_"] = rows
+        _value_field(header, "record")["fields"]["n_rows"] = rows
 
     _expect(_with_header(saved, tmp_path, change), problem, header_is_valid=True)
 
-    def wider(header):
-        _state(header)["n_missing_"]["shape"] = [7]
-
-    _expect(_with_header(saved, tmp_path, wider), "n_missing_", header_is_valid=True)
+    wider = _with_record_array(saved, tmp_path, "n_missing", np.zeros(7))
+    _expect(wider, "n_missing_ has 7 entries for n_features_in_ = 4", header_is_valid=True)
 
 
-@pytest.mark.parametrize("name", ["data_decimals_", "data_step_"])
-def test_broken_grids_are_refused(saved, tmp_path, name):
-    def wider(header):
-        _state(header)[name]["shape"] = [7]
-
-    _expect(_with_header(saved, tmp_path, wider), name, header_is_valid=True)
+@pytest.mark.parametrize(
+    ("name", "field"), [("data_decimals_", "decimals"), ("data_step_", "step")]
+)
+def test_broken_grids_are_refused(saved, tmp_path, name, field):
+    wider = _with_record_array(saved, tmp_path, field, np.zeros(7))
+    _expect(wider, f"{name} has 7 entries for n_features_in_ = 4", header_is_valid=True)
+    negative = _with_record_array(saved, tmp_path, field, np.full(4, -1.0))
+    _expect(negative, f"{name} must hold values in [0, ", header_is_valid=True)
 
 
 @pytest.mark.parametrize("value", [5, "abc", None])
