@@ -10,7 +10,7 @@ import scipy.stats
 from sklearn.datasets import load_iris, load_wine
 
 import bayesgen
-from bayesgen import joint
+from bayesgen import joint, training_range
 from bayesgen.families.bernoulli import BernoulliFamily
 from bayesgen.families.categorical import CategoricalFamily
 from bayesgen.families.exponential import ExponentialFamily
@@ -94,6 +94,28 @@ def test_update_learns_categories_the_first_rows_did_not_have():
     np.testing.assert_allclose(
         joint.log_joint(family, updated, X), joint.log_joint(family, whole, X), rtol=1e-14
     )
+
+
+def test_records_of_the_columns_merge_with_the_values():
+    """`joint.merge` merges the two records (the record of all the rows); `joint.update`
+    keeps the value's, which its caller merges with the batch's; a value without a
+    record merges into one without."""
+    X, y = _counts()
+    X[::7, 2] = np.nan
+    classes, R = _one_hot(y)
+    family = PoissonFamily()
+
+    def recorded(rows):
+        value = joint.fit(family, X[rows], R[rows], classes)
+        return value._replace(record=training_range.column_ranges(X[rows]))
+
+    first, second = recorded(slice(0, 50)), recorded(slice(50, None))
+    whole = training_range.column_ranges(X)
+    merged = joint.merge(family, first, second).record
+    for field in whole._fields:
+        np.testing.assert_array_equal(getattr(merged, field), getattr(whole, field))
+    assert joint.update(family, first, X[50:], R[50:]).record is first.record
+    assert joint.merge(family, first, second._replace(record=None)).record is None
 
 
 def test_merge_refuses_fits_over_other_classes():
