@@ -198,9 +198,3 @@ class KernelDensityDA(GenerativeClassifier):
     def _check_X(self, X, *, reset):
         # NaN is a missing value when predicting; the family's statistics refuse it.
         return check_features(self, X, reset=reset, allow_nan=True)
-
-    # ------------------------------------------------------------------ story
-    def _story_part(self):
-        from bayesgen.stories.kernel_density import kernel_density_part
-
-        return kernel_density_part(*self.joint_.params)

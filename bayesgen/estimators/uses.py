@@ -106,8 +106,8 @@ class GenerativeUses:
         class) under the fitted prior."""
         from bayesgen import stories
 
-        family = self._feature_family()
-        prior = family.story_prior(self.joint_.feature_prior, self.n_features_in_)
+        family, value = self._feature_family(), self.joint_
+        prior = family.story_prior(value.feature_prior, self.n_features_in_, value.params)
         return stories.part(family.story_name)(family, prior, self.classes_.shape[0], **options)
 
     def _sampling_sites(self):

@@ -436,7 +436,7 @@ class MixtureFamily(FeatureFamily):
         concentration = np.full(self.size, self.weight_concentration, dtype)
         return MixtureFamilyPrior(concentration, self.leaf.prior_for(n_features, dtype))
 
-    def story_prior(self, prior, n_features: int):
+    def story_prior(self, prior, n_features: int, params=None):
         """The weights' prior and the leaf's story prior."""
         return MixtureFamilyPrior(
             prior.weight_concentration, self.leaf.story_prior(prior.leaves, n_features)

@@ -48,7 +48,7 @@ class GaussianMixtureFamily(MixtureFamily):
         """The components' covariance type, ``"tied"`` for a group-tied leaf."""
         return "tied" if isinstance(self.leaf, GroupTiedGaussian) else self.leaf.covariance_type
 
-    def story_prior(self, prior, n_features: int):
+    def story_prior(self, prior, n_features: int, params=None):
         """The components' Normal–Inverse-Wishart prior as fitted (the weights' Dirichlet is
         the family's ``weight_concentration``)."""
         return prior.leaves

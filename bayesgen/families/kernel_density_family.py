@@ -195,6 +195,12 @@ class KernelDensityFamily(FeatureFamily):
         with precision(dtype):
             return kde.log_likelihood(params, X, dtype)
 
+    # ---------------------------------------------------------------- story
+    def story_prior(self, prior, n_features: int, params=None) -> kde.KernelParams:
+        """The fitted centres and kernels: the story holds them fixed, drawing no
+        parameter (a kernel density has none under a prior)."""
+        return params
+
     # ---------------------------------------------------------------- draws
     def draw_features(self, params: kde.KernelParams, classes, rng, **options) -> dict:
         """A kernel centre from the class's weighted rows (``"kernel_center"``), then a

@@ -399,8 +399,12 @@ class FeatureFamily(abc.ABC):
         ``name``; a family whose name varies (a composite of column groups) gives its kind."""
         return self.name
 
-    def story_prior(self, prior, n_features: int):
-        """The prior the story draws parameters from: `prior_for`, else the fitted ``prior``."""
+    def story_prior(self, prior, n_features: int, params=None):
+        """The prior the story draws parameters from: `prior_for`, else the fitted ``prior``.
+
+        ``params``, the fitted parameters, are for a family whose story holds them fixed
+        instead of drawing them (a kernel density's centres and kernels).
+        """
         try:
             return self.prior_for(n_features)
         except NoClosedForm:

@@ -26,6 +26,7 @@ import numpyro
 import numpyro.distributions as dist
 from jax import Array
 
+from bayesgen import registry
 from bayesgen.families.class_prior import Dirichlet
 from bayesgen.families.gaussian import observed_block
 from bayesgen.families.kernel_density import KernelParams
@@ -112,6 +113,13 @@ def kernel_density_part(
         )
 
     return StoryPart(parameters, features)
+
+
+@registry.register_story_part("kernel_density")
+def _kernel_density_family_part(family, kernels: KernelParams, n_classes: int) -> StoryPart:
+    """The registered part of `KernelDensityFamily`: its story holds the fitted centres and
+    kernels fixed (its `story_prior` is the fitted parameters)."""
+    return kernel_density_part(*kernels)
 
 
 def kernel_density_story(
