@@ -242,6 +242,23 @@ def check_counts(estimator, X, *, reset: bool, binary: bool = False, allow_nan: 
     return X
 
 
+def class_indices(classes, y) -> np.ndarray:
+    """The indices in ``classes`` (sorted) of the labels ``y``.
+
+    Raises
+    ------
+    ValueError
+        Naming the labels not in ``classes``.
+    """
+    classes, y = np.asarray(classes), np.asarray(y)
+    unknown = np.setdiff1d(y, classes)
+    if unknown.size:
+        raise ValueError(
+            f"y contains labels {unknown.tolist()} not in classes_ {classes.tolist()}."
+        )
+    return np.searchsorted(classes, y)
+
+
 def check_labels(y) -> np.ndarray:
     """Validate class labels as a 1-D array of a classification target type."""
     y = column_or_1d(y, warn=True)

@@ -193,6 +193,3 @@ class ComplementNB(NaiveBayesClassPrior):
 
     def _fit_unlabelled(self, X, y, unlabeled, weights):
         self._refuse("fit by EM")
-
-    def _sampling_sites(self):
-        self._refuse("sample rows from")

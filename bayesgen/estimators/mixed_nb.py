@@ -7,16 +7,13 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from bayesgen._lazy import lazy_module
 from bayesgen.estimators.column_groups import ColumnGroups, column_families, fits_with_missing
 from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
 from bayesgen.families import column_choice
 from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, semi_supervised
-from bayesgen.validation import check_positive
-
-jnp = lazy_module("jax.numpy")
+from bayesgen.validation import check_positive, class_indices
 
 
 def _repeated(rows: np.ndarray, sample_weight, n_rows: int) -> np.ndarray:
@@ -340,7 +337,7 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
                 self.predict_proba(X) if value is None else self._posterior_under(value, X)
             )
         else:
-            class_weights = np.eye(self.classes_.shape[0])[np.asarray(self._class_index(y))]
+            class_weights = np.eye(self.classes_.shape[0])[class_indices(self.classes_, y)]
         rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
         family = self._feature_family()
         params = (self.joint_ if value is None else value).params
@@ -366,10 +363,6 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
             return as_training_frame(columns, schema)
         frame = pd.DataFrame({names[i]: columns[i] for i in range(len(names))})
         return frame if self._fitted_on_frame else frame.to_numpy()
-
-    def _story_features(self, X: _Columns) -> dict:
-        encoded = self._feature_family().encode(X)
-        return {family: jnp.asarray(values) for family, values in encoded.items()}
 
     # ------------------------------------------------------------------ posterior
     def _check_exact_posterior(self):

@@ -38,7 +38,7 @@ from bayesgen.inference import (
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.inference.sampling import numpy_generator, random_key
 from bayesgen.progress import progress_shown
-from bayesgen.validation import check_labels
+from bayesgen.validation import check_labels, class_indices
 
 jax = lazy_module("jax")
 jnp = lazy_module("jax.numpy")
@@ -313,12 +313,14 @@ class PosteriorUses:
                     k: v.reshape(num_chains, num_samples, *v.shape[1:]) for k, v in flat.items()
                 }
         else:
+            from bayesgen.stories import fitted  # NumPyro, as NUTS
+
             X_checked, labels = rows
             with precision(self.class_count_.dtype):
                 draws, sample_stats = nuts.run(
                     self._story_part(),
-                    self._story_class_prior(),
-                    self._story_features(X_checked),
+                    fitted.class_prior_arguments(self._fit_settings().class_prior, self.joint_),
+                    fitted.observed_features(self._feature_family(), X_checked),
                     jnp.asarray(labels),
                     key=random_key(random_state),
                     num_samples=num_samples,
@@ -355,7 +357,8 @@ class PosteriorUses:
         """
         if not getattr(self, "fitted_with_unlabeled_", False):
             return None
-        sites = {**self._sampling_sites(), "class_prior": self.class_prior_}
+        sites = self._feature_family().sampling_sites(self.joint_.params)
+        sites = {**sites, "class_prior": self.class_prior_}
         start = {}
         for name, value in sites.items():
             value = np.asarray(value)
@@ -375,7 +378,7 @@ class PosteriorUses:
         labels = np.full(y.shape[0], -1)
         if (~unlabelled).any():
             known = check_labels(np.asarray(y, dtype=object)[~unlabelled].tolist())
-            labels[~unlabelled] = np.asarray(self._class_index(known))
+            labels[~unlabelled] = class_indices(self.classes_, known)
         return X, labels
 
     def _pointwise_log_likelihood(self, X, labels, draws: dict) -> np.ndarray:

@@ -18,6 +18,7 @@ from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from bayesgen import QDA, GaussianDA
 from bayesgen.estimators.mixture import MixtureDA
+from bayesgen.stories import fitted
 from bayesgen.stories.common import classifier_story
 
 COVARIANCE_TYPES = ["full", "tied", "diag", "spherical"]
@@ -347,8 +348,11 @@ def test_story_log_density_is_the_joint_log_likelihood(covariance_type):
         "covariances": model.covariances_,
     }
 
+    rule = model._fit_settings().class_prior
+
     def story():
-        classifier_story(X, labels, **model._story_class_prior(), part=model._story_part())
+        class_prior = fitted.class_prior_arguments(rule, model.joint_)
+        classifier_story(X, labels, **class_prior, part=model._story_part())
 
     with jax.enable_x64(True):
         density = jax.jit(lambda values: log_density(story, (), {}, values)[0])(sites)

@@ -15,6 +15,7 @@ from sklearn.metrics import adjusted_rand_score
 
 import bayesgen as bg
 from bayesgen import stories
+from bayesgen.stories import fitted
 
 N_CLASSES = 3
 
@@ -243,12 +244,14 @@ def test_missing_values_and_unlabelled_rows_at_once(model):
 # ---------------------------------------------------------------------------- the story
 def _story_log_likelihood(model, X, labels):
     """The story's log density at the fitted parameters, less its log prior."""
-    sites = {**model._sampling_sites(), "class_prior": model.class_prior_}
-    features = model._story_features(model._check_X(X, reset=False))
+    sites = {**model.family_.sampling_sites(model.joint_.params), "class_prior": model.class_prior_}
+    features = fitted.observed_features(model.family_, model._check_X(X, reset=False))
+    rule = model._fit_settings().class_prior
 
     def story():
+        class_prior = fitted.class_prior_arguments(rule, model.joint_)
         stories.classifier_story(
-            features, jnp.asarray(labels), **model._story_class_prior(), part=model._story_part()
+            features, jnp.asarray(labels), **class_prior, part=model._story_part()
         )
 
     with jax.enable_x64(True):
