@@ -10,7 +10,7 @@ import numpy as np
 
 from bayesgen import joint
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.estimators import gaussian_regularised, missing_posterior
+from bayesgen.estimators import gaussian_regularised
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fisher_projection import FisherProjection
 from bayesgen.estimators.fitted_attribute import fitted_attribute
@@ -173,8 +173,6 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         "scalings_",
         "xbar_",
         "explained_variance_ratio_",
-        "_missing_fit_rows",  # the rows behind a gappy fit's posterior (missing_posterior)
-        "_missing_fit_weights",
     )
     #: One class is the table's own density (imputation, sampling, scores without labels);
     #: the presets LDA and QDA refuse it, as scikit-learn's discriminant analysis does.
@@ -280,10 +278,10 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         return check_features(self, X, reset=reset, allow_nan=True, device_arrays=True)
 
     def _add_rows(self, X, responsibilities, *, reset):
-        """`GenerativeClassifier._add_rows`, with what a Gaussian fit keeps beside its value: the
-        fourth moments Ledoit–Wolf shrinkage needs, the rows behind a gappy fit's posterior
-        (`missing_posterior`) and Fisher's coordinates; EM over missing entries records its
-        iterations."""
+        """`GenerativeClassifier._add_rows`, with what a Gaussian fit keeps beside its value (the
+        fourth moments Ledoit–Wolf shrinkage needs, Fisher's coordinates) and in it (the rows
+        behind a gappy fit's posterior, ``joint_.rows``); EM over missing entries records
+        its iterations."""
         if reset:
             # Wide data: refuse at once rather than run for hours (wide_data.py).
             check_covariance_cost(self.covariance_type, len(self.classes_), X.shape[1])
@@ -296,19 +294,24 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         super()._add_rows(X, responsibilities, reset=reset)
         if reset:
             self._keep_rows(X, responsibilities)
-        elif self.fitted_with_missing_:  # rows added to a fit with missing entries
-            missing_posterior.add_rows(self, X, responsibilities)
+        elif self.joint_.rows is not None:  # rows added to a fit that kept its rows
+            kept = self.joint_.rows
+            added = (np.asarray(X, dtype=np.float64), np.asarray(responsibilities, np.float64))
+            rows = joint.KeptRows(*(np.concatenate(pair) for pair in zip(kept, added, strict=True)))
+            self.joint_ = self.joint_._replace(rows=rows)
         self._after_estimate()
 
     def _keep_rows(self, X, responsibilities) -> None:
         """Keep the rows behind the posterior of a fit by EM over missing entries (warning
         where a class's covariance is never seen whole); forget those of an earlier fit
         otherwise, or when the statistics were merged from blocks (``X`` None)."""
+        rows = None
         if X is not None and self.fitted_with_missing_:
-            missing_posterior.keep_rows(self, X, responsibilities)
+            rows = joint.KeptRows(
+                np.array(X, dtype=np.float64), np.array(responsibilities, dtype=np.float64)
+            )
             self._warn_few_complete_rows(X, np.asarray(responsibilities))
-        else:
-            missing_posterior.drop_rows(self)
+        self.joint_ = self.joint_._replace(rows=rows)
 
     def _add_fourth_moments(self, X, responsibilities, *, reset) -> None:
         """``fourth_moments_`` of the rows so far, which the Ledoit–Wolf intensity needs."""
@@ -465,41 +468,10 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
                 "shrinkage in the prior instead (covariance_prior, degrees_of_freedom_prior) "
                 "and leave these parameters at their defaults."
             )
-        if missing_posterior.applies(self) and not missing_posterior.has_rows(self):
+        if self.fitted_with_missing_ and self.joint_.rows is None:
             raise ValueError(
                 f"This {type(self).__name__} was fitted on rows with missing values (by EM), "
                 "so its posterior has no closed form; use posterior(method='nuts', X=X, y=y) "
                 "with the training rows, and pass that InferenceData to predict_proba_draws "
                 "(or fit again: a fit keeps the rows its posterior needs)."
             )
-
-    def _normal_inverse_wishart(self, *, numpy: bool = False) -> gaussian.NormalInverseWishart:
-        """The conjugate posterior of the class means and covariances (no ridge), as JAX
-        arrays, or NumPy ones with ``numpy`` (for draws made with a NumPy generator)."""
-        dtype = self.suff_stats_.means.dtype
-        convert = as_numpy if numpy else as_jax
-        prior, stats = convert(self.prior_, dtype), convert(self.suff_stats_, dtype)
-        return self._feature_family().posterior(prior, stats)
-
-    def _augmentation_draws(self, rng, *, num_chains, num_samples, num_warmup):
-        """Data-augmentation draws after a fit with missing entries; None when exact."""
-        if not missing_posterior.applies(self) or missing_posterior.is_exact(self):
-            return None
-        return missing_posterior.augmentation_draws(
-            self, rng, num_chains=num_chains, num_samples=num_samples, num_warmup=num_warmup
-        )
-
-    def _parameter_posterior_draws(self, key, num_samples):
-        if missing_posterior.applies(self):  # "diag" only: the others augment
-            return missing_posterior.exact_draws(self, key, num_samples)
-        post = self._normal_inverse_wishart(numpy=isinstance(key, np.random.Generator))
-        params = self._feature_family().sample_params(key, post, num_samples)
-        return {"means": params.means, "covariances": params.covariances}
-
-    def _predictive_log_likelihood(self, X, dtype):
-        if missing_posterior.applies(self):
-            if not missing_posterior.is_exact(self):
-                return self._draws_predictive_log_likelihood(X, dtype)
-            return missing_posterior.exact_predictive(self, X)
-        family = self._feature_family()
-        return family.predictive_log_likelihood(self._normal_inverse_wishart(), X.astype(dtype))

@@ -13,7 +13,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen._precision import compute_dtype, precision
-from bayesgen.inference import class_posterior
+from bayesgen.inference import class_posterior, parameter_posterior
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.joint import log_likelihood
 from bayesgen.validation import scoring_rows
@@ -139,10 +139,14 @@ class ClassPrediction:
         check_is_fitted(self)
         self._check_exact_posterior()
         X, dtype = self._prepare(X)
+        family, value, rule = self._feature_family(), self.joint_, self._fit_settings().class_prior
         with precision(dtype):
-            log_likelihood = np.asarray(self._predictive_log_likelihood(X, dtype))
+            log_likelihood = np.asarray(
+                parameter_posterior.predictive_log_likelihood(family, value, rule, X, dtype)
+            )
         with np.errstate(divide="ignore"):
-            log_prior = np.log(self._predictive_class_prior()).astype(log_likelihood.dtype)
+            class_probabilities = parameter_posterior.predictive_class_prior(rule, value)
+            log_prior = np.log(class_probabilities).astype(log_likelihood.dtype)
         return normalise(log_likelihood + log_prior, log_prior)
 
     def predict_proba(self, X, *, method="plugin") -> np.ndarray:

@@ -1,17 +1,17 @@
 r"""The full posterior of a fitted classifier, and predictions that carry its uncertainty.
 
-A mixin of `bayesgen.estimators.base.GenerativeClassifier`. The family of the fitted value
-``joint_`` supplies the exact draws of its parameter sites from the conjugate posterior of
-the stored statistics (no data pass, made with a NumPy generator:
-`bayesgen.families.numpy_draws`, no compilation), the posterior predictive
-$\log p(x \mid k, \mathcal D)$ and the ArviZ dims of its sites; a draw is scored as
-the value with the drawn parameters (`bayesgen.joint.with_params`).
+A mixin of `bayesgen.estimators.base.GenerativeClassifier`. The draws, the chains and the
+posterior predictive are functions of the family and the fitted value ``joint_``
+(`bayesgen.inference.parameter_posterior`): exact draws of the parameter sites from the
+conjugate posterior of the stored statistics (no data pass, made with a NumPy generator,
+no compilation), and the ArviZ dims of its sites; a draw is scored as the value with the
+drawn parameters (`bayesgen.joint.with_params`). The estimator checks that the posterior
+applies.
 
-A family whose posterior after some fits has no closed form (a full, tied or spherical
-Gaussian fitted on rows with missing entries) returns its draws from
-``_augmentation_draws`` instead, in several chains
-(`bayesgen.inference.data_augmentation`); ``method="exact"`` then means "without NUTS",
-and the InferenceData records the chains and warm-up sweeps.
+A value whose posterior has no closed form (a full, tied or spherical Gaussian fitted on
+rows with missing entries, which keeps those rows) draws in several chains of data
+augmentation instead (`bayesgen.inference.gappy_posterior`); ``method="exact"`` then means
+"without NUTS", and the InferenceData records the chains and warm-up sweeps.
 
 Exact and augmentation draws are NumPy draws from ``random_state``
 (`bayesgen.inference.sampling.numpy_generator`); only NUTS runs in JAX.
@@ -27,11 +27,11 @@ from sklearn.utils.validation import check_consistent_length, check_is_fitted, c
 from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen._threads import serialised
-from bayesgen.families import class_prior
 from bayesgen.inference import (
     data_augmentation,
     inference_data,
     nuts,
+    parameter_posterior,
     posterior_draws,
     semi_supervised,
 )
@@ -44,8 +44,6 @@ jax = lazy_module("jax")
 jnp = lazy_module("jax.numpy")
 
 POSTERIOR_METHODS = ("exact", "nuts")
-PREDICTIVE_DRAWS = 400  # augmentation draws behind a Monte Carlo posterior predictive
-PREDICTIVE_SEED = 0  # ... made with a fixed seed, so that predict_proba is deterministic
 
 
 def check_count(value, name: str) -> int:
@@ -58,20 +56,8 @@ def check_count(value, name: str) -> int:
 class PosteriorUses:
     """``posterior``, ``predict_proba_draws`` and the posterior predictive, once for all."""
 
-    # --------------------------------------------------------------- the class prior
-    def _class_prior_is_fixed(self) -> bool:
-        return self._class_prior_settings()[0] is not None
-
-    def _class_prior_posterior(self) -> class_prior.Dirichlet:
-        _, concentration, _ = self._class_prior_settings()
-        return class_prior.Dirichlet(np.asarray(concentration + self.class_count_))
-
-    def _predictive_class_prior(self) -> np.ndarray:
-        r"""$\mathbb E[\pi \mid \mathcal D]$, or the fixed class probabilities."""
-        if self._class_prior_is_fixed():
-            return self.class_prior_
-        concentration = self._class_prior_posterior().concentration
-        return concentration / concentration.sum()
+    def _class_prior_rule(self):
+        return self._fit_settings().class_prior
 
     def _check_has_posterior(self) -> None:
         """Refuse, with the family's reason, a model whose parameters have no posterior to
@@ -109,77 +95,13 @@ class PosteriorUses:
                 "not apply; use predict_proba() (the point estimate)."
             )
 
-    # --------------------------------------------------------------- the family's posterior
-    def _posterior(self):
-        """The family's conjugate posterior given the fitted statistics."""
-        return self._feature_family().posterior(
-            self.joint_.feature_prior, self.joint_.feature_stats
-        )
-
-    def _parameter_posterior_draws(self, rng, num_samples):
-        """Exact draws of the family's parameter sites, ``{site: (num_samples, ...)}``."""
-        family = self._feature_family()
-        return family.sites(family.sample_params(rng, self._posterior(), num_samples))
-
-    def _predictive_log_likelihood(self, X, dtype):
-        """$\\log p(x \\mid k, \\mathcal D)$, the parameters integrated out."""
-        family = self._feature_family()
-        log_likelihood = family.predictive_log_likelihood(self._posterior(), family.encode(X))
-        return np.asarray(log_likelihood).astype(dtype)
-
-    def _parameter_dims(self, features):
-        """The ArviZ dims and coords of the family's sites."""
-        self._check_has_posterior()
-        return self._feature_family().parameter_dims(features)
-
-    # --------------------------------------------------------------- draws
-    def _augmentation_draws(self, rng, *, num_chains, num_samples, num_warmup):
-        """Family draws shaped (num_chains, num_samples, ...) by data augmentation, or None
-        when the posterior is conjugate (the default: every family but a gappy Gaussian)."""
-        return None
-
-    def _chain_draws(self, rng, num_chains: int, num_samples: int, num_warmup: int | None):
-        """Data-augmentation draws with the class prior's, shaped (chain, draw, ...), and
-        the sweeps discarded; ``(None, None)`` when the posterior is conjugate."""
-        rng_classes, rng_rows = rng.spawn(2)
-        warmup = data_augmentation.WARMUP_SWEEPS if num_warmup is None else num_warmup
-        with precision(self.class_count_.dtype):
-            draws = self._augmentation_draws(
-                rng_rows, num_chains=num_chains, num_samples=num_samples, num_warmup=warmup
-            )
-        if draws is None:
-            return None, None
-        if not self._class_prior_is_fixed():
-            flat = self._class_prior_draws(rng_classes, num_chains * num_samples)
-            draws["class_prior"] = flat.reshape(num_chains, num_samples, -1)
-        return draws, warmup
-
-    def _class_prior_draws(self, rng, num_samples: int) -> np.ndarray:
-        """(num_samples, n_classes) draws of the class probabilities."""
-        return class_prior.sample_params(rng, self._class_prior_posterior(), num_samples)
-
     def _exact_draws(self, rng, num_samples: int) -> dict:
-        """``{site: ndarray (num_samples, ...)}`` from the conjugate posterior, drawn with
-        the NumPy generator ``rng``.
-
-        Where the posterior is not conjugate, `data_augmentation.NUM_CHAINS` chains of
-        data augmentation give the draws.
-        """
+        """``{site: ndarray (num_samples, ...)}`` from the posterior, drawn with the NumPy
+        generator ``rng`` (`bayesgen.inference.parameter_posterior.exact_draws`)."""
         self._check_exact_posterior()
-        chains = data_augmentation.NUM_CHAINS
-        augmented, _ = self._chain_draws(rng, chains, -(-num_samples // chains), None)
-        if augmented is not None:
-            return {
-                name: value.reshape(-1, *value.shape[2:])[:num_samples]
-                for name, value in augmented.items()
-            }
-        rng_classes, rng_parameters = rng.spawn(2)
-        with precision(self.class_count_.dtype):  # a family's posterior may be in JAX
-            draws = self._parameter_posterior_draws(rng_parameters, num_samples)
-        draws = {name: np.asarray(value) for name, value in draws.items()}
-        if not self._class_prior_is_fixed():
-            draws["class_prior"] = self._class_prior_draws(rng_classes, num_samples)
-        return draws
+        return parameter_posterior.exact_draws(
+            self._feature_family(), self.joint_, self._class_prior_rule(), rng, num_samples
+        )
 
     def _joint_draws(self, X, dtype, draws: dict):
         """Yield ``log p(x, k | theta_s)`` for chunks of draws, (chunk, n_samples,
@@ -187,20 +109,6 @@ class PosteriorUses:
         (`bayesgen.inference.posterior_draws.log_joint_draws`)."""
         self._check_has_posterior()
         return posterior_draws.log_joint_draws(self._base_family(), self.joint_, X, draws, dtype)
-
-    def _draws_predictive_log_likelihood(self, X, dtype) -> np.ndarray:
-        r"""$\log p(x \mid k, \mathcal D) \approx \log \frac1S \sum_s p(x \mid k,
-        \theta_s)$ over `PREDICTIVE_DRAWS` posterior draws made with a fixed seed
-        (`PREDICTIVE_SEED`): the posterior predictive where it has no closed form."""
-        draws = self._exact_draws(np.random.default_rng(PREDICTIVE_SEED), PREDICTIVE_DRAWS)
-        draws.pop("class_prior", None)
-        per_draw = np.concatenate(
-            [joint - prior for joint, prior in self._joint_draws(X, dtype, draws)]
-        )
-        top = np.max(per_draw, axis=0)
-        top = np.where(np.isfinite(top), top, 0.0)
-        with np.errstate(divide="ignore"):
-            return top + np.log(np.mean(np.exp(per_draw - top), axis=0))
 
     # --------------------------------------------------------------- public
     @serialised  # NumPyro's handlers (NUTS) and JAX's draws from many threads: _threads.py
@@ -302,7 +210,15 @@ class PosteriorUses:
             self._check_exact_posterior()
             rng = numpy_generator(random_state)
             chains = num_chains if chains_given else data_augmentation.NUM_CHAINS
-            draws, warmup = self._chain_draws(rng, chains, num_samples, warmup_given)
+            draws, warmup = parameter_posterior.chain_draws(
+                self._feature_family(),
+                self.joint_,
+                self._class_prior_rule(),
+                rng,
+                chains,
+                num_samples,
+                warmup_given,
+            )
             if draws is not None:
                 num_chains = chains
                 attrs = {"sampler": "data augmentation", "chains": chains, "warmup_sweeps": warmup}
@@ -400,7 +316,8 @@ class PosteriorUses:
             features = [str(name) for name in self.feature_names_in_]
         else:
             features = [f"x{j}" for j in range(self.n_features_in_)]
-        dims, coords = self._parameter_dims(features)
+        self._check_has_posterior()
+        dims, coords = self._feature_family().parameter_dims(features)
         dims = {"class_prior": ("class",), **dims}
         return dims, {"class": self.classes_.tolist(), **coords}
 
@@ -437,7 +354,7 @@ class PosteriorUses:
         else:
             draws = inference_data.flatten_draws(posterior)
             expected = set(self._posterior_dims()[0]) - (
-                {"class_prior"} if self._class_prior_is_fixed() else set()
+                {"class_prior"} if self._class_prior_rule().fixed is not None else set()
             )
             if set(draws) != expected:
                 raise ValueError(

@@ -28,6 +28,7 @@ from bayesgen.joint.value import (
     ClassPriorRule,
     FitSettings,
     FittedJoint,
+    KeptRows,
     class_probabilities,
 )
 
@@ -36,6 +37,7 @@ __all__ = [
     "ClassPriorRule",
     "FitSettings",
     "FittedJoint",
+    "KeptRows",
     "batch_stats",
     "class_probabilities",
     "family_of",

@@ -20,6 +20,7 @@ from bayesgen.families.namespace import as_numpy, tree_leaves
 from bayesgen.joint.value import (
     FitSettings,
     FittedJoint,
+    KeptRows,
     check_settings,
     class_probabilities,
 )
@@ -164,7 +165,7 @@ def fit(family, X, R: np.ndarray, classes, settings: FitSettings = DEFAULT_SETTI
 
 def merge(family, a: FittedJoint, b: FittedJoint, settings: FitSettings = DEFAULT_SETTINGS):
     """The joint of the union of the rows behind two fits over the same classes and columns
-    (their records merged where both have one).
+    (their records merged, and their kept rows joined, where both have them).
 
     Raises
     ------
@@ -177,9 +178,13 @@ def merge(family, a: FittedJoint, b: FittedJoint, settings: FitSettings = DEFAUL
             f"{b.classes.tolist()}."
         )
     merged = _merged(family_of(family, a), a, b.class_stats, b.feature_stats, settings)
-    if a.record is None or b.record is None:
-        return merged._replace(record=None)
-    return merged._replace(record=training_range.merged(a.record, b.record))
+    rows = None
+    if a.rows is not None and b.rows is not None:
+        rows = KeptRows(*(np.concatenate(pair) for pair in zip(a.rows, b.rows, strict=True)))
+    record = None
+    if a.record is not None and b.record is not None:
+        record = training_range.merged(a.record, b.record)
+    return merged._replace(record=record, rows=rows)
 
 
 def merge_batch_stats(family, a: tuple, b: tuple) -> tuple:
@@ -205,7 +210,7 @@ def _merged(family, joint: FittedJoint, class_stats, feature_stats, settings) ->
         learned=family.learned(),
         frozen=joint.frozen,
     )
-    return merged._replace(record=joint.record)
+    return merged._replace(record=joint.record, rows=joint.rows)
 
 
 def update(

@@ -59,6 +59,22 @@ class FitSettings(NamedTuple):
     class_prior: ClassPriorRule = ClassPriorRule()
 
 
+class KeptRows(NamedTuple):
+    """The rows behind a posterior that the statistics do not give (a Gaussian fitted by EM
+    over missing entries: EM's expected statistics are not sufficient for it).
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        The rows, float64, NaN where missing.
+    weights : ndarray of shape (n_samples, n_classes)
+        Their class weights, float64.
+    """
+
+    X: np.ndarray
+    weights: np.ndarray
+
+
 class FittedJoint(NamedTuple):
     """A fitted generative classifier, as data.
 
@@ -91,6 +107,11 @@ class FittedJoint(NamedTuple):
         through `bayesgen.joint.update`, whose caller merges the new rows' record
         (`bayesgen.training_range.merged`), since rows weigh in it as the caller
         weighed them.
+    rows : KeptRows or None
+        The rows a fit by EM over missing entries kept for its posterior
+        (`bayesgen.inference.gappy_posterior`): ``n_samples * (n_features + n_classes)``
+        values; None for every other fit. Kept through `bayesgen.joint.update`, whose
+        caller adds the new rows.
     """
 
     classes: np.ndarray
@@ -102,6 +123,7 @@ class FittedJoint(NamedTuple):
     learned: dict
     frozen: Any = None
     record: Any = None
+    rows: KeptRows | None = None
 
 
 def check_settings(settings: FitSettings, family=None) -> FitSettings:

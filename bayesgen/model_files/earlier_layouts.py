@@ -121,7 +121,9 @@ def _gaussian(estimator, state: dict) -> dict:
     """Its private flags: ``_fitted_with_missing`` is ``fitted_with_missing_`` (read off the
     value now: a fit with missing entries keeps the ridge and prior its EM held as the
     value's ``frozen``) and ``_moments`` is ``fourth_moments_``; ``_frozen_prior`` and
-    ``_new_moments`` only carried state between the steps of a fit and are dropped."""
+    ``_new_moments`` only carried state between the steps of a fit and are dropped. The
+    rows behind a gappy fit's posterior (``_missing_fit_rows`` and ``_missing_fit_weights``
+    beside the value) are the value's ``rows``."""
     for name in ("_frozen_prior", "_new_moments"):
         state.pop(name, None)
     if "_fitted_with_missing" in state:
@@ -136,6 +138,9 @@ def _gaussian(estimator, state: dict) -> dict:
     if with_missing and "joint_" in state and state["joint_"].frozen is None:
         value = state["joint_"]
         state["joint_"] = value._replace(frozen=(np.asarray(state["ridge_"]), value.feature_prior))
+    kept = state.pop("_missing_fit_rows", None), state.pop("_missing_fit_weights", None)
+    if kept[0] is not None and "joint_" in state:
+        state["joint_"] = state["joint_"]._replace(rows=joint.KeptRows(*kept))
     return state
 
 

@@ -16,7 +16,9 @@ These checks run on each rebuilt estimator (nested ones included) before it is r
   NaN; so does ``training_X_`` (its width);
 - the record of the training columns: ``n_missing_`` one count per feature between 0 and
   ``n_samples_seen_``, a number >= 0; ``data_decimals_`` and ``data_step_`` one value per
-  feature, NaN or in range.
+  feature, NaN or in range;
+- the rows a gappy Gaussian fit kept for its posterior: ``n_features_in_`` columns of
+  numbers (NaN where missing), and finite class weights >= 0, one row per row.
 
 An estimator that is a view of its fitted joint (``joint_``) is checked through its view
 (`view_problems`): its type and classes, then the names above that the estimator shows,
@@ -130,6 +132,10 @@ def view_problems(estimator, state: dict) -> list[str]:
         return ["joint_.classes must equal classes_"]
     if value.record is not None and not isinstance(value.record, ColumnRecord):
         return [f"joint_.record must be a ColumnRecord, not {_describe(value.record)}"]
+    if value.rows is not None:
+        found = _kept_rows_problems(value.rows, classes.shape[0], state.get("n_features_in_"))
+        if found:
+            return found
     view = dict(state)
     for name in ("class_count_", "class_prior_", *PER_CLASS_AND_FEATURE, *RECORDED):
         if not hasattr(type(estimator), name):  # not a name this estimator shows
@@ -141,6 +147,26 @@ def view_problems(estimator, state: dict) -> list[str]:
         except Exception as error:  # noqa: BLE001 - any failure is a damaged value
             return [f"{name} cannot be read off joint_ ({type(error).__name__}: {error})"]
     return problems(view) or _params_problems(estimator, value)
+
+
+def _kept_rows_problems(rows, n_classes: int, n_features) -> list[str]:
+    """``joint_.rows``: a `KeptRows` of float rows (n_samples, n_features) and their finite,
+    non-negative class weights (n_samples, n_classes)."""
+    from bayesgen.joint import KeptRows
+
+    if not isinstance(rows, KeptRows):
+        return [f"joint_.rows must be a KeptRows, not {_describe(rows)}"]
+    X, weights = rows
+    arrays = isinstance(X, np.ndarray) and isinstance(weights, np.ndarray)
+    if not arrays or X.ndim != 2 or weights.shape != (X.shape[0], n_classes):
+        return [f"joint_.rows must hold rows (n, n_features) and weights (n, {n_classes})"]
+    if n_features is not None and X.shape[1] != n_features:
+        return [f"joint_.rows has {X.shape[1]} columns for n_features_in_ = {n_features}"]
+    if X.dtype.kind != "f" or np.isinf(X).any():
+        return ["joint_.rows must hold finite numbers (NaN where missing)"]
+    if weights.dtype.kind != "f" or not np.all(np.isfinite(weights) & (weights >= 0)):
+        return ["joint_.rows must hold finite class weights >= 0"]
+    return []
 
 
 def _params_problems(estimator, value) -> list[str]:

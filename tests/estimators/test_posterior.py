@@ -263,7 +263,7 @@ def test_gaussian_fitted_with_missing_values_has_no_exact_posterior():
     X = GAUSSIAN.copy()
     X[::7, 1] = np.nan
     model = bg.QDA().fit(X, LABELS)
-    del model._missing_fit_rows, model._missing_fit_weights  # issue 16: now kept
+    model.joint_ = model.joint_._replace(rows=None)  # issue 16: now kept
     for call in (
         lambda: model.posterior(10),
         lambda: model.predict_proba_draws(X),

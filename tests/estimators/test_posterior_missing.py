@@ -96,7 +96,7 @@ def test_a_model_without_its_training_rows_still_refuses():
     """A model file from before the rows were kept: the old error, pointing to NUTS."""
     X, y, _ = _gappy(3)
     model = bg.QDA().fit(X, y)
-    del model._missing_fit_rows, model._missing_fit_weights
+    model.joint_ = model.joint_._replace(rows=None)
     with pytest.raises(ValueError, match="posterior has no closed form.*method='nuts'"):
         model.posterior(10)
 
@@ -106,16 +106,16 @@ def test_partial_fit_adds_its_rows_to_the_kept_ones():
     model = bg.LDA().fit(X[:40], y[:40])
     model.partial_fit(np.nan_to_num(X[40:]), y[40:])
     assert model.fitted_with_missing_
-    assert model._missing_fit_rows.shape == X.shape
-    np.testing.assert_array_equal(model._missing_fit_weights.sum(axis=0), np.bincount(y))
+    assert model.joint_.rows.X.shape == X.shape
+    np.testing.assert_array_equal(model.joint_.rows.weights.sum(axis=0), np.bincount(y))
 
 
 def test_a_fit_on_complete_rows_forgets_the_rows():
     X, y, _ = _gappy(4)
     model = bg.LDA().fit(X, y)
-    assert model._missing_fit_rows.shape == X.shape
+    assert model.joint_.rows.X.shape == X.shape
     model.fit(np.nan_to_num(X), y)
-    assert not hasattr(model, "_missing_fit_rows")
+    assert model.joint_.rows is None
 
 
 @pytest.mark.slow

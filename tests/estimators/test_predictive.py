@@ -9,6 +9,7 @@ from scipy.special import logsumexp
 
 import bayesgen as bg
 from bayesgen.families import gaussian
+from bayesgen.inference import parameter_posterior
 
 RNG = np.random.default_rng(1)
 N_ROWS = 40
@@ -139,9 +140,13 @@ def test_predictive_is_the_posterior_average_of_the_joint(name):
     draws = model._exact_draws(np.random.default_rng(3), 20000)
     joint = np.concatenate([j for j, _ in model._joint_draws(checked, dtype, draws)])
     density = np.exp(joint)  # (draws, rows, classes)
+    family, value, rule = model.family_, model.joint_, model._fit_settings().class_prior
     with jax.enable_x64(True):
-        predictive_log_likelihood = model._predictive_log_likelihood(checked, dtype)
-    predictive_joint = np.exp(predictive_log_likelihood + np.log(model._predictive_class_prior()))
+        predictive_log_likelihood = parameter_posterior.predictive_log_likelihood(
+            family, value, rule, checked, dtype
+        )
+    class_probabilities = parameter_posterior.predictive_class_prior(rule, value)
+    predictive_joint = np.exp(predictive_log_likelihood + np.log(class_probabilities))
     error = density.std(axis=0) / np.sqrt(density.shape[0])
     assert np.all(np.abs(density.mean(axis=0) - predictive_joint) <= 5 * error + 1e-300)
     ratio = density.mean(axis=0) / density.mean(axis=0).sum(axis=1, keepdims=True)

@@ -32,7 +32,7 @@ def test_between_imputation_variance_is_the_posterior_variance_of_the_mean(few_r
     )
     assert copies.shape == (n_copies, n_rows, 2)
     with precision(np.float64):
-        posterior = model._normal_inverse_wishart()
+        posterior = model.family_.posterior(model.prior_, model.suff_stats_)
     kappa, dof, scale = (np.asarray(v)[0] for v in posterior[1:])
     expected_sigma = np.diag(scale) / (dof - 2 - 1)
     expected = expected_sigma / kappa + expected_sigma / n_rows
@@ -124,7 +124,7 @@ def test_mixed_nb_copies_are_frames_whose_gaussian_spread_is_the_posterior_one(f
     assert not any(copy.isna().any().any() for copy in copies)
     reference = GaussianNB().fit(X[:, :1], y)
     with precision(np.float64):
-        posterior = reference._normal_inverse_wishart()
+        posterior = reference.family_.posterior(reference.prior_, reference.suff_stats_)
     kappa, dof, scale = (float(np.asarray(v)[0].ravel()[0]) for v in posterior[1:])
     expected_sigma = scale / (dof - 2)
     expected = expected_sigma / kappa + expected_sigma / n_rows

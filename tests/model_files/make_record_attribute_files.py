@@ -1,17 +1,20 @@
 """Write model files of the layout that kept the record of the training columns
 (``data_min_``, ``data_max_``, ``n_missing_``, ``n_samples_seen_``, ``data_decimals_``,
-``data_step_``) as attributes beside the fitted value, before it became the value's
-``record`` (main at 180a642).
+``data_step_``) and the rows behind a gappy Gaussian fit's posterior (``_missing_fit_rows``,
+``_missing_fit_weights``) as attributes beside the fitted value, before they became the
+value's ``record`` and ``rows`` (main at 180a642).
 
-Run once, on that commit, from the repository root::
+Run once, on that commit, from the repository root (naming cases writes only those)::
 
-    python tests/model_files/make_record_attribute_files.py
+    python tests/model_files/make_record_attribute_files.py [CASE ...]
 
 Each case of `CASES` is fitted and saved to ``record_attributes/<case>.bgm``; its recorded
 attributes and the rows ``sample`` drew inside the training range, with its gaps and on
-its grids, are kept in ``<case>.npz`` beside it, for ``test_earlier_layouts.py``.
+its grids (and, for the gappy Gaussian, its posterior draws and predictive), are kept in
+``<case>.npz`` beside it, for ``test_earlier_layouts.py``.
 """
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +50,19 @@ def _counts_in_batches():
     return model.partial_fit(X[150:], y[150:], sample_weight=weights[150:])
 
 
-CASES = {"MixedNB-table": _mixed, "PoissonNB-batches": _counts_in_batches}
+def _gappy_gaussian():
+    """A full-covariance Gaussian fitted by EM over missing entries (its rows kept)."""
+    rng = np.random.default_rng(4)
+    X = rng.normal([0.0, 1.0, 2.0], 1.0, (120, 3)) + np.repeat([[0.0], [1.5]], 60, axis=0)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    return bayesgen.QDA().fit(X, np.repeat([0, 1], 60))
+
+
+CASES = {
+    "MixedNB-table": _mixed,
+    "PoissonNB-batches": _counts_in_batches,
+    "QDA-gappy": _gappy_gaussian,
+}
 
 
 def outputs(model) -> dict:
@@ -59,17 +74,23 @@ def outputs(model) -> dict:
     )
     found["sample:y"] = np.asarray(labels).astype(str)
     found["sample:X"] = np.asarray(drawn).astype(str)
+    if getattr(model, "fitted_with_missing_", False):  # the posterior of the kept rows
+        draws = model.posterior(20, num_chains=2, num_warmup=10, random_state=1).posterior
+        found["posterior:means"] = np.asarray(draws["means"])
+        found["posterior:covariances"] = np.asarray(draws["covariances"])
+        rows = np.array([[0.5, 1.5, np.nan], [1.0, np.nan, 3.0], [2.0, 2.5, 2.5]])
+        found["predictive"] = model.predict_proba(rows, method="predictive")
     return found
 
 
-def main() -> None:
+def main(cases) -> None:
     FOLDER.mkdir(exist_ok=True)
-    for case, make in CASES.items():
-        model = make()
+    for case in cases:
+        model = CASES[case]()
         model.save(FOLDER / f"{case}.bgm")
         np.savez(FOLDER / f"{case}.npz", **outputs(model))
         print(case)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:] or CASES)

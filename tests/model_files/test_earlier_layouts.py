@@ -89,14 +89,17 @@ def test_latent_classes_without_weights_are_an_earlier_layout_that_cannot_be_rea
 RECORD_FILES = Path(__file__).parent / "record_attributes"
 
 
-@pytest.mark.parametrize("case", ["MixedNB-table", "PoissonNB-batches"])
+@pytest.mark.parametrize("case", ["MixedNB-table", "PoissonNB-batches", "QDA-gappy"])
 def test_a_record_kept_beside_the_value_becomes_the_values(case):
-    """Files of the layout that kept ``data_min_`` ... ``data_step_`` as attributes
-    (``make_record_attribute_files.py``, at 180a642) read them into ``joint_.record``,
-    and draw inside the training range, with its gaps and on its grids, as they did."""
+    """Files of the layout that kept ``data_min_`` ... ``data_step_`` (and a gappy
+    Gaussian's ``_missing_fit_rows``) as attributes (``make_record_attribute_files.py``,
+    at 180a642) read them into ``joint_.record`` (and ``joint_.rows``), and draw inside the
+    training range, with its gaps and on its grids (and from the posterior), as they did."""
     model = bayesgen.load(RECORD_FILES / f"{case}.bgm")
     assert isinstance(model.joint_.record, ColumnRecord)
-    assert not set(RECORDED) & set(vars(model))  # read off the value, not kept beside it
+    beside = {*RECORDED, "_missing_fit_rows", "_missing_fit_weights"}
+    assert not beside & set(vars(model))  # read off the value, not kept beside it
+    assert (model.joint_.rows is not None) == (case == "QDA-gappy")
     with np.load(RECORD_FILES / f"{case}.npz") as stored:
         expected = dict(stored)
     found = outputs(model)

@@ -85,12 +85,13 @@ def _value_field(header, field):
     return _state(header)["joint_"]["fields"][field]
 
 
-def _with_record_array(saved, tmp_path, field, array) -> pathlib.Path:
-    """A copy of ``saved`` whose value's record of its training columns holds ``array`` as
-    ``field`` (its member and the header's shape both changed, so the file reads)."""
+def _with_value_array(saved, tmp_path, part, field, array) -> pathlib.Path:
+    """A copy of ``saved`` whose value's ``part`` (its ``record`` of the training columns,
+    its kept ``rows``) holds ``array`` as ``field`` (the member and the header's shape both
+    changed, so the file reads)."""
     members = _members(saved)
     header = json.loads(members["header.json"])
-    node = _value_field(header, "record")["fields"][field]
+    node = _value_field(header, part)["fields"][field]
     node["shape"] = list(array.shape)
     buffer = io.BytesIO()
     np.save(buffer, array)
@@ -415,7 +416,7 @@ def test_broken_missing_counts_are_refused(saved, tmp_path, rows, problem):
 
     _expect(_with_header(saved, tmp_path, change), problem, header_is_valid=True)
 
-    wider = _with_record_array(saved, tmp_path, "n_missing", np.zeros(7))
+    wider = _with_value_array(saved, tmp_path, "record", "n_missing", np.zeros(7))
     _expect(wider, "n_missing_ has 7 entries for n_features_in_ = 4", header_is_valid=True)
 
 
@@ -423,10 +424,29 @@ def test_broken_missing_counts_are_refused(saved, tmp_path, rows, problem):
     ("name", "field"), [("data_decimals_", "decimals"), ("data_step_", "step")]
 )
 def test_broken_grids_are_refused(saved, tmp_path, name, field):
-    wider = _with_record_array(saved, tmp_path, field, np.zeros(7))
+    wider = _with_value_array(saved, tmp_path, "record", field, np.zeros(7))
     _expect(wider, f"{name} has 7 entries for n_features_in_ = 4", header_is_valid=True)
-    negative = _with_record_array(saved, tmp_path, field, np.full(4, -1.0))
+    negative = _with_value_array(saved, tmp_path, "record", field, np.full(4, -1.0))
     _expect(negative, f"{name} must hold values in [0, ", header_is_valid=True)
+
+
+@pytest.mark.parametrize(
+    ("field", "array", "problem"),
+    [
+        ("X", np.zeros((150, 7)), "joint_.rows has 7 columns for n_features_in_ = 4"),
+        ("X", np.full((150, 4), np.inf), "joint_.rows must hold finite numbers"),
+        ("weights", np.zeros((150, 2)), "joint_.rows must hold rows (n, n_features) and"),
+        ("weights", -np.ones((150, 3)), "joint_.rows must hold finite class weights >= 0"),
+    ],
+)
+def test_broken_kept_rows_are_refused(tmp_path, field, array, problem):
+    """The rows a gappy Gaussian fit keeps for its posterior are checked on reading."""
+    gappy = X.copy()
+    gappy[::5, 1] = np.nan
+    path = tmp_path / "gappy.npz"
+    bayesgen.QDA().fit(gappy, Y).save(path)
+    changed = _with_value_array(path, tmp_path, "rows", field, array)
+    _expect(changed, problem, header_is_valid=True)
 
 
 @pytest.mark.parametrize("value", [5, "abc", None])
