@@ -188,31 +188,13 @@ class GenerativeUses:
             rounding=rounding,
         )
 
-    def _sample(
-        self,
-        n_samples,
-        y,
-        random_state,
-        method: str,
-        options: dict,
-        given=None,
-        support="model",
-        missing=None,
-        rounding=None,
-    ):
-        """`sample`, with ``options`` for the family's draws and the story (``lengths``)."""
+    def _sample(self, n_samples, y, random_state, method: str, options: dict, **requests):
+        """`sample`, with ``options`` for the family's draws and the story (``lengths``), and
+        the ``given``, ``support``, ``missing`` and ``rounding`` ``requests``."""
         check_is_fitted(self)
+        source = self._row_source()
         return synthetic_rows.sample(
-            self._row_source(),
-            n_samples,
-            y,
-            random_state,
-            method,
-            options,
-            given,
-            support,
-            missing,
-            rounding,
+            source, n_samples, y, random_state, method, options, **requests
         )
 
     def _row_source(self) -> synthetic_rows.RowSource:

@@ -106,15 +106,17 @@ def sample(
     n_samples,
     y,
     random_state,
-    method,
-    options,
-    given,
-    support,
-    missing,
-    rounding,
+    method="numpy",
+    options=None,
+    *,
+    given=None,
+    support="model",
+    missing=None,
+    rounding=None,
 ):
     """``(X, labels)``: ``sample``'s rows (see ``GenerativeClassifier.sample``), with
     ``options`` for the family's draws and the story (``lengths``)."""
+    options = {} if options is None else options
     check_options(method, support, missing, rounding)
     record = source.value.record
     if rounding is not None and getattr(record, "step", None) is None:
