@@ -73,6 +73,27 @@ class ColumnRecord(NamedTuple):
     step: np.ndarray | None = None
 
 
+#: The fitted attributes that read a `ColumnRecord`, by name: the record's field of each.
+RECORDED_ATTRIBUTES = {
+    "data_min_": "low",
+    "data_max_": "high",
+    "n_missing_": "n_missing",
+    "n_samples_seen_": "n_rows",
+    "data_decimals_": "decimals",
+    "data_step_": "step",
+}
+
+
+def recorded(attributes: dict) -> ColumnRecord | None:
+    """The `ColumnRecord` that fitted ``attributes`` (by their `RECORDED_ATTRIBUTES` names)
+    describe, taking them out of ``attributes``; None where they hold no range
+    (``data_min_``), when they are left as they were."""
+    if "data_min_" not in attributes:
+        return None
+    fields = {field: attributes.pop(name, None) for name, field in RECORDED_ATTRIBUTES.items()}
+    return ColumnRecord(**fields)
+
+
 def _down_rows(values: np.ndarray, ufunc) -> np.ndarray:
     """``ufunc.reduce`` down the rows. A C-ordered array is viewed 16 rows to a line, so
     each reduction runs over lines 16 times longer (twice as fast at 50 columns)."""

@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 import numbers
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -193,6 +194,44 @@ def _check_magnitude(X, values: np.ndarray, estimator) -> None:
         f"{_column_name(estimator, column)}): with {X.shape[0]} rows, sums of squares of "
         f"values beyond {limit:.3g} overflow {values.dtype} statistics. Rescale that column "
         "(e.g. to other units)."
+    )
+
+
+class InputRows(NamedTuple):
+    """How an estimator checks the rows it is given, as its family reads them (`check_rows`).
+
+    Attributes
+    ----------
+    counts : bool
+        Non-negative counts (`check_counts`), a SciPy CSR/CSC matrix kept sparse; else
+        finite real numbers (`check_features`).
+    binary : bool
+        Counts of 0 and 1 only.
+    missing : bool
+        NaN is a missing value.
+    device_arrays : bool
+        A floating ``jax.Array`` is kept on its device (numbers only).
+    """
+
+    counts: bool = False
+    binary: bool = False
+    missing: bool = True
+    device_arrays: bool = False
+
+
+def check_rows(estimator, X, *, reset: bool, rows: InputRows):
+    """``X`` checked as ``rows`` says (`check_counts` or `check_features`), ``estimator``
+    recording or checking ``n_features_in_`` and ``feature_names_in_``.
+
+    Raises
+    ------
+    ValueError
+        As `check_counts` or `check_features`.
+    """
+    if rows.counts:
+        return check_counts(estimator, X, reset=reset, binary=rows.binary, allow_nan=rows.missing)
+    return check_features(
+        estimator, X, reset=reset, allow_nan=rows.missing, device_arrays=rows.device_arrays
     )
 
 

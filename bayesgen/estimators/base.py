@@ -39,25 +39,26 @@ from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.families.namespace import tree_leaves, tree_map
 from bayesgen.frames import column_schema
 from bayesgen.inference import semi_supervised
-from bayesgen.validation import check_features, check_labels, check_weights
+from bayesgen.validation import check_labels, check_rows, check_weights
 
 
 def _set_class_prior(estimator, probabilities) -> None:
     estimator.joint_ = estimator.joint_._replace(class_probabilities=np.asarray(probabilities))
 
 
-def _recorded(field: str, doc: str) -> fitted_attribute:
-    """A fitted attribute read off the value's record of its training columns, absent
-    (``AttributeError``) where the model recorded none (read from a model file written
-    before it was kept, or made by ``from_statistics``)."""
+def _recorded(name: str, doc: str) -> fitted_attribute:
+    """The fitted attribute ``name`` read off the value's record of its training columns
+    (its `training_range.RECORDED_ATTRIBUTES` field), absent (``AttributeError``) where the
+    model recorded none."""
+    field = training_range.RECORDED_ATTRIBUTES[name]
 
     def read(estimator, value):
         kept = None if value.record is None else getattr(value.record, field)
         if kept is None:
             raise AttributeError(
-                f"This {type(estimator).__name__} recorded no {field} of its training "
-                "columns (read from a model file written before it was kept, or made by "
-                "from_statistics)."
+                f"This {type(estimator).__name__} has no {name}: its fit recorded none (a "
+                "model file written before it was kept, or a model made by "
+                "from_statistics without it)."
             )
         return kept
 
@@ -106,22 +107,22 @@ class GenerativeClassifier(
 
     # What the fit recorded of its columns, the value's ``record``.
     data_min_ = _recorded(
-        "low",
+        "data_min_",
         "The least value of each numeric column seen in training (NaN for a column that "
         "is not numeric or was never observed, and for sparse input): with ``data_max_``, "
         'the training range that ``sample(support="training")`` keeps to.',
     )
-    data_max_ = _recorded("high", "The greatest value of each numeric column, likewise.")
+    data_max_ = _recorded("data_max_", "The greatest value of each numeric column, likewise.")
     n_missing_ = _recorded(
-        "n_missing",
+        "n_missing_",
         "Missing cells of each column in training, and ``n_samples_seen_`` the rows: the "
         'missing rates ``sample(missing="training")`` draws with. Both count a row of '
         "``sample_weight`` ``w`` as ``w`` rows (whole numbers for an unweighted fit), as "
         "the fit does.",
     )
-    n_samples_seen_ = _recorded("n_rows", "Training rows, weighted likewise.")
+    n_samples_seen_ = _recorded("n_samples_seen_", "Training rows, weighted likewise.")
     data_decimals_ = _recorded(
-        "decimals",
+        "data_decimals_",
         "The decimals every training value of a numeric column is written with (at most "
         "10, at the precision of its type): with ``data_step_``, the grid "
         "``data_min_ + k * data_step_`` its values lie on (whole millimetres: 0 and 1; "
@@ -130,7 +131,7 @@ class GenerativeClassifier(
         "for a column on no such grid, not numeric, or of sparse or device input.",
     )
     data_step_ = _recorded(
-        "step", "The step of each column's grid, likewise; 0 for a column of one value."
+        "data_step_", "The step of each column's grid, likewise; 0 for a column of one value."
     )
 
     #: The fewest classes a fit takes: two, as scikit-learn's discriminant analysis. The
@@ -148,7 +149,8 @@ class GenerativeClassifier(
         return "joint_" in self.__dict__
 
     def _check_X(self, X, *, reset: bool):
-        return check_features(self, X, reset=reset)
+        """``X`` checked as the family reads its rows (its ``input_rows``)."""
+        return check_rows(self, X, reset=reset, rows=self._base_family().input_rows)
 
     # ------------------------------------------------------------- the value
     def _fit_settings(self) -> joint.FitSettings:
@@ -321,7 +323,7 @@ class GenerativeClassifier(
             )
         weights = check_weights(sample_weight, X)
         record = training_range.column_ranges(X, weights)
-        earlier = None if first_call else self.joint_.record
+        previous = None if first_call else self.__dict__.get("joint_")  # None: a failed fit
         self.classes_ = all_classes
         class_index = np.searchsorted(all_classes, y)
         try:
@@ -330,7 +332,8 @@ class GenerativeClassifier(
             if first_call:  # a refused first batch leaves the model unfitted, so the next is first
                 del self.classes_
             raise
-        if not first_call:  # a model whose earlier rows left no record keeps none
+        if previous is not None:  # a model whose earlier rows left no record keeps none
+            earlier = previous.record
             record = None if earlier is None else training_range.merged(earlier, record)
         self.joint_ = self.joint_._replace(record=record)
         return self
@@ -359,6 +362,7 @@ class GenerativeClassifier(
         estimator = cls(**params)
         estimator.classes_ = np.asarray(classes)
         attributes = dict(options.pop("attributes", {}))
+        record = training_range.recorded(attributes)
         names = estimator._base_family().learned()
         learned = {name: attributes.pop(f"{name}_") for name in names if f"{name}_" in attributes}
         vars(estimator).update(attributes)
@@ -374,5 +378,5 @@ class GenerativeClassifier(
                 learned=learned or None,
                 **options,
             )
-        estimator._keep_value(value, None, None)
+        estimator._keep_value(value._replace(record=record), None, None)
         return estimator

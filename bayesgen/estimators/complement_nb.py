@@ -9,7 +9,6 @@ from bayesgen.estimators.count_nb import NaiveBayesClassPrior
 from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.families.complement import ComplementWeights
 from bayesgen.inference import semi_supervised
-from bayesgen.validation import check_counts
 
 
 class NoGenerativeStory(TypeError):
@@ -117,9 +116,6 @@ class ComplementNB(NaiveBayesClassPrior):
             raise ValueError(f"fit_prior must be True or False; got {self.fit_prior!r}.")
         if not isinstance(self.norm, (bool, np.bool_)):
             raise ValueError(f"norm must be True or False; got {self.norm!r}.")
-
-    def _check_X(self, X, *, reset):
-        return check_counts(self, X, reset=reset, allow_nan=False)
 
     def fit(self, X, y, sample_weight=None):
         """Fit from labelled count rows; see `GenerativeClassifier.fit` (no unlabelled rows).

@@ -8,7 +8,6 @@ from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.sklearn_names import ClassLogPriorNames
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
-from bayesgen.validation import check_counts
 
 COMMON_PARAMETERS_DOC = (
     """
@@ -63,8 +62,6 @@ class CountNB(NaiveBayesClassPrior):
 
     min_classes = 1  # as scikit-learn's naive Bayes: one class is that class's density
 
-    _binary_features = False
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -73,9 +70,6 @@ class CountNB(NaiveBayesClassPrior):
         tags.classifier_tags.poor_score = True
         tags.input_tags.allow_nan = True
         return tags
-
-    def _check_X(self, X, *, reset):
-        return check_counts(self, X, reset=reset, binary=self._binary_features)
 
 
 def log_parameters(estimator, value) -> np.ndarray:

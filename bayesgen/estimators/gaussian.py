@@ -22,7 +22,6 @@ from bayesgen.families.namespace import as_jax, as_numpy
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import (
     FewRowsWarning,
-    check_features,
     check_positive,
     warn_few_complete_rows,
 )
@@ -272,10 +271,6 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         # NaN is a missing value, except for Ledoit-Wolf (its fourth moments need full rows).
         tags.input_tags.allow_nan = not gaussian_regularised.needs_fourth_moments(self)
         return tags
-
-    def _check_X(self, X, *, reset):
-        # NaN is a missing value: integrated out when predicting, EM when fitting.
-        return check_features(self, X, reset=reset, allow_nan=True, device_arrays=True)
 
     def _add_rows(self, X, responsibilities, *, reset):
         """`GenerativeClassifier._add_rows`, with what a Gaussian fit keeps beside its value (the

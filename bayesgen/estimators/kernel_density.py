@@ -18,7 +18,7 @@ from bayesgen.estimators.hyperparameters import EM_KEYWORDS
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.kernel_density_family import KernelDensityFamily
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
-from bayesgen.validation import check_features, check_positive
+from bayesgen.validation import check_positive
 
 _PARAMETERS_DOC = (
     """
@@ -194,7 +194,3 @@ class KernelDensityDA(GenerativeClassifier):
 
     def _class_prior_settings(self):
         return self.priors, self.class_concentration_prior, self.estimate
-
-    def _check_X(self, X, *, reset):
-        # NaN is a missing value when predicting; the family's statistics refuse it.
-        return check_features(self, X, reset=reset, allow_nan=True)

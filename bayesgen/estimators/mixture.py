@@ -26,7 +26,6 @@ from bayesgen.missing import at_column_means, has_missing
 from bayesgen.validation import (
     FewRowsWarning,
     check_count,
-    check_features,
     check_positive,
     warn_few_complete_rows,
 )
@@ -258,10 +257,6 @@ class MixtureDA(GenerativeClassifier):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
-
-    def _check_X(self, X, *, reset):
-        # NaN is a missing value: integrated out when predicting, EM when fitting.
-        return check_features(self, X, reset=reset, allow_nan=True)
 
     # ----------------------------------------------------------- fitting
     def _em_frozen(self, family, X, R: np.ndarray):

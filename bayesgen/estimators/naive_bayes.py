@@ -57,7 +57,6 @@ class BernoulliNB(CountNB):
         $\\log\\theta_{kj}$ (``-inf`` where a maximum-likelihood estimate is 0).
 """
     )
-    _binary_features = True
 
     hyperparameters = {"alpha": 1.0, "binarize": None, **NAIVE_BAYES_KEYWORDS, **EM_KEYWORDS}
 

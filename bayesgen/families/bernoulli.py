@@ -26,6 +26,7 @@ from bayesgen.families.linear import (
 )
 from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
+from bayesgen.validation import InputRows
 
 if TYPE_CHECKING:
     from jax import Array
@@ -156,6 +157,7 @@ class BernoulliFamily(FeatureFamily):
     """
 
     name = "bernoulli"
+    input_rows = InputRows(counts=True, binary=True)
     estimator = "BernoulliNB"
     column_preference = 0
 

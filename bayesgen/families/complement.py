@@ -23,6 +23,7 @@ import scipy.sparse as sp
 
 from bayesgen.families.estimates import check_concentration
 from bayesgen.families.protocol import FeatureFamily
+from bayesgen.validation import InputRows
 
 
 class ComplementWeights(FeatureFamily):
@@ -38,6 +39,7 @@ class ComplementWeights(FeatureFamily):
 
     has_exact_posterior = False
     is_density = False
+    input_rows = InputRows(counts=True, missing=False)  # the weights do not marginalise NaN
 
     def __init__(self, alpha=1.0, norm=False):
         self.alpha = alpha

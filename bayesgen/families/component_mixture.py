@@ -437,9 +437,10 @@ class MixtureFamily(FeatureFamily):
         return MixtureFamilyPrior(concentration, self.leaf.prior_for(n_features, dtype))
 
     def story_prior(self, prior, n_features: int, params=None):
-        """The weights' prior and the leaf's story prior."""
+        """The weights' prior and the leaf's story prior (given the leaves' parameters)."""
+        leaves = None if params is None else params.leaves
         return MixtureFamilyPrior(
-            prior.weight_concentration, self.leaf.story_prior(prior.leaves, n_features)
+            prior.weight_concentration, self.leaf.story_prior(prior.leaves, n_features, leaves)
         )
 
     def sites(self, params) -> dict:

@@ -22,6 +22,7 @@ from bayesgen.families.estimates import check_concentration, pseudo_counts, pseu
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
 from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily
+from bayesgen.validation import InputRows
 
 if TYPE_CHECKING:
     from jax import Array
@@ -106,6 +107,7 @@ class MultinomialFamily(FeatureFamily):
     """
 
     name = "multinomial"
+    input_rows = InputRows(counts=True)
     estimator = "MultinomialNB"
 
     def __init__(self, alpha=1.0):

@@ -38,6 +38,7 @@ from bayesgen.families.linear import (
 )
 from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily
+from bayesgen.validation import InputRows
 
 if TYPE_CHECKING:
     from jax import Array
@@ -156,6 +157,7 @@ class PoissonFamily(FeatureFamily):
     """
 
     name = "poisson"
+    input_rows = InputRows(counts=True)
     estimator = "PoissonNB"
     site = "rates"
     column_preference = 10

@@ -59,6 +59,7 @@ import numpy as np
 
 from bayesgen import registry
 from bayesgen.families.estimates import check_estimate_kind
+from bayesgen.validation import InputRows
 
 
 class NoClosedForm(ValueError):
@@ -104,6 +105,10 @@ class FeatureFamily(abc.ABC):
         What its columns hold (`check_columns` enforces it): non-negative numbers (counts,
         flags, durations; the default), any real numbers, or categories of any kind. An
         estimator over any family reads its input checks and scikit-learn tags off this.
+    input_rows : InputRows
+        How an estimator over the family checks its input rows
+        (`bayesgen.validation.InputRows`): finite numbers with NaN missing by default;
+        counts, kept sparse, for the count families; on their device for GaussianDA's.
     column_family : bool
         Whether ``MixedNB`` may give this family a group of columns although it names no
         estimator (a column-only family); its settings are then its own constructor's
@@ -127,6 +132,7 @@ class FeatureFamily(abc.ABC):
     missing_needs_em: ClassVar[bool] = False
     estimator: ClassVar[str | None] = None
     column_values: ClassVar[str] = "non-negative"
+    input_rows: ClassVar[InputRows] = InputRows()
     merges_exactly: ClassVar[bool] = True
     column_family: ClassVar[bool] = False
     column_preference: ClassVar[int] = 100

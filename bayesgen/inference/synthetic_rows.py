@@ -119,7 +119,7 @@ def sample(
     options = {} if options is None else options
     check_options(method, support, missing, rounding)
     record = source.value.record
-    if rounding is not None and getattr(record, "step", None) is None:
+    if rounding is not None and getattr(record, "decimals", None) is None:
         raise ValueError(
             "rounding='training' needs the grid each column was recorded on, which this "
             "model did not record (read from a model file written before grids were "

@@ -67,17 +67,6 @@ def saved_value(state: dict, feature_prior, params) -> joint.FittedJoint:
     return value
 
 
-#: The attributes that held what a fit recorded of its columns, by the value's record field.
-_RECORDED = {
-    "low": "data_min_",
-    "high": "data_max_",
-    "n_missing": "n_missing_",
-    "n_rows": "n_samples_seen_",
-    "decimals": "data_decimals_",
-    "step": "data_step_",
-}
-
-
 def _any_classifier(estimator, state: dict) -> dict:
     """Statistics, class probabilities and learned columns as saved, the parameters
     re-estimated from the statistics, as the fit that wrote them did; the record of the
@@ -88,10 +77,10 @@ def _any_classifier(estimator, state: dict) -> dict:
     state.pop("_fresh_fit", None)
     if "_fitted_semi_supervised" in state:
         state["fitted_with_unlabeled_"] = bool(state.pop("_fitted_semi_supervised"))
+    record = training_range.recorded(state)  # before the value: its names are views now
     state = _with_value(estimator, state)
-    if "data_min_" in state and "joint_" in state:
-        recorded = {field: state.pop(name, None) for field, name in _RECORDED.items()}
-        state["joint_"] = state["joint_"]._replace(record=training_range.ColumnRecord(**recorded))
+    if record is not None and "joint_" in state:
+        state["joint_"] = state["joint_"]._replace(record=record)
     return state
 
 

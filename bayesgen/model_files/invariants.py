@@ -14,7 +14,8 @@ These checks run on each rebuilt estimator (nested ones included) before it is r
 - the per-class, per-feature arrays (``means_``, ``feature_count_``, ``feature_log_prob_``,
   ``rates_``) have ``K`` rows and ``n_features_in_`` columns (their last axis), and hold no
   NaN; so does ``training_X_`` (its width);
-- the record of the training columns: ``n_missing_`` one count per feature between 0 and
+- the record of the training columns: ``data_min_`` and ``data_max_`` one float per
+  feature; ``n_missing_`` one count per feature between 0 and
   ``n_samples_seen_``, a number >= 0; ``data_decimals_`` and ``data_step_`` one value per
   feature, NaN or in range;
 - the rows a gappy Gaussian fit kept for its posterior: ``n_features_in_`` columns of
@@ -35,19 +36,12 @@ import numbers
 import numpy as np
 
 from bayesgen.recorded_grid import MAX_DECIMALS
-from bayesgen.training_range import ColumnRecord
+from bayesgen.training_range import RECORDED_ATTRIBUTES, ColumnRecord
 
 #: Fitted arrays whose first axis is the class and last axis the feature.
 PER_CLASS_AND_FEATURE = ("means_", "feature_count_", "feature_log_prob_", "rates_")
 #: Fitted arrays whose last axis is the feature.
 PER_FEATURE = ("training_X_",)
-#: What the fit recorded of its columns, read off the value's record (name: its field).
-RECORDED = {
-    "n_missing_": "n_missing",
-    "n_samples_seen_": "n_rows",
-    "data_decimals_": "decimals",
-    "data_step_": "step",
-}
 
 
 def problems(state: dict) -> list[str]:
@@ -79,12 +73,24 @@ def problems(state: dict) -> list[str]:
         value = state.get(name)
         if isinstance(value, np.ndarray):
             found += _per_feature(name, value, n_classes, width, name in PER_CLASS_AND_FEATURE)
+    for name in ("data_min_", "data_max_"):
+        if name in state:
+            found += _range_values(name, state[name], width)
     if "n_missing_" in state:
         found += _missing_counts(state["n_missing_"], state.get("n_samples_seen_"), width)
     for name, most in (("data_decimals_", MAX_DECIMALS), ("data_step_", np.inf)):
         if name in state:
             found += _grid_values(name, state[name], width, most)
     return found
+
+
+def _range_values(name: str, values, n_features) -> list[str]:
+    """``data_min_`` and ``data_max_``: one float per feature (NaN where none was seen)."""
+    if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype.kind != "f":
+        return [f"{name} must be a 1-D array of floats, not {_describe(values)}"]
+    if n_features is not None and values.shape[0] != n_features:
+        return [f"{name} has {values.shape[0]} entries for n_features_in_ = {n_features}"]
+    return []
 
 
 def _grid_values(name: str, values, n_features, most) -> list[str]:
@@ -130,23 +136,37 @@ def view_problems(estimator, state: dict) -> list[str]:
     classes = state.get("classes_")
     if not isinstance(classes, np.ndarray) or not np.array_equal(value.classes, classes):
         return ["joint_.classes must equal classes_"]
-    if value.record is not None and not isinstance(value.record, ColumnRecord):
-        return [f"joint_.record must be a ColumnRecord, not {_describe(value.record)}"]
+    if value.record is not None:
+        found = _record_problems(value.record)
+        if found:
+            return found
     if value.rows is not None:
         found = _kept_rows_problems(value.rows, classes.shape[0], state.get("n_features_in_"))
         if found:
             return found
     view = dict(state)
-    for name in ("class_count_", "class_prior_", *PER_CLASS_AND_FEATURE, *RECORDED):
+    for name in ("class_count_", "class_prior_", *PER_CLASS_AND_FEATURE, *RECORDED_ATTRIBUTES):
         if not hasattr(type(estimator), name):  # not a name this estimator shows
             continue
-        if name in RECORDED and getattr(value.record, RECORDED[name], None) is None:
+        field = RECORDED_ATTRIBUTES.get(name)
+        if field is not None and getattr(value.record, field, None) is None:
             continue  # not recorded (a model from before it was kept)
         try:
             view[name] = getattr(estimator, name)
         except Exception as error:  # noqa: BLE001 - any failure is a damaged value
             return [f"{name} cannot be read off joint_ ({type(error).__name__}: {error})"]
     return problems(view) or _params_problems(estimator, value)
+
+
+def _record_problems(record) -> list[str]:
+    """``joint_.record``: a `ColumnRecord` whose parts recorded together are there together
+    (missing cells with rows, decimals with steps)."""
+    if not isinstance(record, ColumnRecord):
+        return [f"joint_.record must be a ColumnRecord, not {_describe(record)}"]
+    for a, b in (("n_missing", "n_rows"), ("decimals", "step"), ("low", "high")):
+        if (getattr(record, a) is None) != (getattr(record, b) is None):
+            return [f"joint_.record holds {a} and {b} only together"]
+    return []
 
 
 def _kept_rows_problems(rows, n_classes: int, n_features) -> list[str]:

@@ -86,6 +86,32 @@ def test_the_story_log_density_is_the_closed_form_joint_plus_the_log_prior():
     np.testing.assert_allclose(float(density), prior + joint, rtol=1e-10)
 
 
+def test_a_mixture_of_kernel_densities_has_the_story_of_its_leaves():
+    """The leaf's story holds its fitted centres and kernels (`story_prior` given the
+    leaves' parameters), so the story's log density is the closed-form joint plus the
+    weights' and class probabilities' log priors."""
+    from sklearn.datasets import load_iris
+
+    from bayesgen.families.kernel_density_family import KernelDensityFamily
+
+    X, y = load_iris(return_X_y=True)
+    X = X[::3, :2]
+    y = y[::3]
+    model = FamilyClassifier(family=MixtureFamily(KernelDensityFamily(), 2), max_iter=5)
+    with pytest.warns(ConvergenceWarning):
+        model.set_params(random_state=0).fit(X, y)
+    weights = model.joint_.params.weights
+    params = {"class_prior": model.class_prior_, "component_weights": weights}
+    with jax.enable_x64(True):
+        density, _ = log_density(model.story, (X, y), {}, params)
+    joint = model.predict_joint_log_proba(X)[np.arange(len(y)), y].sum()
+    prior = stats.dirichlet.logpdf(model.class_prior_, np.ones(3))
+    prior += sum(stats.dirichlet.logpdf(w, np.ones(2)) for w in weights)
+    np.testing.assert_allclose(float(density), prior + joint, rtol=1e-10)
+    drawn, labels = model.sample(4, method="story", random_state=0)
+    assert drawn.shape == (4, 2) and set(labels) <= set(model.classes_)
+
+
 def test_synthetic_rows_and_imputation_come_from_the_mixture():
     X, y = _dependent_counts(n=2000)
     model = FamilyClassifier(family=MixtureFamily(PoissonFamily(), 2), random_state=0).fit(X, y)

@@ -213,3 +213,44 @@ def test_dense_ranges_equal_nanmin_and_nanmax_across_the_16_row_lines():
             np.testing.assert_array_equal(high, np.fmax.reduce(values, axis=0))
             np.testing.assert_array_equal(missing, np.isnan(values).sum(axis=0))
             assert rows == n_rows
+
+
+def test_partial_fit_after_a_failed_fit_records_its_own_rows():
+    """A fit that failed half-way (its classes set, no value) leaves the next batch the
+    first: it is fitted, and recorded, alone."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:, :3]
+    model = bayesgen.QDA(reg_covar=0.0)
+    lonely = y.copy()
+    lonely[0] = 2  # one row: a singular covariance without a ridge
+    with pytest.raises(ValueError, match="singular"):
+        model.fit(X, lonely)
+    batch = y[100:].copy()
+    batch[:20] = 2  # the classes of the failed fit (its classes_) all have rows now
+    model.partial_fit(X[100:], batch)
+    assert model.n_samples_seen_ == X.shape[0] - 100
+    np.testing.assert_array_equal(model.data_min_, X[100:].min(axis=0))
+
+
+def test_statistics_made_elsewhere_keep_the_record_they_are_given():
+    """``from_statistics`` takes the record as the fitted attributes it names, as a model
+    file of the earlier layout gives them, and shows it before and after saving."""
+    X, y = load_breast_cancer(return_X_y=True)
+    fitted = bayesgen.GaussianNB().fit(X[:, :3], y)
+    names = ("data_min_", "data_max_", "n_missing_", "n_samples_seen_")
+    attributes = {"n_features_in_": 3, **{name: getattr(fitted, name) for name in names}}
+    value = fitted.joint_
+    made = bayesgen.GaussianNB.from_statistics(
+        fitted.get_params(),
+        value.classes,
+        value.class_stats,
+        value.feature_stats,
+        attributes=attributes,
+    )
+    for name in names:
+        np.testing.assert_array_equal(getattr(made, name), getattr(fitted, name))
+    assert not hasattr(made, "data_step_")  # not given: no grid
+    drawn, _ = made.sample(50, support="training", random_state=0)
+    assert np.all((drawn >= made.data_min_) & (drawn <= made.data_max_))
+    with pytest.raises(ValueError, match="rounding='training' needs the grid"):
+        made.sample(5, rounding="training")

@@ -430,6 +430,22 @@ def test_broken_grids_are_refused(saved, tmp_path, name, field):
     _expect(negative, f"{name} must hold values in [0, ", header_is_valid=True)
 
 
+@pytest.mark.parametrize(("name", "field"), [("data_min_", "low"), ("data_max_", "high")])
+def test_broken_ranges_are_refused(saved, tmp_path, name, field):
+    wider = _with_value_array(saved, tmp_path, "record", field, np.zeros(7))
+    _expect(wider, f"{name} has 7 entries for n_features_in_ = 4", header_is_valid=True)
+    flat = _with_value_array(saved, tmp_path, "record", field, np.zeros((2, 2)))
+    _expect(flat, f"{name} must be a 1-D array of floats", header_is_valid=True)
+
+
+def test_a_record_with_half_a_grid_is_refused(saved, tmp_path):
+    def change(header):
+        del _value_field(header, "record")["fields"]["decimals"]
+
+    changed = _with_header(saved, tmp_path, change)
+    _expect(changed, "joint_.record holds decimals and step only together", header_is_valid=True)
+
+
 @pytest.mark.parametrize(
     ("field", "array", "problem"),
     [

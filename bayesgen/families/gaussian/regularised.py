@@ -37,6 +37,7 @@ from bayesgen.families.gaussian.posterior import (
 )
 from bayesgen.families.gaussian.stats import GaussianStats
 from bayesgen.families.namespace import as_numpy
+from bayesgen.validation import InputRows
 
 jnp = lazy_module("jax.numpy")
 
@@ -126,6 +127,9 @@ class RegularisedGaussian(GaussianFamily):
     """
 
     HYPERPARAMETERS = (*GaussianFamily.HYPERPARAMETERS, "reg_alpha", "reg_gamma", "shrinkage")
+    # NaN is a missing value (integrated out when predicting, EM when fitting); rows on a
+    # device are fitted and scored there.
+    input_rows = InputRows(device_arrays=True)
 
     def __init__(
         self,
