@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -19,8 +18,7 @@ from bayesgen.families.component_mixture import (
 )
 from bayesgen.families.gaussian.group_tied import GroupTiedGaussian
 from bayesgen.families.gaussian_mixture import GaussianMixtureFamily
-from bayesgen.families.namespace import tree_map
-from bayesgen.inference import component_count, mixture_family_em
+from bayesgen.inference import component_count, mixture_family_em, mixture_start
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.missing import at_column_means, has_missing
 from bayesgen.validation import (
@@ -260,16 +258,9 @@ class MixtureDA(GenerativeClassifier):
 
     # ----------------------------------------------------------- fitting
     def _em_frozen(self, family, X, R: np.ndarray):
-        """The components' ridge and prior, from the rows' statistics by class (missing
-        entries at their column means), as ``GaussianDA`` resolves them. They depend on
-        the rows' total weights only, which EM over unlabelled rows keeps; that EM resolves
-        them once from its row totals (`bayesgen.inference.unlabelled_em.row_totals`), so
-        every iteration climbs one objective."""
-        filled = at_column_means(X)
-        resolver = self._gaussian()
-        stats = resolver.suff_stats(np.ascontiguousarray(filled, dtype=R.dtype), R, R.dtype)
-        ridge = resolver.ridge(stats)
-        return np.asarray(ridge), tree_map(np.asarray, resolver.prior(stats, ridge))
+        """The components' ridge and prior, held through EM
+        (`bayesgen.inference.mixture_start.held_ridge_and_prior`)."""
+        return mixture_start.held_ridge_and_prior(self._gaussian(), X, R)
 
     def fit(self, X, y, sample_weight=None):
         """Fit the class mixtures (see the class docstring); the counts are fixed, or with
@@ -335,8 +326,8 @@ class MixtureDA(GenerativeClassifier):
             rows_per_class = np.count_nonzero(R[rows] > 0, axis=0)
             family = self._family_for(tuple(np.minimum(count, rows_per_class).clip(1).tolist()))
             X_rows, R_rows = X[rows], R[rows]
-            start = self._memberships(
-                at_column_means(X_rows), R_rows, family.active(R.shape[1]), rng
+            start = mixture_start.initial_memberships(
+                at_column_means(X_rows), R_rows, family.active(R.shape[1]), self.init_params, rng
             )
             fitted = mixture_family_em.fit(
                 family,
@@ -387,27 +378,10 @@ class MixtureDA(GenerativeClassifier):
         active = self._base_family().active(R.shape[1])
         rng = check_random_state(self.random_state)
         filled = at_column_means(X)
-        return [self._memberships(filled, R, active, rng) for _ in range(self.n_init_components)]
-
-    def _memberships(self, X, R: np.ndarray, active: np.ndarray, rng) -> np.ndarray:
-        gamma = np.where(active, 1.0, 0.0) / active.sum(axis=1, keepdims=True)
-        gamma = np.repeat(gamma[None], X.shape[0], axis=0).astype(R.dtype)
-        for k, count in enumerate(active.sum(axis=1)):
-            rows = np.flatnonzero(R[:, k] > 0)
-            if count == 1:
-                continue
-            if self.init_params == "kmeans":
-                with warnings.catch_warnings():
-                    # Fewer distinct rows than components: k-means says so; EM copes.
-                    warnings.simplefilter("ignore", ConvergenceWarning)
-                    kmeans = KMeans(count, n_init=1, random_state=rng.randint(2**31 - 1))
-                    labels = kmeans.fit(X[rows], sample_weight=R[rows, k]).labels_
-                membership = np.eye(count)[labels]
-            else:
-                membership = rng.uniform(size=(rows.size, count))
-                membership /= membership.sum(axis=1, keepdims=True)
-            gamma[rows, k, :count] = membership
-        return gamma
+        return [
+            mixture_start.initial_memberships(filled, R, active, self.init_params, rng)
+            for _ in range(self.n_init_components)
+        ]
 
     # ------------------------------------------------------ fitted attributes
     weights_ = fitted_attribute(
