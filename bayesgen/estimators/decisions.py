@@ -28,6 +28,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
+from bayesgen import joint
 from bayesgen._precision import precision
 from bayesgen.inference import abstention, label_shift
 from bayesgen.inference.label_shift import PriorAdaptation
@@ -205,7 +206,9 @@ class ClassPriorDecisions:
         tol = check_positive(tol, "tol", allow_zero=True)
         X, dtype = self._prepare(X_target)
         with precision(dtype):
-            log_likelihood = np.asarray(self._log_likelihood(X, dtype, row_terms=True))
+            log_likelihood = np.asarray(
+                joint.log_likelihood(self._feature_family(), self.joint_.params, X, dtype)
+            )
         state = label_shift.class_prior_em(
             log_likelihood, self.class_prior_.astype(np.float64), max_iter=max_iter, tol=tol
         )

@@ -334,7 +334,9 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         columns = self._check_X(X, reset=False)
         if y is None:
             class_weights = (
-                self.predict_proba(X) if value is None else self._posterior_under(value, X)
+                self.predict_proba(X)
+                if value is None
+                else self._plugin_posterior(X, log=False, value=value)
             )
         else:
             class_weights = np.eye(self.classes_.shape[0])[class_indices(self.classes_, y)]

@@ -164,7 +164,9 @@ def _data_augmentation(estimator, X, n_imputations, y, rng):
         if unknown.any():  # the chain is over (k, x_m, theta) for rows without a label
             rows = _rows(X, np.flatnonzero(unknown))
             weights = (
-                model.predict_proba(rows) if value is None else model._posterior_under(value, rows)
+                model.predict_proba(rows)
+                if value is None
+                else model._plugin_posterior(rows, log=False, value=value)
             )
             drawn = (rng.uniform(size=(weights.shape[0], 1)) > np.cumsum(weights, axis=1)).sum(1)
             labels[unknown] = model.classes_[np.minimum(drawn, weights.shape[1] - 1)]

@@ -62,19 +62,24 @@ class ClassPrediction:
         X, dtype = self._prepare(X)
         return self._checked_joint(X, dtype, row_terms)
 
-    def _checked_joint(self, X, dtype, row_terms: bool) -> np.ndarray:
-        """`_joint` of checked rows (`bayesgen.inference.class_posterior`)."""
+    def _checked_joint(self, X, dtype, row_terms: bool, value=None) -> np.ndarray:
+        """`_joint` of checked rows (`bayesgen.inference.class_posterior`), under ``value``
+        (a posterior draw, `bayesgen.joint.with_params`) instead of ``joint_`` if given."""
+        family = self._feature_family()
+        params = (self.joint_ if value is None else value).params
         with precision(dtype):
-            log_likelihood = class_posterior.chunked(
-                lambda rows: self._log_likelihood(rows, dtype, row_terms=row_terms),
+            scores = class_posterior.chunked(
+                lambda rows: log_likelihood(family, params, rows, dtype, row_terms=row_terms),
                 X,
                 self.classes_.shape[0],
             )
-        log_prior = self._log_class_prior(log_likelihood.dtype)
-        return class_posterior.with_log_prior(log_likelihood, log_prior)
+        log_prior = self._log_class_prior(scores.dtype, value)
+        return class_posterior.with_log_prior(scores, log_prior)
 
-    def _log_class_prior(self, dtype) -> np.ndarray:
-        return class_posterior.log_class_prior(self.class_prior_, dtype)
+    def _log_class_prior(self, dtype, value=None) -> np.ndarray:
+        """$\\log \\pi$ of the fit, or of ``value``."""
+        probabilities = self.class_prior_ if value is None else value.class_probabilities
+        return class_posterior.log_class_prior(probabilities, dtype)
 
     def predict_log_proba(self, X, *, method="plugin") -> np.ndarray:
         """Log posterior class probabilities ``log p(y = k | x)``.
@@ -98,33 +103,16 @@ class ClassPrediction:
             return self._predictive_log_proba(X)
         return self._plugin_posterior(X, log=True)
 
-    def _plugin_posterior(self, X, *, log: bool) -> np.ndarray:
-        """``log p(k | x)`` (``log``) or ``p(k | x)`` under the point estimate."""
+    def _plugin_posterior(self, X, *, log: bool, value=None) -> np.ndarray:
+        """``log p(k | x)`` (``log``) or ``p(k | x)`` under the point estimate, or under
+        ``value``, a fitted value with other parameters and class probabilities than
+        ``joint_`` (a posterior draw, `bayesgen.joint.with_params`)."""
         X, dtype = self._prepare(X)
-        joint = self._checked_joint(X, dtype, row_terms=False)
-        log_prior = self._log_class_prior(joint.dtype)
+        joint = self._checked_joint(X, dtype, row_terms=False, value=value)
+        log_prior = self._log_class_prior(joint.dtype, value)
+        params = (self.joint_ if value is None else value).params
         posterior, n_impossible = class_posterior.from_joint(
-            self._feature_family(), self.joint_.params, X, joint, log_prior, log=log
-        )
-        _warn_impossible(n_impossible)
-        return posterior
-
-    def _posterior_under(self, value, X) -> np.ndarray:
-        """``p(k | x)`` of rows ``X`` under ``value``, a fitted value with other parameters
-        and class probabilities than ``joint_`` (a posterior draw,
-        `bayesgen.joint.with_params`)."""
-        X, dtype = self._prepare(X)
-        family = self._feature_family()
-        with precision(dtype):
-            scores = class_posterior.chunked(
-                lambda rows: log_likelihood(family, value.params, rows, dtype, row_terms=False),
-                X,
-                self.classes_.shape[0],
-            )
-        log_prior = class_posterior.log_class_prior(value.class_probabilities, scores.dtype)
-        joint = class_posterior.with_log_prior(scores, log_prior)
-        posterior, n_impossible = class_posterior.from_joint(
-            family, value.params, X, joint, log_prior, log=False
+            self._feature_family(), params, X, joint, log_prior, log=log
         )
         _warn_impossible(n_impossible)
         return posterior
@@ -207,14 +195,6 @@ class ClassPrediction:
         ndarray of shape (n_samples,)
         """
         return log_evidence(self.predict_joint_log_proba(X))[:, 0]
-
-    def _log_likelihood(self, X, dtype, *, row_terms=True):
-        """``(n_samples, n_classes)`` $\\log p(x \\mid k)$ of checked rows under the fitted
-        parameters, in ``dtype`` (`bayesgen.joint.log_likelihood`); without ``row_terms`` up
-        to a per-row constant."""
-        return log_likelihood(
-            self._feature_family(), self.joint_.params, X, dtype, row_terms=row_terms
-        )
 
     def _limit_log_posterior(self, X, rows, log_prior):
         """``log p(k | x)`` of the ``rows`` of ``X`` that no class density could score in

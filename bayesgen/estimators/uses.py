@@ -286,7 +286,9 @@ class GenerativeUses:
         X = np.array(X.toarray() if sp.issparse(X) else X, copy=True)
         if y is None:
             class_weights = (
-                self.predict_proba(given) if value is None else self._posterior_under(value, given)
+                self.predict_proba(given)
+                if value is None
+                else self._plugin_posterior(given, log=False, value=value)
             )
         else:
             labels = np.asarray(y)
