@@ -22,7 +22,6 @@ from bayesgen import training_range
 from bayesgen.estimators import multiple_imputation
 from bayesgen.frames import with_filled_cells
 from bayesgen.inference import imputation, novelty, sampling, synthetic_rows
-from bayesgen.missing import missing_entries
 from bayesgen.validation import class_indices, scoring_rows
 
 
@@ -302,26 +301,12 @@ class GenerativeUses:
             )
         rng = sampling.numpy_generator(random_state)
         params = (self.joint_ if value is None else value).params
-        filled = imputation.keep_observed(
-            X, self._impute_rows(X, class_weights, method, rng, params)
+        filled = imputation.filled_rows(
+            self._feature_family(), params, X, class_weights, method, rng
         )
         if isinstance(given, pd.DataFrame):  # the table back, its index and dtypes kept
             return with_filled_cells(given, dict(enumerate(np.asarray(filled).T)))
         return filled
-
-    def _impute_rows(self, X, class_weights, method, rng, params):
-        """The family's fill of the missing entries of ``X`` given the class weights under
-        ``params``, observed entries kept (an object array where the fill's type differs)."""
-        family = self._feature_family()
-        filled = family.decode(
-            family.conditional(params, family.encode(X), class_weights, method, rng)
-        )
-        if filled.dtype == X.dtype:
-            return filled
-        missing = missing_entries(X)
-        kept = X.astype(object)
-        kept[missing] = filled[missing]
-        return kept
 
     @available_if(_has_density)
     def tail_probability(self, X, *, n_draws=4000, random_state=None):

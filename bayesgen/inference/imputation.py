@@ -1,8 +1,9 @@
 """Filling missing values from the model: p(x_missing | x_observed), mixed over the classes.
 
 A family fills the missing entries of rows given their class weights
-(`FeatureFamily.conditional`); what is left is common to every model: the methods, the
-class weights of known labels, and keeping the observed entries exactly as given.
+(`FeatureFamily.conditional`, `filled_rows`); what is left is common to every model: the
+methods, the class weights of known labels, and keeping the observed entries exactly as
+given.
 """
 
 from __future__ import annotations
@@ -31,3 +32,16 @@ def keep_observed(X: np.ndarray, filled: np.ndarray) -> np.ndarray:
     missing = missing_entries(X)
     filled[~missing] = X[~missing]
     return filled
+
+
+def filled_rows(family, params, X: np.ndarray, class_weights, method: str, rng) -> np.ndarray:
+    """``X`` with its missing entries filled by the family given the class weights under
+    ``params`` (`FeatureFamily.conditional`, in the family's encoding and back), observed
+    entries kept; an object array where the fill's type differs from ``X``'s."""
+    filled = family.decode(family.conditional(params, family.encode(X), class_weights, method, rng))
+    if filled.dtype == X.dtype:
+        return keep_observed(X, filled)
+    missing = missing_entries(X)
+    kept = X.astype(object)
+    kept[missing] = filled[missing]
+    return keep_observed(X, kept)
