@@ -86,10 +86,31 @@ RECORDED_ATTRIBUTES = {
 
 def recorded(attributes: dict) -> ColumnRecord | None:
     """The `ColumnRecord` that fitted ``attributes`` (by their `RECORDED_ATTRIBUTES` names)
-    describe, taking them out of ``attributes``; None where they hold no range
-    (``data_min_``), when they are left as they were."""
-    if "data_min_" not in attributes:
+    describe, taking them out of ``attributes``; None where they name none.
+
+    Raises
+    ------
+    ValueError
+        When they name a part of the record without its pair (``data_min_`` and
+        ``data_max_``, ``n_missing_`` and ``n_samples_seen_``, ``data_decimals_`` and
+        ``data_step_``), or no ranges (``data_min_`` and ``data_max_``, which every
+        record holds).
+    """
+    given = [name for name in RECORDED_ATTRIBUTES if name in attributes]
+    if not given:
         return None
+    names = list(RECORDED_ATTRIBUTES)
+    for first, second in zip(names[::2], names[1::2], strict=True):
+        if (first in attributes) != (second in attributes):
+            raise ValueError(
+                f"{first} and {second} are recorded together; got only "
+                f"{first if first in attributes else second}."
+            )
+    if "data_min_" not in attributes:
+        raise ValueError(
+            f"a record of the training columns holds their ranges, data_min_ and "
+            f"data_max_; got only {given}."
+        )
     fields = {field: attributes.pop(name, None) for name, field in RECORDED_ATTRIBUTES.items()}
     return ColumnRecord(**fields)
 

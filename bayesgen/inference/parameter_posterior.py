@@ -26,6 +26,12 @@ PREDICTIVE_DRAWS = 400
 PREDICTIVE_SEED = 0
 
 
+def _has_kept_rows(value) -> bool:
+    """Whether the posterior comes from the rows the value kept: a fit by EM over missing
+    entries (its ``frozen``) that kept them."""
+    return value.rows is not None and value.frozen is not None
+
+
 def class_prior_posterior(rule, value) -> class_prior.Dirichlet:
     """The Dirichlet posterior of the class probabilities: the rule's concentration plus
     the class counts."""
@@ -48,7 +54,7 @@ def class_prior_draws(rule, value, rng, num_samples: int) -> np.ndarray:
 
 def _parameter_draws(family, value, rng, num_samples: int) -> dict:
     """Exact draws of the family's parameter sites, ``{site: (num_samples, ...)}``."""
-    if value.rows is not None:  # a diagonal Gaussian with missing entries: the others augment
+    if _has_kept_rows(value):  # a diagonal Gaussian with missing entries: the others augment
         return gappy_posterior.exact_draws(family, value, rng, num_samples)
     posterior = family.posterior(value.feature_prior, value.feature_stats)
     return family.sites(family.sample_params(rng, posterior, num_samples))
@@ -59,7 +65,7 @@ def chain_draws(family, value, rule, rng, num_chains, num_samples, num_warmup=No
     and the sweeps discarded; ``(None, None)`` when the posterior is conjugate (every value
     but a full, tied or spherical Gaussian's with missing entries)."""
     rng_classes, rng_rows = rng.spawn(2)  # spawned either way: the caller's stream moves on
-    if value.rows is None or gappy_posterior.is_exact(family):
+    if not _has_kept_rows(value) or gappy_posterior.is_exact(family):
         return None, None
     warmup = data_augmentation.WARMUP_SWEEPS if num_warmup is None else num_warmup
     with precision(np.asarray(value.class_stats.counts).dtype):
@@ -103,7 +109,7 @@ def predictive_log_likelihood(family, value, rule, X, dtype) -> np.ndarray:
     diagonal Gaussian with missing entries; for the other Gaussians with missing entries,
     $\log \frac1S \sum_s p(x \mid k, \theta_s)$ over `PREDICTIVE_DRAWS` augmentation draws
     made with a fixed seed (`PREDICTIVE_SEED`)."""
-    if value.rows is None:
+    if not _has_kept_rows(value):
         posterior = family.posterior(value.feature_prior, value.feature_stats)
         log_likelihood = family.predictive_log_likelihood(posterior, family.encode(X))
         return np.asarray(log_likelihood).astype(dtype)

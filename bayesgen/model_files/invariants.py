@@ -141,7 +141,14 @@ def view_problems(estimator, state: dict) -> list[str]:
         if found:
             return found
     if value.rows is not None:
+        from bayesgen.families.gaussian import GaussianFamily
+
         found = _kept_rows_problems(value.rows, classes.shape[0], state.get("n_features_in_"))
+        if value.frozen is None or not isinstance(estimator.family_, GaussianFamily):
+            found = found or [
+                "joint_.rows belong to a Gaussian fitted by EM over missing entries "
+                "(joint_.frozen), which this value is not"
+            ]
         if found:
             return found
     view = dict(state)

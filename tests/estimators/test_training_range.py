@@ -254,3 +254,25 @@ def test_statistics_made_elsewhere_keep_the_record_they_are_given():
     assert np.all((drawn >= made.data_min_) & (drawn <= made.data_max_))
     with pytest.raises(ValueError, match="rounding='training' needs the grid"):
         made.sample(5, rounding="training")
+
+
+@pytest.mark.parametrize(
+    ("names", "problem"),
+    [
+        (("data_min_",), "data_min_ and data_max_ are recorded together; got only data_min_"),
+        (("n_missing_", "n_samples_seen_"), "holds their ranges, data_min_ and data_max_"),
+    ],
+)
+def test_statistics_made_elsewhere_refuse_half_a_record(names, problem):
+    X, y = load_breast_cancer(return_X_y=True)
+    fitted = bayesgen.GaussianNB().fit(X[:, :3], y)
+    value = fitted.joint_
+    attributes = {"n_features_in_": 3, **{name: getattr(fitted, name) for name in names}}
+    with pytest.raises(ValueError, match=problem):
+        bayesgen.GaussianNB.from_statistics(
+            fitted.get_params(),
+            value.classes,
+            value.class_stats,
+            value.feature_stats,
+            attributes=attributes,
+        )

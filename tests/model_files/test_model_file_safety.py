@@ -465,6 +465,22 @@ def test_broken_kept_rows_are_refused(tmp_path, field, array, problem):
     _expect(changed, problem, header_is_valid=True)
 
 
+@pytest.mark.parametrize("make", [bayesgen.QDA, bayesgen.PoissonNB], ids=["complete", "counts"])
+def test_kept_rows_where_no_fit_kept_them_are_refused(tmp_path, make):
+    """Rows behind a posterior belong to a Gaussian fitted by EM over missing entries; put
+    into another value (a complete fit, a count model), they would silently replace its
+    posterior, or break it."""
+    from bayesgen.joint import KeptRows
+
+    rows = np.rint(X) if make is bayesgen.PoissonNB else X
+    model = make().fit(rows, Y)
+    model.joint_ = model.joint_._replace(rows=KeptRows(rows[:5], np.eye(3)[Y[:5]]))
+    path = tmp_path / "model.npz"
+    model.save(path)
+    problem = "joint_.rows belong to a Gaussian fitted by EM over missing entries"
+    _expect(path, problem, header_is_valid=True)
+
+
 @pytest.mark.parametrize("value", [5, "abc", None])
 def test_classes_that_are_not_an_array_are_refused(saved, tmp_path, value):
     def change(header):
