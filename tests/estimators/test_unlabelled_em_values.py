@@ -87,7 +87,7 @@ def test_the_posterior_under_the_fitted_value_is_predict_proba(make):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # neither scores a row as NaN or as impossible
         expected = model.predict_proba(rows)
-        under = model._posterior_under(model.joint_, rows)
+        under = model._plugin_posterior(rows, log=False, value=model.joint_)
     np.testing.assert_array_equal(under, expected)
 
 
