@@ -112,7 +112,11 @@ class GenerativeClassifier(
         "is not numeric or was never observed, and for sparse input): with ``data_max_``, "
         'the training range that ``sample(support="training")`` keeps to.',
     )
-    data_max_ = _recorded("data_max_", "The greatest value of each numeric column, likewise.")
+    data_max_ = _recorded(
+        "data_max_",
+        "The greatest value of each numeric column seen in training (NaN as for "
+        "``data_min_``): the top of the training range.",
+    )
     n_missing_ = _recorded(
         "n_missing_",
         "Missing cells of each column in training, and ``n_samples_seen_`` the rows: the "
@@ -120,7 +124,10 @@ class GenerativeClassifier(
         "``sample_weight`` ``w`` as ``w`` rows (whole numbers for an unweighted fit), as "
         "the fit does.",
     )
-    n_samples_seen_ = _recorded("n_samples_seen_", "Training rows, weighted likewise.")
+    n_samples_seen_ = _recorded(
+        "n_samples_seen_",
+        "Training rows, a row of ``sample_weight`` ``w`` counting as ``w`` rows.",
+    )
     data_decimals_ = _recorded(
         "data_decimals_",
         "The decimals every training value of a numeric column is written with (at most "
@@ -131,7 +138,9 @@ class GenerativeClassifier(
         "for a column on no such grid, not numeric, or of sparse or device input.",
     )
     data_step_ = _recorded(
-        "data_step_", "The step of each column's grid, likewise; 0 for a column of one value."
+        "data_step_",
+        "The step of the grid ``data_min_ + k * data_step_`` each numeric column's "
+        "training values lie on (NaN where there is none); 0 for a column of one value.",
     )
 
     #: The fewest classes a fit takes: two, as scikit-learn's discriminant analysis. The
