@@ -360,13 +360,21 @@ class GenerativeClassifier(
             The class counts and the family's statistics (`bayesgen.joint.batch_stats`).
         **options
             ``attributes``: fitted attributes the statistics do not carry
-            (``n_features_in_``), set first, and what the family learned about the
-            columns under its fitted name (``categories_``); the rest (``frozen``) go to
-            `bayesgen.joint.from_stats`.
+            (``n_features_in_``), set first, what the family learned about the columns
+            under its fitted name (``categories_``), and the record of the training
+            columns under its fitted names (``data_min_``, ``data_max_``, and with them
+            ``n_missing_`` and ``n_samples_seen_``, ``data_decimals_`` and
+            ``data_step_``), which becomes the value's ``record``; the rest (``frozen``)
+            go to `bayesgen.joint.from_stats`.
 
         Returns
         -------
         estimator
+
+        Raises
+        ------
+        ValueError
+            When the recorded attributes are half a record (`training_range.recorded`).
         """
         estimator = cls(**params)
         estimator.classes_ = np.asarray(classes)

@@ -145,7 +145,7 @@ class ComplementNB(NaiveBayesClassPrior):
     def _base_family(self) -> ComplementWeights:
         return ComplementWeights(alpha=self.alpha, norm=self.norm)
 
-    def _log_class_prior(self, dtype, value=None) -> np.ndarray:
+    def _log_class_prior(self, dtype) -> np.ndarray:
         # scikit-learn's ComplementNB leaves the prior out of its scores (n_classes >= 2).
         return np.zeros(self.classes_.shape[0], dtype=dtype)
 

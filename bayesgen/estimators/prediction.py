@@ -73,13 +73,17 @@ class ClassPrediction:
                 X,
                 self.classes_.shape[0],
             )
-        log_prior = self._log_class_prior(scores.dtype, value)
+        log_prior = self._log_prior_of(scores.dtype, value)
         return class_posterior.with_log_prior(scores, log_prior)
 
-    def _log_class_prior(self, dtype, value=None) -> np.ndarray:
-        """$\\log \\pi$ of the fit, or of ``value``."""
-        probabilities = self.class_prior_ if value is None else value.class_probabilities
-        return class_posterior.log_class_prior(probabilities, dtype)
+    def _log_class_prior(self, dtype) -> np.ndarray:
+        return class_posterior.log_class_prior(self.class_prior_, dtype)
+
+    def _log_prior_of(self, dtype, value) -> np.ndarray:
+        """The fit's $\\log \\pi$ (`_log_class_prior`), or that of ``value`` itself."""
+        if value is None:
+            return self._log_class_prior(dtype)
+        return class_posterior.log_class_prior(value.class_probabilities, dtype)
 
     def predict_log_proba(self, X, *, method="plugin") -> np.ndarray:
         """Log posterior class probabilities ``log p(y = k | x)``.
@@ -109,7 +113,7 @@ class ClassPrediction:
         ``joint_`` (a posterior draw, `bayesgen.joint.with_params`)."""
         X, dtype = self._prepare(X)
         joint = self._checked_joint(X, dtype, row_terms=False, value=value)
-        log_prior = self._log_class_prior(joint.dtype, value)
+        log_prior = self._log_prior_of(joint.dtype, value)
         params = (self.joint_ if value is None else value).params
         posterior, n_impossible = class_posterior.from_joint(
             self._feature_family(), params, X, joint, log_prior, log=log

@@ -141,14 +141,8 @@ def view_problems(estimator, state: dict) -> list[str]:
         if found:
             return found
     if value.rows is not None:
-        from bayesgen.families.gaussian import GaussianFamily
-
         found = _kept_rows_problems(value.rows, classes.shape[0], state.get("n_features_in_"))
-        if value.frozen is None or not isinstance(estimator.family_, GaussianFamily):
-            found = found or [
-                "joint_.rows belong to a Gaussian fitted by EM over missing entries "
-                "(joint_.frozen), which this value is not"
-            ]
+        found = found or _rows_owner_problems(estimator, value)
         if found:
             return found
     view = dict(state)
@@ -173,6 +167,24 @@ def _record_problems(record) -> list[str]:
     for a, b in (("n_missing", "n_rows"), ("decimals", "step"), ("low", "high")):
         if (getattr(record, a) is None) != (getattr(record, b) is None):
             return [f"joint_.record holds {a} and {b} only together"]
+    return []
+
+
+def _rows_owner_problems(estimator, value) -> list[str]:
+    """Kept rows belong to a GaussianDA fitted by EM over missing entries (its family a
+    `RegularisedGaussian`, its value's ``frozen`` set): no other fit keeps them, so any
+    others were put into the file."""
+    from bayesgen.families.gaussian.regularised import RegularisedGaussian
+
+    try:
+        family = estimator.family_
+    except Exception as error:  # noqa: BLE001 - any failure is a damaged file
+        return [f"joint_ does not fit the estimator's family ({type(error).__name__}: {error})"]
+    if value.frozen is None or not isinstance(family, RegularisedGaussian):
+        return [
+            "joint_.rows belong to a GaussianDA fitted by EM over missing entries "
+            "(joint_.frozen), which this value is not"
+        ]
     return []
 
 

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import bayesgen as bg
+from bayesgen import joint
 from bayesgen.cli import main
 from bayesgen.inference.inference_data import arviz
 
@@ -173,3 +174,18 @@ def test_cli_uncertainty_after_a_fit_on_blank_cells(tmp_path):
         lower, upper = table[f"p({name}) lower"], table[f"p({name}) upper"]
         mean = table[f"p({name}) mean"]
         assert np.all((lower <= mean) & (mean <= upper)) and np.all(upper - lower > 0)
+
+
+def test_rows_in_a_value_not_fitted_by_em_are_not_its_posterior():
+    """Only a fit by EM over missing entries (its ``frozen``) draws from kept rows; rows
+    put into a complete fit's value leave its conjugate posterior as it is."""
+    X, y, _ = _gappy(5)
+    complete = np.nan_to_num(X)
+    model = bg.QDA().fit(complete, y)
+    expected = model.posterior(20, random_state=0).posterior
+    model.joint_ = model.joint_._replace(
+        rows=joint.KeptRows(complete[:5], np.eye(len(model.classes_))[y[:5]])
+    )
+    found = model.posterior(20, random_state=0).posterior
+    for name in ("means", "covariances"):
+        np.testing.assert_array_equal(found[name], expected[name])

@@ -91,6 +91,24 @@ def test_the_posterior_under_the_fitted_value_is_predict_proba(make):
     np.testing.assert_array_equal(under, expected)
 
 
+@pytest.mark.parametrize("make", [bg.PoissonNB, bg.GaussianNB], ids=lambda m: m.__name__)
+def test_the_posterior_under_another_value_is_that_values(make):
+    """Under another value (its parameters and class probabilities, as a posterior draw
+    has), the class posterior is that value's own, not the fit's."""
+    X, y = load_iris(return_X_y=True)
+    X = np.round(X * 40)
+    model = make().fit(X, y)
+    other = make(**({"class_prior": [0.6, 0.3, 0.1]} if make is bg.PoissonNB else {})).fit(
+        X[::2] + 3.0, y[::2]
+    )
+    if make is bg.GaussianNB:
+        other.class_prior_ = np.array([0.6, 0.3, 0.1])
+    rows = X[::5]
+    under = model._plugin_posterior(rows, log=False, value=other.joint_)
+    np.testing.assert_array_equal(under, other.predict_proba(rows))
+    assert not np.allclose(under, model.predict_proba(rows))
+
+
 def test_a_column_named_frame_is_a_column():
     """A DataFrame whose column is called "frame" is read as the table it is (a table
     wrapper keeps its DataFrame under that name)."""

@@ -9,6 +9,7 @@ from sklearn.datasets import load_iris
 
 import bayesgen
 from bayesgen import joint, training_range
+from bayesgen.families.gaussian import GaussianFamily
 from bayesgen.families.poisson import PoissonFamily
 from bayesgen.frames import column_schema
 from bayesgen.inference import imputation, synthetic_rows
@@ -85,13 +86,29 @@ def test_a_value_fitted_without_an_estimator_keeps_to_its_record():
     value = joint.fit(family, frame.to_numpy(), R, classes)
     value = value._replace(record=training_range.column_ranges(frame))
     source = _source(family, value, joint.ClassPriorRule(), 4, schema=column_schema(frame))
-    drawn, _ = synthetic_rows.sample(
-        source, 2000, None, 0, support="training", missing="training", rounding="training"
-    )
+    drawn, _ = synthetic_rows.sample(source, 2000, None, 0, support="training", missing="training")
     assert list(drawn.columns) == ["a", "b", "c", "d"]
     observed = drawn.to_numpy()
     inside = (observed >= X.min(axis=0)) & (observed <= X.max(axis=0))
     assert np.all(inside | np.isnan(observed))
     assert np.isnan(observed[:, 1]).mean() == pytest.approx(1 / 6, abs=0.03)
     assert not np.isnan(observed[:, [0, 2, 3]]).any()
-    np.testing.assert_array_equal(observed[:, 0], np.round(observed[:, 0]))
+
+
+def test_a_value_fitted_without_an_estimator_rounds_to_its_grid():
+    """Iris is measured to the millimetre: a Gaussian value's draws land on that grid only
+    when asked to (``rounding="training"``), the given column left as it is."""
+    X, y = load_iris(return_X_y=True)
+    classes, index = np.unique(y, return_inverse=True)
+    family = GaussianFamily("diag")
+    R = joint.responsibilities(index, np.ones(len(y)), len(classes))
+    value = joint.fit(family, X, R, classes)._replace(record=training_range.column_ranges(X))
+    source = _source(family, value, joint.ClassPriorRule(), 4)
+    raw, _ = synthetic_rows.sample(source, 500, None, 1)
+    rounded, _ = synthetic_rows.sample(source, 500, None, 1, rounding="training")
+    on_grid = lambda values: np.abs(values * 10 - np.round(values * 10)) < 1e-9  # noqa: E731
+    assert not on_grid(raw).all()
+    assert on_grid(rounded).all()
+    np.testing.assert_allclose(rounded, raw, atol=0.05 + 1e-12)
+    given, _ = synthetic_rows.sample(source, 50, None, 2, given={0: 5.123}, rounding="training")
+    assert np.all(given[:, 0] == 5.123) and on_grid(given[:, 1:]).all()

@@ -465,19 +465,31 @@ def test_broken_kept_rows_are_refused(tmp_path, field, array, problem):
     _expect(changed, problem, header_is_valid=True)
 
 
-@pytest.mark.parametrize("make", [bayesgen.QDA, bayesgen.PoissonNB], ids=["complete", "counts"])
+def _gaussian_family_classifier():
+    from bayesgen.families.gaussian import GaussianFamily
+
+    return bayesgen.FamilyClassifier(family=GaussianFamily())
+
+
+@pytest.mark.parametrize(
+    "make",
+    [bayesgen.QDA, bayesgen.PoissonNB, bayesgen.MixtureDA, _gaussian_family_classifier],
+    ids=["complete", "counts", "mixture", "family-classifier-gappy"],
+)
 def test_kept_rows_where_no_fit_kept_them_are_refused(tmp_path, make):
-    """Rows behind a posterior belong to a Gaussian fitted by EM over missing entries; put
-    into another value (a complete fit, a count model), they would silently replace its
-    posterior, or break it."""
+    """Rows behind a posterior belong to a GaussianDA fitted by EM over missing entries;
+    put into another value (a complete fit, a count model, a mixture's, a fit by EM that
+    keeps none), they would silently replace its posterior, or break it."""
     from bayesgen.joint import KeptRows
 
-    rows = np.rint(X) if make is bayesgen.PoissonNB else X
+    rows = np.rint(X) if make is bayesgen.PoissonNB else X.copy()
+    if make is _gaussian_family_classifier:
+        rows[::5, 1] = np.nan  # fitted by EM over the missing entries: frozen is set
     model = make().fit(rows, Y)
     model.joint_ = model.joint_._replace(rows=KeptRows(rows[:5], np.eye(3)[Y[:5]]))
     path = tmp_path / "model.npz"
     model.save(path)
-    problem = "joint_.rows belong to a Gaussian fitted by EM over missing entries"
+    problem = "joint_.rows belong to a GaussianDA fitted by EM over missing entries"
     _expect(path, problem, header_is_valid=True)
 
 
