@@ -24,24 +24,18 @@ import numbers
 import numpy as np
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
-from bayesgen._lazy import lazy_module
-from bayesgen._precision import compute_dtype, precision
 from bayesgen._threads import serialised
 from bayesgen.inference import (
-    data_augmentation,
     inference_data,
-    nuts,
     parameter_posterior,
+    posterior_data,
     posterior_draws,
     semi_supervised,
 )
-from bayesgen.inference.log_space import log_evidence, normalise
-from bayesgen.inference.sampling import numpy_generator, random_key
+from bayesgen.inference.log_space import normalise
+from bayesgen.inference.sampling import numpy_generator
 from bayesgen.progress import progress_shown
 from bayesgen.validation import check_labels, class_indices
-
-jax = lazy_module("jax")
-jnp = lazy_module("jax.numpy")
 
 POSTERIOR_METHODS = ("exact", "nuts")
 
@@ -189,10 +183,10 @@ class PosteriorUses:
         """
         check_is_fitted(self)
         num_samples = check_count(num_samples, "num_samples")
-        chains_given = num_chains is not None
-        num_chains = check_count(num_chains, "num_chains") if chains_given else 1
-        warmup_given = None if num_warmup is None else check_count(num_warmup, "num_warmup")
-        num_warmup = num_samples if warmup_given is None else warmup_given
+        if num_chains is not None:
+            num_chains = check_count(num_chains, "num_chains")
+        if num_warmup is not None:
+            num_warmup = check_count(num_warmup, "num_warmup")
         if method not in POSTERIOR_METHODS:
             raise ValueError(f"method must be one of {POSTERIOR_METHODS}; got {method!r}.")
         if method == "nuts":
@@ -205,85 +199,40 @@ class PosteriorUses:
                 "and their labels as y."
             )
         rows = None if X is None else self._labelled_rows(X, y)
-        sample_stats, attrs = None, {}
         if method == "exact":
             self._check_exact_posterior()
-            rng = numpy_generator(random_state)
-            chains = num_chains if chains_given else data_augmentation.NUM_CHAINS
-            draws, warmup = parameter_posterior.chain_draws(
-                self._feature_family(),
-                self.joint_,
-                self._class_prior_rule(),
-                rng,
-                chains,
-                num_samples,
-                warmup_given,
-            )
-            if draws is not None:
-                num_chains = chains
-                attrs = {"sampler": "data augmentation", "chains": chains, "warmup_sweeps": warmup}
-                flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in draws.items()}
-            else:
-                flat = self._exact_draws(rng, num_chains * num_samples)
-                draws = {
-                    k: v.reshape(num_chains, num_samples, *v.shape[1:]) for k, v in flat.items()
-                }
-        else:
+        family, settings = self._feature_family(), self._fit_settings()
+
+        def story():
             from bayesgen.stories import fitted  # NumPyro, as NUTS
 
-            X_checked, labels = rows
-            with precision(self.class_count_.dtype):
-                draws, sample_stats = nuts.run(
-                    self._story_part(),
-                    fitted.class_prior_arguments(self._fit_settings().class_prior, self.joint_),
-                    fitted.observed_features(self._feature_family(), X_checked),
-                    jnp.asarray(labels),
-                    key=random_key(random_state),
-                    num_samples=num_samples,
-                    num_warmup=num_warmup,
-                    num_chains=num_chains,
-                    progress=progress_shown(progress),
-                    start=self._nuts_start(),
-                )
-            flat = {k: v.reshape(-1, *v.shape[2:]) for k, v in draws.items()}
-        log_likelihood = None
-        if rows is not None:
-            log_likelihood = self._pointwise_log_likelihood(*rows, flat)
-            log_likelihood = log_likelihood.reshape(num_chains, num_samples, -1)
-        dims, coords = self._posterior_dims()
-        return inference_data.build(
-            draws,
-            dims={name: dims[name] for name in draws},
-            coords=coords,
-            log_likelihood=log_likelihood,
-            observed_labels=None if y is None else np.asarray(y),
-            sample_stats=sample_stats,
+            return (
+                self._story_part(),
+                fitted.class_prior_arguments(settings.class_prior, self.joint_),
+                fitted.observed_features(family, rows[0]),
+            )
+
+        return posterior_data.posterior_data(
+            family,
+            self.joint_,
+            settings.class_prior,
             method=method,
-            attrs=attrs,
+            num_samples=num_samples,
+            num_chains=num_chains,
+            num_warmup=num_warmup,
+            rows=rows,
+            observed_labels=None if y is None else np.asarray(y),
+            classes=self.classes_.tolist(),
+            features=self._feature_names(),
+            random_state=random_state,
+            story=story,
+            progress=progress_shown(progress) if method == "nuts" else False,
+            start=(
+                posterior_data.nuts_start(family, self.joint_)
+                if method == "nuts" and getattr(self, "fitted_with_unlabeled_", False)
+                else None
+            ),
         )
-
-    def _nuts_start(self):
-        """Where NUTS starts: at the EM fit after a fit with unlabelled rows, else None.
-
-        With unlabelled rows the posterior is a mixture's, with a copy of each mode for
-        every relabelling of the classes; the labelled rows make those copies far less
-        probable, but a chain started at random can still settle in one. Starting at the
-        EM estimate (a mode) avoids that. Sites on the edge of their support (a zero
-        probability) are left to NumPyro's default start.
-        """
-        if not getattr(self, "fitted_with_unlabeled_", False):
-            return None
-        sites = self._feature_family().sampling_sites(self.joint_.params)
-        sites = {**sites, "class_prior": self.class_prior_}
-        start = {}
-        for name, value in sites.items():
-            value = np.asarray(value)
-            inside = np.all(np.isfinite(value))
-            if not name.endswith(("means", "covariances")):
-                inside &= np.all(value > 0) and (name.endswith("rates") or np.all(value < 1))
-            if inside:
-                start[name] = value
-        return start
 
     def _labelled_rows(self, X, y):
         """Validated rows and class indices; -1 for an unlabelled row (as in ``fit``)."""
@@ -297,29 +246,11 @@ class PosteriorUses:
             labels[~unlabelled] = class_indices(self.classes_, known)
         return X, labels
 
-    def _pointwise_log_likelihood(self, X, labels, draws: dict) -> np.ndarray:
-        """Per draw and row: $\\log p(x_i, y_i \\mid \\theta)$, or $\\log
-        p(x_i \\mid \\theta)$ for an unlabelled row; shape (n_draws, n_rows)."""
-        rows = np.arange(labels.shape[0])
-        unlabelled = labels < 0
-        dtype = compute_dtype(X.dtype)
-        chunks = []
-        for joint, _ in self._joint_draws(X, dtype, draws):
-            values = joint[:, rows, np.where(unlabelled, 0, labels)]
-            if unlabelled.any():
-                values[:, unlabelled] = log_evidence(joint[:, unlabelled])[..., 0]
-            chunks.append(values)
-        return np.concatenate(chunks)
-
-    def _posterior_dims(self):
+    def _feature_names(self) -> list:
+        """The names of the ``feature`` dims: the training columns', else ``x0, x1, ...``."""
         if hasattr(self, "feature_names_in_"):
-            features = [str(name) for name in self.feature_names_in_]
-        else:
-            features = [f"x{j}" for j in range(self.n_features_in_)]
-        self._check_has_posterior()
-        dims, coords = self._feature_family().parameter_dims(features)
-        dims = {"class_prior": ("class",), **dims}
-        return dims, {"class": self.classes_.tolist(), **coords}
+            return [str(name) for name in self.feature_names_in_]
+        return [f"x{j}" for j in range(self.n_features_in_)]
 
     @serialised
     def predict_proba_draws(self, X, num_samples=200, *, random_state=None, posterior=None):
@@ -352,15 +283,14 @@ class PosteriorUses:
             num_samples = check_count(num_samples, "num_samples")
             draws = self._exact_draws(numpy_generator(random_state), num_samples)
         else:
-            draws = inference_data.flatten_draws(posterior)
-            expected = set(self._posterior_dims()[0]) - (
-                {"class_prior"} if self._class_prior_rule().fixed is not None else set()
+            self._check_has_posterior()
+            draws = posterior_data.checked_draws(
+                self._feature_family(),
+                self.joint_,
+                self._class_prior_rule(),
+                inference_data.flatten_draws(posterior),
+                self.classes_.tolist(),
+                self._feature_names(),
             )
-            if set(draws) != expected:
-                raise ValueError(
-                    f"posterior has the variables {sorted(draws)}, but this model's story has "
-                    f"the sites {sorted(expected)}; pass the InferenceData this model's "
-                    "posterior() returned."
-                )
         joint_draws = self._joint_draws(X, dtype, draws)
         return np.concatenate([np.exp(normalise(joint, prior)) for joint, prior in joint_draws])
