@@ -451,22 +451,3 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         self.joint_ = value
         self._keep_rows(X, responsibilities)
         self._after_estimate()
-
-    # ------------------------------------------------------------------ posterior
-    def _check_exact_posterior(self):
-        super()._check_exact_posterior()
-        if self._is_regularised():
-            raise ValueError(
-                f"This {type(self).__name__} has a regularised point estimate (reg_alpha, "
-                "reg_gamma, shrinkage or a reduced n_components), which the conjugate "
-                "posterior does not describe. For a posterior that shrinks, put the "
-                "shrinkage in the prior instead (covariance_prior, degrees_of_freedom_prior) "
-                "and leave these parameters at their defaults."
-            )
-        if self.fitted_with_missing_ and self.joint_.rows is None:
-            raise ValueError(
-                f"This {type(self).__name__} was fitted on rows with missing values (by EM), "
-                "so its posterior has no closed form; use posterior(method='nuts', X=X, y=y) "
-                "with the training rows, and pass that InferenceData to predict_proba_draws "
-                "(or fit again: a fit keeps the rows its posterior needs)."
-            )

@@ -365,23 +365,3 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
             return as_training_frame(columns, schema)
         frame = pd.DataFrame({names[i]: columns[i] for i in range(len(names))})
         return frame if self._fitted_on_frame else frame.to_numpy()
-
-    # ------------------------------------------------------------------ posterior
-    def _check_exact_posterior(self):
-        self._check_has_posterior()  # LatentClassNB's mixture: no posterior at all
-        if not self.fitted_with_unlabeled_:  # else the base's reason comes first
-            self._check_groups_exact()
-        super()._check_exact_posterior()
-
-    def _check_groups_exact(self):
-        frozen = self.joint_.frozen or {}
-        for family, (group_family, _) in self._composite().groups.items():
-            if not group_family.has_exact_posterior:
-                raise ValueError(f"MixedNB's {family} family has no closed-form posterior.")
-            if frozen.get(family) is not None:
-                raise ValueError(
-                    f"This MixedNB's {family} family was fitted on rows with missing values "
-                    "(by EM), so its posterior has no closed form; use posterior(method="
-                    "'nuts', X=X, y=y) with the training rows, and pass that InferenceData to "
-                    "predict_proba_draws."
-                )

@@ -69,8 +69,9 @@ class PosteriorUses:
 
         No posterior at all comes first (the other reasons point to NUTS). A fit with
         unlabelled rows keeps EM's expected statistics, whose conjugate update is not the
-        posterior; a family without a conjugate prior has none either; estimators add
-        their own cases.
+        posterior; the family says when the value's has none
+        (`FeatureFamily.exact_posterior_refusal`: no conjugate prior, a regularised
+        estimate, EM over missing entries without the rows); estimators add their own cases.
         """
         self._check_has_posterior()
         if getattr(self, "fitted_with_unlabeled_", False):
@@ -80,14 +81,9 @@ class PosteriorUses:
                 "the training rows (unlabelled ones marked as in fit), and pass that "
                 "InferenceData to predict_proba_draws."
             )
-        family = self._feature_family()
-        if not family.has_exact_posterior:
-            raise ValueError(
-                f"This {type(self).__name__}'s {family.name} family has no closed-form "
-                "posterior (its parameters are not conjugate to its likelihood), so "
-                "posterior(), predict_proba_draws() and predict_proba(method='predictive') do "
-                "not apply; use predict_proba() (the point estimate)."
-            )
+        reason = self._feature_family().exact_posterior_refusal(self.joint_)
+        if reason is not None:
+            raise ValueError(f"This {type(self).__name__}{reason}")
 
     def _exact_draws(self, rng, num_samples: int) -> dict:
         """``{site: ndarray (num_samples, ...)}`` from the posterior, drawn with the NumPy

@@ -81,6 +81,22 @@ class CompositeFamily(FeatureFamily):
         """Whether every group's family has an exact conjugate posterior."""
         return all(family.has_exact_posterior for family, _ in self.groups.values())
 
+    def exact_posterior_refusal(self, value) -> str | None:
+        """The first group whose family has no closed-form posterior, or whose columns were
+        fitted by EM over missing entries (the group's ``frozen``)."""
+        frozen = value.frozen or {}
+        for name, (family, _) in self.groups.items():
+            if not family.has_exact_posterior:
+                return f"'s {name} family has no closed-form posterior."
+            if frozen.get(name) is not None:
+                return (
+                    f"'s {name} family was fitted on rows with missing values (by EM), so "
+                    "its posterior has no closed form; use posterior(method='nuts', X=X, "
+                    "y=y) with the training rows, and pass that InferenceData to "
+                    "predict_proba_draws."
+                )
+        return None
+
     @property
     def merges_exactly(self) -> bool:
         """Whether every group's family merges exactly."""

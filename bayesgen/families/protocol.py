@@ -160,6 +160,22 @@ class FeatureFamily(abc.ABC):
                 shown.append(f"{name}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
 
+    def exact_posterior_refusal(self, value) -> str | None:
+        """Why the parameters of the fitted ``value`` have no closed-form posterior, or None.
+
+        Written to follow the estimator's name ("This QDA" + the reason), as the estimator
+        reports it. The default: a family whose parameters are not conjugate to its
+        likelihood (``has_exact_posterior``).
+        """
+        if self.has_exact_posterior:
+            return None
+        return (
+            f"'s {self.name} family has no closed-form posterior (its parameters are not "
+            "conjugate to its likelihood), so posterior(), predict_proba_draws() and "
+            "predict_proba(method='predictive') do not apply; use predict_proba() (the point "
+            "estimate)."
+        )
+
     def check(self) -> FeatureFamily:
         """This family, once its hyperparameters are checked (a model file's family is
         checked so); the default checks nothing.

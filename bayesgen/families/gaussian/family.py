@@ -180,6 +180,19 @@ class GaussianFamily(FeatureFamily):
             covariance_prior=self.covariance_prior,
         )
 
+    def exact_posterior_refusal(self, value) -> str | None:
+        """Refuse a value fitted by EM over missing entries (its ``frozen``) that kept no
+        rows: its statistics are EM's expectations, whose conjugate update is not the
+        posterior (`bayesgen.inference.gappy_posterior` draws from the rows it keeps)."""
+        if value.frozen is not None and value.rows is None:
+            return (
+                " was fitted on rows with missing values (by EM), so its posterior has no "
+                "closed form; use posterior(method='nuts', X=X, y=y) with the training rows, "
+                "and pass that InferenceData to predict_proba_draws (or fit again: a "
+                "GaussianDA's fit keeps the rows its posterior needs)."
+            )
+        return super().exact_posterior_refusal(value)
+
     def posterior(self, prior: NormalInverseWishart, stats: GaussianStats):
         """The conjugate Normal–Inverse-Wishart posterior (a class axis on each field)."""
         return posterior(prior, stats, self.covariance_type)

@@ -213,6 +213,19 @@ class RegularisedGaussian(GaussianFamily):
             self.reg_alpha != 1 or self.reg_gamma != 1 or self.shrinkage is not None or reduced
         )
 
+    def exact_posterior_refusal(self, value) -> str | None:
+        """Refuse a regularised point estimate (`is_regularised`) first, then as
+        `GaussianFamily` does."""
+        if self.is_regularised(*np.shape(value.feature_stats.means)):
+            return (
+                " has a regularised point estimate (reg_alpha, reg_gamma, shrinkage or a "
+                "reduced n_components), which the conjugate posterior does not describe. For "
+                "a posterior that shrinks, put the shrinkage in the prior instead "
+                "(covariance_prior, degrees_of_freedom_prior) and leave these parameters at "
+                "their defaults."
+            )
+        return super().exact_posterior_refusal(value)
+
     def posterior(self, prior, stats: GaussianStats):
         """The conjugate posterior of `GaussianFamily`, for unregularised settings only.
 
