@@ -157,6 +157,11 @@ class GenerativeClassifier(
         MixedNB's column families, is not)."""
         return "joint_" in self.__dict__
 
+    def _check_hyperparameters(self) -> None:
+        """Check the hyperparameters before a fit: the shared ones (`check_shared`); a
+        subclass adds its own."""
+        self.check_shared()
+
     def _check_X(self, X, *, reset: bool):
         """``X`` checked as the family reads its rows (its ``input_rows``)."""
         return check_rows(self, X, reset=reset, rows=self._base_family().input_rows)

@@ -7,6 +7,7 @@ from sklearn.utils.metaestimators import available_if
 
 from bayesgen.estimators.count_nb import NaiveBayesClassPrior
 from bayesgen.estimators.fitted_attribute import fitted_attribute
+from bayesgen.estimators.hyperparameters import check_flag
 from bayesgen.families.complement import ComplementWeights
 from bayesgen.inference import semi_supervised
 
@@ -112,10 +113,8 @@ class ComplementNB(NaiveBayesClassPrior):
         return tags
 
     def _check_hyperparameters(self):
-        if not isinstance(self.fit_prior, (bool, np.bool_)):
-            raise ValueError(f"fit_prior must be True or False; got {self.fit_prior!r}.")
-        if not isinstance(self.norm, (bool, np.bool_)):
-            raise ValueError(f"norm must be True or False; got {self.norm!r}.")
+        self.check_shared()
+        check_flag(self.norm, "norm")
 
     def fit(self, X, y, sample_weight=None):
         """Fit from labelled count rows; see `GenerativeClassifier.fit` (no unlabelled rows).

@@ -39,8 +39,7 @@ class NaiveBayesClassPrior(ClassLogPriorNames, GenerativeClassifier):
 
     def _check_hyperparameters(self):
         check_estimate_kind(self.estimate)
-        if not isinstance(self.fit_prior, (bool, np.bool_)):
-            raise ValueError(f"fit_prior must be True or False; got {self.fit_prior!r}.")
+        super()._check_hyperparameters()
 
     def _class_prior_settings(self):
         if self.class_prior is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from types import MappingProxyType
 
@@ -22,7 +21,6 @@ from bayesgen.families.namespace import as_jax, as_numpy
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import (
     FewRowsWarning,
-    check_positive,
     warn_few_complete_rows,
 )
 from bayesgen.wide_data import check_covariance_cost
@@ -245,14 +243,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _check_hyperparameters(self):
         gaussian.check_covariance_type(self.covariance_type)
         gaussian.check_gaussian_estimate_kind(self.estimate)
-        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
-        check_positive(self.class_concentration_prior, "class_concentration_prior")
-        check_positive(self.mean_precision_prior, "mean_precision_prior")
-        check_positive(self.tol, "tol", allow_zero=True)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
-            raise ValueError(f"max_iter must be an integer >= 1; got {self.max_iter!r}.")
-        if self.max_iter < 1:
-            raise ValueError(f"max_iter must be >= 1; got {self.max_iter}.")
+        super()._check_hyperparameters()
         check_regularisation(
             self.covariance_type,
             self.reg_alpha,

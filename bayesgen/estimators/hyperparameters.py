@@ -8,7 +8,8 @@ once in every class. Here a class declares ``hyperparameters``, an ordered
 ``{name: default}`` table made of the shared groups (`EM_KEYWORDS`,
 `NAIVE_BAYES_KEYWORDS`) and its own entries, and `DeclaredHyperparameters` makes the
 keyword-only ``__init__`` that stores them, with the signature that scikit-learn
-(``get_params``, ``clone``), ``help`` and the API pages read.
+(``get_params``, ``clone``), ``help`` and the API pages read. A shared hyperparameter is
+checked the same way in every estimator that declares it (`SHARED_CHECKS`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ import unicodedata
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import ClassVar
+
+import numpy as np
+
+from bayesgen.validation import check_count, check_positive
 
 #: EM over unlabelled rows and restarts (`bayesgen.inference.semi_supervised.EM_PARAMETERS_DOC`).
 EM_KEYWORDS = MappingProxyType(
@@ -36,6 +41,35 @@ EM_KEYWORDS = MappingProxyType(
 #: (`bayesgen.estimators.count_nb.NaiveBayesClassPrior`).
 NAIVE_BAYES_KEYWORDS = MappingProxyType(
     {"estimate": "mean", "fit_prior": True, "class_prior": None}
+)
+
+
+def _non_negative(value, name: str) -> float:
+    return check_positive(value, name, allow_zero=True)
+
+
+def check_flag(value, name: str) -> bool:
+    """``value`` when it is True or False (a NumPy bool too), else a ValueError naming
+    ``name``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}.")
+    return bool(value)
+
+
+#: How a hyperparameter that several estimators share is checked, wherever a table declares
+#: it: ``{name: check(value, name)}`` (`DeclaredHyperparameters.check_shared`).
+SHARED_CHECKS = MappingProxyType(
+    {
+        "max_iter": check_count,
+        "tol": _non_negative,
+        "n_init": check_count,
+        "n_init_components": check_count,
+        "reg_covar": _non_negative,
+        "class_concentration_prior": check_positive,
+        "weight_concentration_prior": check_positive,
+        "mean_precision_prior": check_positive,
+        "fit_prior": check_flag,
+    }
 )
 
 
@@ -89,6 +123,18 @@ class DeclaredHyperparameters:
     """
 
     hyperparameters: ClassVar[Mapping[str, object]] = MappingProxyType({})
+
+    def check_shared(self) -> None:
+        """Check each hyperparameter of the table that `SHARED_CHECKS` names.
+
+        Raises
+        ------
+        ValueError
+            Naming the first hyperparameter whose value is refused, and the value.
+        """
+        for name, check in SHARED_CHECKS.items():
+            if name in self.hyperparameters:
+                check(getattr(self, name), name)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

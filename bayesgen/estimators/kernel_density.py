@@ -10,15 +10,12 @@ value ``joint_``.
 
 from __future__ import annotations
 
-import numbers
-
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.kernel_density_family import KernelDensityFamily
 from bayesgen.inference.semi_supervised import EM_ITERATION_DOC, EM_PARAMETERS_DOC
-from bayesgen.validation import check_positive
 
 _PARAMETERS_DOC = (
     """
@@ -184,13 +181,7 @@ class KernelDensityDA(GenerativeClassifier):
     def _check_hyperparameters(self):
         self._base_family().check()
         check_estimate_kind(self.estimate)
-        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
-        check_positive(self.class_concentration_prior, "class_concentration_prior")
-        check_positive(self.tol, "tol", allow_zero=True)
-        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, numbers.Integral):
-            raise ValueError(f"max_iter must be an integer >= 1; got {self.max_iter!r}.")
-        if self.max_iter < 1:
-            raise ValueError(f"max_iter must be >= 1; got {self.max_iter}.")
+        super()._check_hyperparameters()
 
     def _class_prior_settings(self):
         return self.priors, self.class_concentration_prior, self.estimate

@@ -11,7 +11,7 @@ from bayesgen.families.component_mixture import (
     MixtureFamily,
 )
 from bayesgen.inference.latent_class_start import INIT_PARAMS, initial_memberships
-from bayesgen.validation import check_count, check_positive
+from bayesgen.validation import check_count
 
 
 class LatentClassNB(MixedNB):
@@ -117,10 +117,6 @@ class LatentClassNB(MixedNB):
     def _check_hyperparameters(self):
         super()._check_hyperparameters()
         check_count(self.n_components, "n_components")
-        check_count(self.n_init_components, "n_init_components")
-        check_count(self.max_iter, "max_iter")
-        check_positive(self.tol, "tol", allow_zero=True)
-        check_positive(self.weight_concentration_prior, "weight_concentration_prior")
         if self.init_params not in INIT_PARAMS:
             raise ValueError(f"init_params must be one of {INIT_PARAMS}; got {self.init_params!r}.")
 

@@ -202,7 +202,6 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     def _check_hyperparameters(self):
         super()._check_hyperparameters()
         check_positive(self.alpha, "alpha")
-        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
         if self.features is not None and not isinstance(self.features, dict):
             raise ValueError(f"features must be a dict {{column: family}}; got {self.features!r}.")
         self._check_family_params()

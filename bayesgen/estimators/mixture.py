@@ -23,8 +23,6 @@ from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.missing import at_column_means, has_missing
 from bayesgen.validation import (
     FewRowsWarning,
-    check_count,
-    check_positive,
     warn_few_complete_rows,
 )
 
@@ -207,13 +205,7 @@ class MixtureDA(GenerativeClassifier):
                     "n_components must be an integer >= 1, a sequence of them (one per "
                     f"class) or 'auto'; got {self.n_components!r}."
                 ) from None
-        check_count(self.n_init_components, "n_init_components")
-        check_count(self.max_iter, "max_iter")
-        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
-        check_positive(self.class_concentration_prior, "class_concentration_prior")
-        check_positive(self.weight_concentration_prior, "weight_concentration_prior")
-        check_positive(self.mean_precision_prior, "mean_precision_prior")
-        check_positive(self.tol, "tol", allow_zero=True)
+        super()._check_hyperparameters()
 
     def _class_prior_settings(self):
         return self.priors, self.class_concentration_prior, self.estimate

@@ -19,8 +19,6 @@ Exact and augmentation draws are NumPy draws from ``random_state``
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.utils.validation import check_consistent_length, check_is_fitted, column_or_1d
 
@@ -35,16 +33,9 @@ from bayesgen.inference import (
 from bayesgen.inference.log_space import normalise
 from bayesgen.inference.sampling import numpy_generator
 from bayesgen.progress import progress_shown
-from bayesgen.validation import check_labels, class_indices
+from bayesgen.validation import check_count, check_labels, class_indices
 
 POSTERIOR_METHODS = ("exact", "nuts")
-
-
-def check_count(value, name: str) -> int:
-    """A positive integer argument (``num_samples``, ``num_chains``, ...)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
-    return int(value)
 
 
 class PosteriorUses:

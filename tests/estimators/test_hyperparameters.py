@@ -2,6 +2,7 @@
 made from a class's table behaves as a hand-written scikit-learn one."""
 
 import inspect
+import re
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from bayesgen.estimators.gaussian import GAUSSIAN_KEYWORDS
 from bayesgen.estimators.hyperparameters import (
     EM_KEYWORDS,
     NAIVE_BAYES_KEYWORDS,
+    SHARED_CHECKS,
     DeclaredHyperparameters,
 )
 
@@ -160,3 +162,36 @@ def test_the_made_init_is_an_ordinary_function():
     assert init.__qualname__ == "LDA.__init__"
     assert init.__module__ == "bayesgen.estimators.presets"
     assert init.__kwdefaults__ == dict(bayesgen.LDA.hyperparameters)
+
+
+#: A refused value of each shared hyperparameter, and what the error says.
+BAD_SHARED_VALUES = {
+    "max_iter": (0, "max_iter must be an integer >= 1; got 0"),
+    "tol": (-1.0, "tol must be >= 0; got -1.0"),
+    "n_init": (2.5, "n_init must be an integer >= 1; got 2.5"),
+    "n_init_components": (0, "n_init_components must be an integer >= 1; got 0"),
+    "reg_covar": (float("nan"), "reg_covar must be a finite real number; got nan"),
+    "class_concentration_prior": (0.0, "class_concentration_prior must be > 0; got 0.0"),
+    "weight_concentration_prior": (-2, "weight_concentration_prior must be > 0; got -2"),
+    "mean_precision_prior": ("1", "mean_precision_prior must be a finite real number"),
+    "fit_prior": ("yes", "fit_prior must be True or False; got 'yes'"),
+}
+
+
+def test_the_shared_checks_cover_the_refused_values():
+    assert set(BAD_SHARED_VALUES) == set(SHARED_CHECKS)
+
+
+@pytest.mark.parametrize("cls", CLASSIFIERS, ids=lambda cls: cls.__name__)
+def test_a_shared_hyperparameter_is_checked_alike_in_every_estimator_that_declares_it(cls):
+    """Each estimator refuses a bad value of every shared hyperparameter it declares at fit
+    (labelled rows only: no EM runs), with one message, and accepts its defaults."""
+    X, y = load_iris(return_X_y=True)
+    X = np.rint(X).astype(int)  # counts suit every family here
+    declared = [name for name in SHARED_CHECKS if name in cls.hyperparameters]
+    assert declared, "every classifier declares some shared hyperparameter"
+    cls().check_shared()
+    for name in declared:
+        value, message = BAD_SHARED_VALUES[name]
+        with pytest.raises(ValueError, match=re.escape(message)):
+            cls(**{name: value}).fit(X, y)
