@@ -209,6 +209,10 @@ class InputRows(NamedTuple):
         Counts of 0 and 1 only.
     missing : bool
         NaN is a missing value.
+    missing_at_fit : bool
+        Rows with a missing value can be fitted (not so for a family that needs every entry
+        of its training rows, which integrates NaN out only when predicting); scikit-learn's
+        ``allow_nan`` tag.
     device_arrays : bool
         A floating ``jax.Array`` is kept on its device (numbers only).
     """
@@ -217,6 +221,7 @@ class InputRows(NamedTuple):
     binary: bool = False
     missing: bool = True
     device_arrays: bool = False
+    missing_at_fit: bool = True
 
 
 def check_rows(estimator, X, *, reset: bool, rows: InputRows):

@@ -157,6 +157,23 @@ class GenerativeClassifier(
         MixedNB's column families, is not)."""
         return "joint_" in self.__dict__
 
+    def __sklearn_tags__(self):
+        """scikit-learn's tags, read off the family's declarations: its ``input_rows``
+        (sparse counts, NaN missing) and ``column_values`` (non-negative, categories; a
+        family of other than real numbers scores poorly on the shared checks' Gaussian
+        blobs, as scikit-learn's naive Bayes does)."""
+        tags = super().__sklearn_tags__()
+        try:
+            family = self._base_family()
+        except (TypeError, ValueError):  # hyperparameters no family takes: fit says why
+            return tags
+        tags.input_tags.sparse = family.input_rows.counts
+        tags.input_tags.allow_nan = family.input_rows.missing and family.input_rows.missing_at_fit
+        tags.input_tags.positive_only = family.column_values == "non-negative"
+        tags.input_tags.categorical = family.column_values == "categories"
+        tags.classifier_tags.poor_score = family.column_values != "numbers"
+        return tags
+
     def _check_hyperparameters(self) -> None:
         """Check the hyperparameters before a fit: the shared ones (`check_shared`); a
         subclass adds its own."""

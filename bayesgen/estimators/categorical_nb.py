@@ -5,15 +5,19 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, log_parameters
 from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
+from bayesgen.estimators.naive_bayes_prior import (
+    COMMON_PARAMETERS_DOC,
+    NaiveBayesClassPrior,
+    log_parameters,
+)
 from bayesgen.families import categorical, e1071_floor
 from bayesgen.families.categorical import CategoricalFamily
 from bayesgen.validation import _check_finite, _column_name, check_positive
 
 
-class CategoricalNB(CountNB):
+class CategoricalNB(NaiveBayesClassPrior):
     model_name = "categorical-nb"
     __doc__ = (
         """Naive Bayes for categorical features: a Dirichlet–categorical story per feature.
@@ -89,14 +93,6 @@ class CategoricalNB(CountNB):
             raise ValueError(
                 f"unseen_category must be True or False; got {self.unseen_category!r}."
             )
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        tags.input_tags.positive_only = False
-        tags.input_tags.categorical = True
-        tags.input_tags.allow_nan = True
-        return tags
 
     def _check_X(self, X, *, reset):
         X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
-from bayesgen.estimators.count_nb import NaiveBayesClassPrior
 from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.hyperparameters import check_flag
+from bayesgen.estimators.naive_bayes_prior import NaiveBayesClassPrior
 from bayesgen.families.complement import ComplementWeights
 from bayesgen.inference import semi_supervised
 
@@ -104,13 +104,6 @@ class ComplementNB(NaiveBayesClassPrior):
         "class_prior": None,
         "unlabeled_marker": -1,
     }
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        tags.classifier_tags.poor_score = True  # as scikit-learn's naive Bayes on blobs
-        return tags
 
     def _check_hyperparameters(self):
         self.check_shared()

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB
 from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
+from bayesgen.estimators.naive_bayes_prior import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.families.exponential import ExponentialFamily, check_values
 from bayesgen.validation import check_features, check_positive
 
 
-class ExponentialNB(CountNB):
+class ExponentialNB(NaiveBayesClassPrior):
     __doc__ = (
         """Naive Bayes with exponential features and Gamma-distributed rates.
 
@@ -76,11 +76,6 @@ class ExponentialNB(CountNB):
     model_name = "exponential-nb"
 
     hyperparameters = {"alpha": 1.0, "beta": 1.0, **NAIVE_BAYES_KEYWORDS, **EM_KEYWORDS}
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = False
-        return tags
 
     def _check_hyperparameters(self):
         super()._check_hyperparameters()

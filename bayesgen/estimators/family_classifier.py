@@ -5,8 +5,8 @@ from __future__ import annotations
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import validate_data
 
-from bayesgen.estimators.count_nb import NaiveBayesClassPrior
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
+from bayesgen.estimators.naive_bayes_prior import NaiveBayesClassPrior
 from bayesgen.families.component_mixture import MixtureFamily
 from bayesgen.families.gaussian import GaussianFamily
 from bayesgen.families.protocol import FeatureFamily
@@ -126,12 +126,7 @@ class FamilyClassifier(NaiveBayesClassPrior):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        family = self._base_family()
-        # NaN is a missing value: skipped, or (dependent features) fitted by EM over it.
-        tags.input_tags.allow_nan = True
-        tags.input_tags.positive_only = family.column_values == "non-negative"
-        tags.input_tags.categorical = family.column_values == "categories"
-        tags.classifier_tags.poor_score = family.column_values != "numbers"
+        tags.input_tags.sparse = False  # its check reads dense columns (check_columns)
         return tags
 
     def _needs_em(self) -> bool:

@@ -38,7 +38,7 @@ EM_KEYWORDS = MappingProxyType(
 )
 
 #: The naive-Bayes estimate and class probabilities
-#: (`bayesgen.estimators.count_nb.NaiveBayesClassPrior`).
+#: (`bayesgen.estimators.naive_bayes_prior.NaiveBayesClassPrior`).
 NAIVE_BAYES_KEYWORDS = MappingProxyType(
     {"estimate": "mean", "fit_prior": True, "class_prior": None}
 )

@@ -7,9 +7,10 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.column_groups import ColumnGroups, column_families, fits_with_missing
-from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
+from bayesgen.estimators.naive_bayes_prior import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.families import column_choice
 from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, semi_supervised
@@ -190,7 +191,8 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     }
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
+        # Not the base's tags from the family: the column families are chosen in fit.
+        tags = super(GenerativeClassifier, self).__sklearn_tags__()
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         # Missing values are fine unless a chosen family's own estimator refuses them at fit.

@@ -243,12 +243,6 @@ class MixtureDA(GenerativeClassifier):
             leaf = GroupTiedGaussian(MixtureFamily(leaf, counts).size, **settings)
         return GaussianMixtureFamily(leaf, counts, self.weight_concentration_prior)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        return tags
-
-    # ----------------------------------------------------------- fitting
     def _em_frozen(self, family, X, R: np.ndarray):
         """The components' ridge and prior, held through EM
         (`bayesgen.inference.mixture_start.held_ridge_and_prior`)."""

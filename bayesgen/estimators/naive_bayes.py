@@ -6,9 +6,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted
 
-from bayesgen.estimators.count_nb import COMMON_PARAMETERS_DOC, CountNB, log_parameters
 from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
+from bayesgen.estimators.naive_bayes_prior import (
+    COMMON_PARAMETERS_DOC,
+    NaiveBayesClassPrior,
+    log_parameters,
+)
 from bayesgen.families.bernoulli import BernoulliFamily
 from bayesgen.families.multinomial import MultinomialFamily
 from bayesgen.families.namespace import jax_numpy
@@ -28,7 +32,7 @@ _ATTRIBUTES_DOC = """
 """
 
 
-class BernoulliNB(CountNB):
+class BernoulliNB(NaiveBayesClassPrior):
     model_name = "bernoulli-nb"
     __doc__ = (
         """Naive Bayes for binary features: the Beta–Bernoulli story.
@@ -103,7 +107,7 @@ class BernoulliNB(CountNB):
         return BernoulliFamily(alpha=self.alpha)
 
 
-class MultinomialNB(CountNB):
+class MultinomialNB(NaiveBayesClassPrior):
     model_name = "multinomial-nb"
     __doc__ = (
         """Naive Bayes for counts: the Dirichlet–multinomial story.
@@ -134,11 +138,6 @@ class MultinomialNB(CountNB):
     )
 
     hyperparameters = {"alpha": 1.0, **NAIVE_BAYES_KEYWORDS, **EM_KEYWORDS}
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False  # at fit; prediction integrates NaN out
-        return tags
 
     feature_count_ = fitted_attribute(lambda self, value: value.feature_stats.feature_counts)
     feature_log_prob_ = fitted_attribute(log_parameters)
@@ -244,7 +243,7 @@ class MultinomialNB(CountNB):
         self._run_story(X, y, self._story_part(lengths=lengths), n_samples)
 
 
-class PoissonNB(CountNB):
+class PoissonNB(NaiveBayesClassPrior):
     model_name = "poisson-nb"
     __doc__ = (
         """Naive Bayes with Poisson counts and Gamma-distributed rates.

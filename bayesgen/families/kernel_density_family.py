@@ -28,6 +28,7 @@ from bayesgen.families import kernel_density as kde
 from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.gaussian import missing
 from bayesgen.families.protocol import FeatureFamily, as_numbers
+from bayesgen.validation import InputRows
 
 
 class KernelChoice(NamedTuple):
@@ -85,6 +86,7 @@ class KernelDensityFamily(FeatureFamily):
     # The statistics are the rows: a Dask fit would ship every row to the driver.
     merges_exactly = False
     column_values = "numbers"
+    input_rows = InputRows(missing_at_fit=False)  # every training row is a kernel centre
 
     def __init__(self, bandwidth="scott", bandwidth_scope="class", reg_covar=1e-6):
         self.bandwidth = bandwidth

@@ -107,7 +107,7 @@ class MultinomialFamily(FeatureFamily):
     """
 
     name = "multinomial"
-    input_rows = InputRows(counts=True)
+    input_rows = InputRows(counts=True, missing_at_fit=False)
     estimator = "MultinomialNB"
 
     def __init__(self, alpha=1.0):

@@ -77,8 +77,7 @@ def test_the_pointwise_log_likelihood_is_the_joint_density_under_each_draw(iris)
         log_joint = np.array(
             [
                 [
-                    np.log(prior[k])
-                    + _gaussian_log_density(X[i], means[k], covariances[k])
+                    np.log(prior[k]) + _gaussian_log_density(X[i], means[k], covariances[k])
                     for k in range(3)
                 ]
                 for i in range(6)

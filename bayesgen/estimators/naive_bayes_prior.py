@@ -1,4 +1,4 @@
-"""What the count naive-Bayes estimators share: hyperparameters, class prior, data passes."""
+"""What the naive-Bayes estimators share: the class prior's hyperparameters and their docs."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ class NaiveBayesClassPrior(ClassLogPriorNames, GenerativeClassifier):
     """
 
     _class_prior_argument = "class_prior"
+    min_classes = 1  # as scikit-learn's naive Bayes: one class is that class's density
 
     def _check_hyperparameters(self):
         check_estimate_kind(self.estimate)
@@ -48,27 +49,6 @@ class NaiveBayesClassPrior(ClassLogPriorNames, GenerativeClassifier):
             n_classes = self.classes_.shape[0]
             return np.full(n_classes, 1.0 / n_classes), 1.0, "mle"
         return None, 1.0, "mle"
-
-
-class CountNB(NaiveBayesClassPrior):
-    """Base of the naive-Bayes estimators over one discrete feature family.
-
-    A view of its fitted joint (`bayesgen.estimators.base.GenerativeClassifier`): a subclass
-    supplies its family built from its hyperparameters (``_base_family``) and its
-    scikit-learn attribute names (`fitted_attribute`); every statistic, estimate, density,
-    draw and imputation is the family's.
-    """
-
-    min_classes = 1  # as scikit-learn's naive Bayes: one class is that class's density
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.input_tags.positive_only = True
-        # As for scikit-learn's naive Bayes: the shared checks' Gaussian blobs are not counts.
-        tags.classifier_tags.poor_score = True
-        tags.input_tags.allow_nan = True
-        return tags
 
 
 def log_parameters(estimator, value) -> np.ndarray:
