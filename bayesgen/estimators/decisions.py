@@ -32,7 +32,7 @@ from bayesgen import joint
 from bayesgen._precision import precision
 from bayesgen.inference import abstention, label_shift
 from bayesgen.inference.label_shift import PriorAdaptation
-from bayesgen.validation import check_class_probabilities, check_positive
+from bayesgen.validation import caller_stacklevel, check_class_probabilities, check_positive
 
 
 def check_cost(cost, n_classes: int) -> np.ndarray:
@@ -218,7 +218,7 @@ class ClassPriorDecisions:
                 f"adapt_class_prior did not converge in max_iter={max_iter} iterations (the "
                 f"class probabilities still moved by {moved:.2e}); raise max_iter.",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=caller_stacklevel(),
             )
         adapted = self.with_class_prior(prior / prior.sum())
         adapted.class_prior_adaptation_ = PriorAdaptation(

@@ -19,6 +19,7 @@ from sklearn.exceptions import ConvergenceWarning
 from bayesgen import joint
 from bayesgen.inference import fit_rows, gaussian_em
 from bayesgen.missing import has_missing
+from bayesgen.validation import caller_stacklevel
 
 
 class FitByEM:
@@ -127,7 +128,7 @@ class FitByEM:
                 f"EM of the class mixtures did not converge in max_iter={self.max_iter} "
                 f"iterations (tol={self.tol}); raise max_iter or tol.",
                 ConvergenceWarning,
-                stacklevel=5,
+                stacklevel=caller_stacklevel(),
             )
 
     def _mixture_em(self, family, X, R: np.ndarray, **start):

@@ -21,6 +21,7 @@ from bayesgen.families.namespace import as_jax, as_numpy
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import (
     FewRowsWarning,
+    caller_stacklevel,
     warn_few_complete_rows,
 )
 from bayesgen.wide_data import check_covariance_cost
@@ -418,7 +419,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             f"the ridge reg_covar={self.reg_covar} makes it invertible; use estimate='map' "
             "(the prior keeps it proper), a larger reg_covar, or shrinkage.",
             FewRowsWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
 
     def _is_regularised(self) -> bool:

@@ -16,7 +16,7 @@ from bayesgen._precision import compute_dtype, precision
 from bayesgen.inference import class_posterior, parameter_posterior
 from bayesgen.inference.log_space import log_evidence, normalise
 from bayesgen.joint import log_likelihood
-from bayesgen.validation import scoring_rows
+from bayesgen.validation import caller_stacklevel, scoring_rows
 
 PROBA_METHODS = ("plugin", "predictive")
 
@@ -29,7 +29,7 @@ def _warn_impossible(n_impossible: int) -> None:
             "a row so far out that every class density underflows); their class "
             "probabilities are the class prior.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
 
 

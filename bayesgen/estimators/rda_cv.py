@@ -24,7 +24,7 @@ from bayesgen.estimators.gaussian import GaussianDA
 from bayesgen.estimators.registration import Registered
 from bayesgen.estimators.saving import ModelFileMixin
 from bayesgen.inference import semi_supervised
-from bayesgen.validation import check_labels, check_weights
+from bayesgen.validation import caller_stacklevel, check_labels, check_weights
 
 DEFAULT_GRID = (0.0, 0.25, 0.5, 0.75, 1.0)
 
@@ -252,7 +252,7 @@ def _warn_failed(what: str, error: Exception) -> None:
     warnings.warn(
         f"RDACV: {what} failed, so its score is NaN ({type(error).__name__}: {error})",
         FitFailedWarning,
-        stacklevel=3,
+        stacklevel=caller_stacklevel(),
     )
 
 

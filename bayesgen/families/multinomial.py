@@ -170,7 +170,10 @@ class MultinomialFamily(FeatureFamily):
         totals = count_data.row_totals(filled)[:, None]
         with np.errstate(divide="ignore", invalid="ignore"):
             correction = np.where(totals > 0, -totals * np.log(observed_mass), 0.0)
-        return log_likelihood + correction
+            corrected = log_likelihood + correction
+        # An observed word of probability 0 makes the row impossible under the class, even
+        # where the observed words have no mass at all (-inf + inf would be NaN).
+        return np.where(np.isneginf(log_likelihood), log_likelihood, corrected)
 
     def predictive_log_likelihood(self, posterior, X):
         """The Dirichlet–multinomial $\\log p(x \\mid k, L, \\mathcal D)$, float64.

@@ -28,6 +28,7 @@ from bayesgen.families.namespace import namespace, tree_leaves, tree_map
 from bayesgen.inference import em, squarem
 from bayesgen.inference.observed_entries import observed_stats
 from bayesgen.missing import at_column_means
+from bayesgen.validation import caller_stacklevel
 
 
 class MissingFit(NamedTuple):
@@ -143,7 +144,7 @@ def run(
             f"EM over the missing entries did not converge in max_iter={max_iter} "
             f"iterations (tol={tol}); raise max_iter or tol.",
             ConvergenceWarning,
-            stacklevel=5,
+            stacklevel=caller_stacklevel(),
         )
     return MissingFit(stats, frozen, len(history), converged, np.asarray(history))
 

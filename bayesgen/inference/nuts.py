@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from bayesgen._lazy import lazy_attribute, lazy_module
+from bayesgen.validation import caller_stacklevel
 
 jax = lazy_module("jax")
 MCMC = lazy_attribute("numpyro.infer", "MCMC")
@@ -125,6 +126,6 @@ def run(
             f"{num_chains * num_samples}; the draws may be biased. They are marked in "
             "sample_stats.diverging; try more warm-up (num_warmup) or more data.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )
     return draws, sample_stats

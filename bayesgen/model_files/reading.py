@@ -32,6 +32,7 @@ from bayesgen.model_files.layout import (
     INFO_KEYS,
     describe_file,
 )
+from bayesgen.validation import caller_stacklevel
 
 _NPY_MAGIC = b"\x93NUMPY"
 #: The default cap on a model file's decompressed size (``max_bytes`` of `load`).
@@ -125,7 +126,7 @@ def load(file, *, max_bytes=DEFAULT_MAX_BYTES):
             f"Model file {source} was written by bayesgen {header['bayesgen_version']}; this "
             f"is bayesgen {__version__}. Check its predictions before relying on it.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=caller_stacklevel(),
         )
     return estimator
 

@@ -18,6 +18,7 @@ from bayesgen.model_files.encoding import Encoder, is_fitted_state
 from bayesgen.model_files.errors import ModelFileError
 from bayesgen.model_files.layout import FORMAT_NAME, FORMAT_VERSION, HEADER_MEMBER, describe_file
 from bayesgen.model_files.reading import DEFAULT_MAX_BYTES
+from bayesgen.validation import caller_stacklevel
 
 
 def check_metadata(metadata) -> dict:
@@ -116,7 +117,7 @@ def _warn_if_beyond_load_cap(source: str, n_bytes: int) -> None:
             f"bayesgen.load opens by default ({format_bytes(DEFAULT_MAX_BYTES)}): load it with "
             f"bayesgen.load(path, max_bytes={n_bytes + 2**20}); the command line cannot open it.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=caller_stacklevel(),
         )
 
 
