@@ -33,6 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from bayesgen.validation import check_count
+
 _SUM_TOLERANCE = 1e-4  # rows of float32 probabilities sum to one only up to rounding
 
 
@@ -74,12 +76,6 @@ class RiskCoverage(NamedTuple):
     thresholds: np.ndarray
     coverage: np.ndarray
     risk: np.ndarray
-
-
-def _check_n_bins(n_bins) -> int:
-    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
-        raise ValueError(f"n_bins must be an integer >= 1; got {n_bins!r}.")
-    return int(n_bins)
 
 
 def _check_proba(proba) -> np.ndarray:
@@ -148,7 +144,7 @@ def calibration_bins(y_true, proba, *, classes=None, n_bins: int = 10) -> Calibr
         and ``proba`` have different numbers of rows, ``classes`` does not match the
         columns, a label of ``y_true`` is not in ``classes``, or ``n_bins`` < 1.
     """
-    n_bins = _check_n_bins(n_bins)
+    n_bins = check_count(n_bins, "n_bins")
     proba = _check_proba(proba)
     confidence, correct = _top_label(y_true, proba, classes)
     edges = np.linspace(0.0, 1.0, n_bins + 1)

@@ -21,7 +21,6 @@ every class's expected cost exceeds $c$ (`bayesgen.inference.abstention`).
 from __future__ import annotations
 
 import copy
-import numbers
 import warnings
 
 import numpy as np
@@ -32,7 +31,12 @@ from bayesgen import joint
 from bayesgen._precision import precision
 from bayesgen.inference import abstention, label_shift
 from bayesgen.inference.label_shift import PriorAdaptation
-from bayesgen.validation import caller_stacklevel, check_class_probabilities, check_positive
+from bayesgen.validation import (
+    caller_stacklevel,
+    check_class_probabilities,
+    check_count,
+    check_positive,
+)
 
 
 def check_cost(cost, n_classes: int) -> np.ndarray:
@@ -49,12 +53,6 @@ def check_cost(cost, n_classes: int) -> np.ndarray:
     if np.any(cost < 0):
         raise ValueError(f"cost must be non-negative; its smallest entry is {cost.min()}.")
     return cost
-
-
-def _check_max_iter(max_iter) -> int:
-    if isinstance(max_iter, bool) or not isinstance(max_iter, numbers.Integral) or max_iter < 1:
-        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}.")
-    return int(max_iter)
 
 
 class ClassPriorDecisions:
@@ -202,7 +200,7 @@ class ClassPriorDecisions:
             If ``max_iter`` iterations do not converge.
         """
         check_is_fitted(self)
-        max_iter = _check_max_iter(max_iter)
+        max_iter = check_count(max_iter, "max_iter")
         tol = check_positive(tol, "tol", allow_zero=True)
         X, dtype = self._prepare(X_target)
         with precision(dtype):

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from bayesgen.inference.log_space import log_evidence, normalise
-from bayesgen.validation import check_labels, check_positive
+from bayesgen.validation import check_count, check_labels, check_positive
 
 EM_ITERATION_DOC = """
     max_iter : int, default=100
@@ -207,9 +207,8 @@ class SemiSupervisedSettings(NamedTuple):
 
 def check_em_settings(max_iter, tol, n_init, unlabeled_weight, n_classes, marker=-1):
     """`SemiSupervisedSettings` when every keyword is valid, else a ValueError naming it."""
-    for name, value in (("max_iter", max_iter), ("n_init", n_init)):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-            raise ValueError(f"{name} must be an integer >= 1; got {value!r}.")
+    check_count(max_iter, "max_iter")
+    check_count(n_init, "n_init")
     check_positive(tol, "tol", allow_zero=True)
     weight = check_positive(unlabeled_weight, "unlabeled_weight")
     if weight > 1:

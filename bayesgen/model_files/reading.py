@@ -32,7 +32,7 @@ from bayesgen.model_files.layout import (
     INFO_KEYS,
     describe_file,
 )
-from bayesgen.validation import caller_stacklevel
+from bayesgen.validation import caller_stacklevel, check_count
 
 _NPY_MAGIC = b"\x93NUMPY"
 #: The default cap on a model file's decompressed size (``max_bytes`` of `load`).
@@ -157,12 +157,6 @@ def model_file_info(file) -> dict:
     return {key: header[key] for key in INFO_KEYS}
 
 
-def _check_max_bytes(max_bytes) -> int:
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
-        raise ValueError(f"max_bytes must be an integer >= 1; got {max_bytes!r}.")
-    return max_bytes
-
-
 def _open(file, source: str):
     if not isinstance(file, str | os.PathLike):
         return file
@@ -175,7 +169,7 @@ def _open(file, source: str):
 
 @contextmanager
 def _archive(file, source: str, max_bytes: int):
-    max_bytes = _check_max_bytes(max_bytes)
+    max_bytes = check_count(max_bytes, "max_bytes")
     stream = _open(file, source)
     try:
         try:
