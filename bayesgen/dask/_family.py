@@ -16,7 +16,6 @@ import copy
 from sklearn.base import clone
 
 from bayesgen import registry
-from bayesgen.estimators import gaussian_regularised
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.gaussian import GaussianDA
 from bayesgen.missing import has_missing
@@ -64,7 +63,7 @@ def check_supported(estimator) -> None:
             "per-group estimators, an inner EM, or the training rows themselves): fit it in "
             "memory, or with partial_fit over chunks where it supports that."
         )
-    if isinstance(estimator, GaussianDA) and gaussian_regularised.needs_fourth_moments(estimator):
+    if isinstance(estimator, GaussianDA) and estimator._base_family().needs_fourth_moments:
         raise ValueError(
             "bayesgen.dask.fit does not support GaussianDA(shrinkage='ledoit-wolf'), whose "
             "fourth-moment statistics are kept outside the merged statistics; give the "

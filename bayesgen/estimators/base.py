@@ -318,7 +318,7 @@ class GenerativeClassifier(
             memberships of earlier rows change with the parameters, so EM needs every row
             at once.
         """
-        if self._fits_by_em() and "joint_" in self.__dict__:
+        if "joint_" in self.__dict__ and self._fits_by_em():
             self._check_X(X, reset=False)  # a wrong feature count is reported first
             raise ValueError(
                 f"{type(self).__name__} cannot add rows with partial_fit: the component "

@@ -16,7 +16,7 @@ from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS
 from bayesgen.families import gaussian
 from bayesgen.families.gaussian import shrinkage
-from bayesgen.families.gaussian.regularised import RegularisedGaussian, check_regularisation
+from bayesgen.families.gaussian.regularised import RegularisedGaussian
 from bayesgen.families.namespace import as_jax, as_numpy
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.validation import (
@@ -242,27 +242,14 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
 
     # ------------------------------------------------------------------ hooks
     def _check_hyperparameters(self):
-        gaussian.check_covariance_type(self.covariance_type)
         gaussian.check_gaussian_estimate_kind(self.estimate)
         super()._check_hyperparameters()
-        check_regularisation(
-            self.covariance_type,
-            self.reg_alpha,
-            self.reg_gamma,
-            self.shrinkage,
-            gaussian_regularised.rank(self),
-        )
+        self._base_family().check()
 
     def _class_prior_settings(self):
         # "unbiased" is about the covariances; its class probabilities are the frequencies.
         kind = "mle" if self.estimate == "unbiased" else self.estimate
         return self.priors, self.class_concentration_prior, kind
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # NaN is a missing value, except for Ledoit-Wolf (its fourth moments need full rows).
-        tags.input_tags.allow_nan = not gaussian_regularised.needs_fourth_moments(self)
-        return tags
 
     def _add_rows(self, X, responsibilities, *, reset):
         """`GenerativeClassifier._add_rows`, with what a Gaussian fit keeps beside its value (the
@@ -274,7 +261,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
             check_covariance_cost(self.covariance_type, len(self.classes_), X.shape[1])
             self.n_iter_, self.converged_ = 1, True  # the closed-form fit: one pass
             self.log_likelihood_history_ = np.empty(0)
-        if gaussian_regularised.needs_fourth_moments(self):
+        if self._base_family().needs_fourth_moments:
             self._add_fourth_moments(X, responsibilities, reset=reset)
         elif reset:
             self.fourth_moments_ = None
@@ -436,7 +423,7 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
         moments of the rows (Ledoit–Wolf), the rows behind a gappy fit's posterior, and
         ``ridge_``, ``shrinkage_`` and Fisher's coordinates of the value; statistics merged
         from blocks (``X`` None) carry no fourth moments and no rows."""
-        if X is not None and gaussian_regularised.needs_fourth_moments(self):
+        if X is not None and self._base_family().needs_fourth_moments:
             self._add_fourth_moments(X, responsibilities, reset=True)
         else:
             self.fourth_moments_ = None

@@ -50,17 +50,3 @@ REGULARISATION_ATTRIBUTES_DOC = """
     explained_variance_ratio_ : ndarray of shape (n_components,)
         ``"tied"`` only: each kept direction's share of the between-class variance.
 """
-
-
-def rank(estimator):
-    """``n_components``: a parameter of ``LDA`` only, so absent from ``GaussianDA``.
-
-    scikit-learn's estimator checks set ``n_components = 1`` on any estimator that has the
-    attribute, which a per-class covariance cannot honour.
-    """
-    return getattr(estimator, "n_components", None)
-
-
-def needs_fourth_moments(estimator) -> bool:
-    """Whether the Ledoit–Wolf intensity, and so the fourth moments, are needed."""
-    return isinstance(estimator.shrinkage, str)

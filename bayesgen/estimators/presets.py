@@ -145,8 +145,8 @@ class GaussianNB(GaussianNBNames, _GaussianPreset):
     hyperparameters = {"threshold": None, "eps": 0.0, **GAUSSIAN_KEYWORDS}
 
     def _check_hyperparameters(self):
+        e1071_floor.check(self.threshold, self.eps)  # before the family reads the floor
         super()._check_hyperparameters()
-        e1071_floor.check(self.threshold, self.eps)
 
     def _floor(self):
         return None if self.threshold is None else (float(self.threshold), float(self.eps))

@@ -199,3 +199,13 @@ def test_a_shared_hyperparameter_is_checked_alike_in_every_estimator_that_declar
         value, message = BAD_SHARED_VALUES[name]
         with pytest.raises(ValueError, match=re.escape(message)):
             cls(**{name: value}).fit(X, y)
+
+
+def test_the_floor_is_checked_before_the_family_reads_it():
+    """GaussianNB's e1071 floor is refused by name at fit and at a first partial_fit."""
+    X, y = load_iris(return_X_y=True)
+    message = "threshold must be None or a positive number; got 'x'"
+    with pytest.raises(ValueError, match=message):
+        bayesgen.GaussianNB(threshold="x").fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        bayesgen.GaussianNB(threshold="x").partial_fit(X, y, classes=[0, 1, 2])

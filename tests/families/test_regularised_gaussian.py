@@ -122,3 +122,40 @@ def test_a_regularised_family_has_no_conjugate_posterior():
         strict=True,
     ):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"covariance_type": "diag", "reg_alpha": 0.5}, "reg_alpha applies to covariance_type"),
+        ({"reg_gamma": 1.5}, "reg_gamma"),
+        ({"covariance_type": "spherical", "shrinkage": 0.2}, "shrinkage applies to"),
+        ({"shrinkage": "auto"}, "shrinkage must be None, 'ledoit-wolf' or a float"),
+        ({"covariance_type": "tied", "n_components": 0}, "n_components must be None or an"),
+        ({"covariance_type": "full", "n_components": 1}, "needs one shared covariance"),
+    ],
+)
+def test_the_family_checks_its_regularisation(settings, message):
+    """The family's own check (model files, FamilyClassifier and GaussianDA read it)."""
+    with pytest.raises(ValueError, match=message):
+        RegularisedGaussian(**settings).check()
+    family = RegularisedGaussian("tied", shrinkage=0.3, n_components=1)
+    assert family.check() is family
+    from bayesgen import FamilyClassifier
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=message):
+        FamilyClassifier(family=RegularisedGaussian(**settings)).fit(X, y)
+
+
+def test_a_ledoit_wolf_family_fits_complete_rows_only_and_says_so():
+    assert RegularisedGaussian("full", shrinkage="ledoit-wolf").input_rows.missing_at_fit is False
+    assert RegularisedGaussian("full", shrinkage=0.5).input_rows.missing_at_fit is True
+    X, y = load_iris(return_X_y=True)
+    gappy = X.copy()
+    gappy[0, 0] = np.nan
+    with pytest.raises(ValueError, match="missing"):
+        GaussianDA(shrinkage="ledoit-wolf").fit(gappy, y)
+    # ... while predicting integrates a missing entry out, as for every Gaussian.
+    model = GaussianDA(shrinkage="ledoit-wolf").fit(X, y)
+    assert np.all(np.isfinite(model.predict_proba(gappy[:3])))

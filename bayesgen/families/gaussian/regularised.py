@@ -127,9 +127,6 @@ class RegularisedGaussian(GaussianFamily):
     """
 
     HYPERPARAMETERS = (*GaussianFamily.HYPERPARAMETERS, "reg_alpha", "reg_gamma", "shrinkage")
-    # NaN is a missing value (integrated out when predicting, EM when fitting); rows on a
-    # device are fitted and scored there.
-    input_rows = InputRows(device_arrays=True)
 
     def __init__(
         self,
@@ -159,6 +156,22 @@ class RegularisedGaussian(GaussianFamily):
         ``fourth_moments``)."""
         settings = {name: getattr(owner, name) for name in cls.HYPERPARAMETERS}
         return cls(n_components=getattr(owner, "n_components", None), **settings, **learned)
+
+    def check(self) -> RegularisedGaussian:
+        """This family, once the regularisation settings suit its covariance type
+        (`check_regularisation`: ``reg_alpha``, ``reg_gamma``, ``shrinkage``,
+        ``n_components``)."""
+        check_regularisation(
+            self.covariance_type, self.reg_alpha, self.reg_gamma, self.shrinkage, self.n_components
+        )
+        return self
+
+    @property
+    def input_rows(self) -> InputRows:
+        """NaN is a missing value (integrated out when predicting, EM when fitting), except in
+        the rows of a Ledoit–Wolf fit (their fourth moments need complete rows); rows on a
+        device are fitted and scored there."""
+        return InputRows(device_arrays=True, missing_at_fit=not self.needs_fourth_moments)
 
     @property
     def needs_fourth_moments(self) -> bool:
