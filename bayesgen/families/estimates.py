@@ -44,11 +44,18 @@ def check_concentration(value, name: str, n_features: int) -> np.ndarray:
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
         array = np.asarray(float(value))
     else:
-        array = np.asarray(value, dtype=np.float64)
+        try:
+            array = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name} must be a positive number or an array of shape ({n_features},) of "
+                f"them; got {value!r}."
+            ) from None
         if array.shape != (n_features,):
+            found = f"{value!r}" if array.ndim == 0 else f"shape {array.shape}"
             raise ValueError(
                 f"{name} must be a positive number or an array of shape ({n_features},); got "
-                f"shape {array.shape}."
+                f"{found}."
             )
     if not np.all(np.isfinite(array)) or np.any(array <= 0):
         raise ValueError(f"{name} must be positive and finite; got {value!r}.")

@@ -156,3 +156,14 @@ def test_count_models_refuse_infinite_values():
     for model in (MultinomialNB(), PoissonNB()):
         with pytest.raises(ValueError, match="X must be finite"):
             model.fit(counts, y)
+
+
+@pytest.mark.parametrize("alpha", ["x", None, True, [[1.0, 2.0]]], ids=repr)
+@pytest.mark.parametrize("name", ["PoissonNB", "MultinomialNB", "ComplementNB", "BernoulliNB"])
+def test_a_concentration_that_is_no_number_is_named(name, alpha):
+    """Not NumPy's "could not convert string to float": the error names alpha and shows it."""
+    import bayesgen
+
+    counts = (np.abs(X) > 3).astype(int)
+    with pytest.raises(ValueError, match=r"^alpha must be a positive number or an array of shape"):
+        getattr(bayesgen, name)(alpha=alpha).fit(counts, y)
