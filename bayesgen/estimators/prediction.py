@@ -67,14 +67,17 @@ class ClassPrediction:
         (a posterior draw, `bayesgen.joint.with_params`) instead of ``joint_`` if given."""
         family = self._feature_family()
         params = (self.joint_ if value is None else value).params
-        with precision(dtype):
+        # A finite row far out in a class's tail may overflow (inf - inf): read as density 0.
+        with precision(dtype), np.errstate(over="ignore", invalid="ignore"):
             scores = class_posterior.chunked(
                 lambda rows: log_likelihood(family, params, rows, dtype, row_terms=row_terms),
                 X,
                 self.classes_.shape[0],
             )
         log_prior = self._log_prior_of(scores.dtype, value)
-        return class_posterior.with_log_prior(scores, log_prior)
+        return class_posterior.with_log_prior(
+            class_posterior.overflowed_as_zero(scores, params), log_prior
+        )
 
     def _log_class_prior(self, dtype) -> np.ndarray:
         return class_posterior.log_class_prior(self.class_prior_, dtype)
@@ -132,14 +135,16 @@ class ClassPrediction:
         self._check_exact_posterior()
         X, dtype = self._prepare(X)
         family, value, rule = self._feature_family(), self.joint_, self._fit_settings().class_prior
-        with precision(dtype):
+        with precision(dtype), np.errstate(over="ignore", invalid="ignore"):
             log_likelihood = np.asarray(
                 parameter_posterior.predictive_log_likelihood(family, value, rule, X, dtype)
             )
         with np.errstate(divide="ignore"):
             class_probabilities = parameter_posterior.predictive_class_prior(rule, value)
             log_prior = np.log(class_probabilities).astype(log_likelihood.dtype)
-        return normalise(log_likelihood + log_prior, log_prior)
+        joint = class_posterior.overflowed_as_zero(log_likelihood + log_prior, value.params)
+        _warn_impossible(int(np.count_nonzero(np.isneginf(np.max(joint, axis=1)))))
+        return normalise(joint, log_prior)
 
     def predict_proba(self, X, *, method="plugin") -> np.ndarray:
         """Posterior class probabilities ``p(y = k | x)``, normalised in log space.

@@ -191,9 +191,10 @@ class MultinomialFamily(FeatureFamily):
         if missing is not None:
             total = total - count_data.row_products(missing, concentration)
         lengths = count_data.row_totals(filled)[:, None]
+        with np.errstate(invalid="ignore"):  # Gamma(A) / Gamma(A + 0) is 1, also for A = 0
+            normaliser = np.where(lengths > 0, gammaln(total) - gammaln(total + lengths), 0.0)
         return (
-            gammaln(total)
-            - gammaln(total + lengths)
+            normaliser
             + count_data.rising_factorial_sums(filled, concentration)
             + count_data.multinomial_coefficients(filled)[:, None]
         )

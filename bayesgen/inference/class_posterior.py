@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bayesgen.families.namespace import tree_leaves
 from bayesgen.families.protocol import NoClosedForm
 from bayesgen.inference import log_space
 from bayesgen.inference.log_space import normalise
@@ -62,12 +63,36 @@ def unscored_rows(joint: np.ndarray) -> np.ndarray:
     return unscored
 
 
+def overflowed_as_zero(joint: np.ndarray, params) -> np.ndarray:
+    """``joint`` with each NaN, a class density that overflowed on a finite row far out in
+    its tail (``inf - inf``), read as the density 0 it is in floating point (``-inf``); the
+    row then takes the family's limit, or the class prior with a warning (`from_joint`).
+    Only where every parameter is finite: NaN parameters (a fault elsewhere) stay NaN."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        suspect = np.flatnonzero(np.isnan(joint @ np.ones(joint.shape[1], joint.dtype)))
+    if suspect.size == 0 or not all(
+        np.all(np.isfinite(np.asarray(leaf))) for leaf in tree_leaves(params)
+    ):
+        return joint
+    if not joint.flags.writeable:
+        joint = joint.copy()
+    rows = joint[suspect]
+    rows[np.isnan(rows)] = -np.inf
+    joint[suspect] = rows
+    return joint
+
+
 def limit_log_posterior(family, params, X, rows: np.ndarray, log_prior):
     """``log p(k | x)`` of the ``rows`` of checked ``X`` that no class density could score
     in floating point (`FeatureFamily.limit_log_posterior`), or None where the family has
     no such limit (the rows then get the class prior)."""
+    encoded = family.encode(X)
+    if isinstance(encoded, dict):  # a composite's columns, group by group
+        encoded = {name: columns[rows] for name, columns in encoded.items()}
+    else:
+        encoded = encoded[rows]
     try:
-        return family.limit_log_posterior(params, family.encode(X)[rows], log_prior)
+        return family.limit_log_posterior(params, encoded, log_prior)
     except NoClosedForm:
         return None
 
@@ -83,9 +108,9 @@ def from_joint(family, params, X, joint: np.ndarray, log_prior, *, log: bool):
     unscored = unscored_rows(joint)
     if unscored.any():
         limit = limit_log_posterior(family, params, X, unscored, log_prior)
-        if limit is not None:
-            joint = joint.copy()
-            joint[unscored] = limit
+        joint = joint.copy()
+        # Without the family's limit such a row is one no class could score: the prior.
+        joint[unscored] = -np.inf if limit is None else limit
     if log:
         n_impossible = int(np.count_nonzero(np.isneginf(log_space.row_max(joint))))
         return normalise(joint, log_prior), n_impossible

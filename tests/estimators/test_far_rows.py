@@ -150,3 +150,78 @@ def test_nan_parameters_still_give_nan_not_a_density_of_zero(wine):
     covariances = np.stack([np.eye(X.shape[1])] * 2)
     scores = family.log_likelihood(GaussianParams(means, covariances), X[:3])
     assert np.isnan(scores).all()
+
+
+def _caught(call):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = call()
+    return result, caught
+
+
+@pytest.mark.parametrize("name", ["PoissonNB", "KernelDensityDA", "MixedNB"])
+def test_a_row_that_overflows_every_class_density_gets_the_prior_with_a_warning(name):
+    """A finite row whose class densities overflow (inf - inf: NaN) under a family with no
+    limit is one no class could score: the class prior and the warning, never NaN, and no
+    NumPy warning; its density is 0 and the other rows keep their answers."""
+    import pandas as pd
+    from sklearn.datasets import load_iris
+
+    import bayesgen
+
+    X, y = load_iris(return_X_y=True)
+    X = np.round(X * 2) if name == "PoissonNB" else X
+    column = 3 if name == "MixedNB" else 0  # MixedNB: a Gaussian column (petal width)
+    as_rows = (lambda a: pd.DataFrame(a, columns=list("abcd"))) if name == "MixedNB" else None
+    rows = as_rows or (lambda a: a)
+    settings = {"features": dict.fromkeys("abcd", "gaussian")} if name == "MixedNB" else {}
+    model = getattr(bayesgen, name)(**settings).fit(rows(X), y)
+    far = X[:3].copy()
+    far[0, column] = 1e200 if name == "MixedNB" else 1e308
+    proba, caught = _caught(lambda: model.predict_proba(rows(far)))
+    assert len(caught) == 1
+    assert str(caught[0].message).startswith("1 row(s) of X have probability zero under")
+    assert caught[0].filename == __file__
+    np.testing.assert_allclose(proba[0], model.class_prior_, rtol=1e-12)
+    np.testing.assert_allclose(proba[1:], model.predict_proba(rows(X[1:3])), rtol=1e-12)
+    density, caught = _caught(lambda: model.score_samples(rows(far)))
+    assert not caught
+    assert density[0] == -np.inf and np.all(np.isfinite(density[1:]))
+
+
+def test_the_predictive_of_a_row_that_overflows_is_the_prior_with_a_warning(wine):
+    X, y = wine
+    model = QDA().fit(X, y)
+    far = X[:2].copy()
+    far[0, 0] = 1e308
+    proba, caught = _caught(lambda: model.predict_proba(far, method="predictive"))
+    assert [w.category for w in caught] == [UserWarning]
+    from bayesgen.inference import parameter_posterior
+
+    prior = parameter_posterior.predictive_class_prior(
+        model._fit_settings().class_prior, model.joint_
+    )
+    np.testing.assert_allclose(proba[0], prior, rtol=1e-12)
+    np.testing.assert_allclose(
+        proba[1], model.predict_proba(X[1:2], method="predictive")[0], rtol=1e-12
+    )
+
+
+def test_a_multinomial_row_with_every_word_missing_is_explained_by_the_prior_alone(wine):
+    """No observed word: the likelihood is 1 (Gamma(A) / Gamma(A + 0)), under the plug-in
+    and under the predictive, so the posterior is the class prior of each."""
+    from bayesgen import MultinomialNB
+    from bayesgen.inference import parameter_posterior
+
+    X, y = wine
+    model = MultinomialNB().fit(np.round(X), y)
+    empty = np.full((1, X.shape[1]), np.nan)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        predictive = model.predict_proba(empty, method="predictive")
+        plugin = model.predict_proba(empty)
+    prior = parameter_posterior.predictive_class_prior(
+        model._fit_settings().class_prior, model.joint_
+    )
+    np.testing.assert_allclose(predictive[0], prior, rtol=1e-12)
+    np.testing.assert_allclose(plugin[0], model.class_prior_, rtol=1e-12)
