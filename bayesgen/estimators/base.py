@@ -175,9 +175,11 @@ class GenerativeClassifier(
         return tags
 
     def _check_hyperparameters(self) -> None:
-        """Check the hyperparameters before a fit: the shared ones (`check_shared`); a
-        subclass adds its own."""
+        """Check the hyperparameters before a fit: the shared ones (`check_shared`), then
+        the family's own (`FeatureFamily.check`, as model files and `FamilyClassifier`
+        check it); a subclass adds what is its own."""
         self.check_shared()
+        self._base_family().check()
 
     def _check_X(self, X, *, reset: bool):
         """``X`` checked as the family reads its rows (its ``input_rows``)."""

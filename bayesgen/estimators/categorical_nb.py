@@ -6,7 +6,7 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 from bayesgen.estimators.fitted_attribute import fitted_attribute
-from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
+from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS, check_flag
 from bayesgen.estimators.naive_bayes_prior import (
     COMMON_PARAMETERS_DOC,
     NaiveBayesClassPrior,
@@ -14,7 +14,7 @@ from bayesgen.estimators.naive_bayes_prior import (
 )
 from bayesgen.families import categorical, e1071_floor
 from bayesgen.families.categorical import CategoricalFamily
-from bayesgen.validation import _check_finite, _column_name, check_positive
+from bayesgen.validation import _check_finite, _column_name
 
 
 class CategoricalNB(NaiveBayesClassPrior):
@@ -87,12 +87,7 @@ class CategoricalNB(NaiveBayesClassPrior):
 
     def _check_hyperparameters(self):
         super()._check_hyperparameters()
-        check_positive(self.alpha, "alpha")
-        e1071_floor.check(self.threshold, self.eps)
-        if not isinstance(self.unseen_category, (bool, np.bool_)):
-            raise ValueError(
-                f"unseen_category must be True or False; got {self.unseen_category!r}."
-            )
+        check_flag(self.unseen_category, "unseen_category")
 
     def _check_X(self, X, *, reset):
         X = validate_data(self, X, reset=reset, dtype=None, ensure_all_finite=False)

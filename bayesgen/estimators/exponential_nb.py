@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
 import scipy.sparse as sp
 
 from bayesgen.estimators.fitted_attribute import fitted_attribute
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
 from bayesgen.estimators.naive_bayes_prior import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.families.exponential import ExponentialFamily, check_values
-from bayesgen.validation import check_features, check_positive
+from bayesgen.validation import check_features
 
 
 class ExponentialNB(NaiveBayesClassPrior):
@@ -76,12 +75,6 @@ class ExponentialNB(NaiveBayesClassPrior):
     model_name = "exponential-nb"
 
     hyperparameters = {"alpha": 1.0, "beta": 1.0, **NAIVE_BAYES_KEYWORDS, **EM_KEYWORDS}
-
-    def _check_hyperparameters(self):
-        super()._check_hyperparameters()
-        for name in ("alpha", "beta"):
-            if np.ndim(getattr(self, name)) == 0:
-                check_positive(getattr(self, name), name)
 
     def _check_X(self, X, *, reset):
         if sp.issparse(X):

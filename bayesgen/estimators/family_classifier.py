@@ -120,9 +120,8 @@ class FamilyClassifier(NaiveBayesClassPrior):
         return family
 
     def _check_hyperparameters(self):
-        family = self._base_family().check()
-        family.check_estimate(self.estimate)
         super()._check_hyperparameters()
+        self._base_family().check_estimate(self.estimate)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

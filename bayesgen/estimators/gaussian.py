@@ -244,7 +244,6 @@ class GaussianDA(FisherProjection, GenerativeClassifier):
     def _check_hyperparameters(self):
         gaussian.check_gaussian_estimate_kind(self.estimate)
         super()._check_hyperparameters()
-        self._base_family().check()
 
     def _class_prior_settings(self):
         # "unbiased" is about the covariances; its class probabilities are the frequencies.

@@ -179,7 +179,6 @@ class KernelDensityDA(GenerativeClassifier):
 
     # ------------------------------------------------------------------ hooks
     def _check_hyperparameters(self):
-        self._base_family().check()
         check_estimate_kind(self.estimate)
         super()._check_hyperparameters()
 

@@ -12,6 +12,7 @@ from bayesgen.estimators.column_groups import ColumnGroups, column_families, fit
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
 from bayesgen.estimators.naive_bayes_prior import COMMON_PARAMETERS_DOC, NaiveBayesClassPrior
 from bayesgen.families import column_choice
+from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, semi_supervised
 from bayesgen.validation import check_positive, class_indices
@@ -202,7 +203,9 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         return tags
 
     def _check_hyperparameters(self):
-        super()._check_hyperparameters()
+        # Not the base's family check: the column families are chosen in fit.
+        check_estimate_kind(self.estimate)
+        self.check_shared()
         check_positive(self.alpha, "alpha")
         if self.features is not None and not isinstance(self.features, dict):
             raise ValueError(f"features must be a dict {{column: family}}; got {self.features!r}.")

@@ -279,10 +279,6 @@ class PoissonNB(NaiveBayesClassPrior):
 
     hyperparameters = {"alpha": 1.0, "beta": 1.0, **NAIVE_BAYES_KEYWORDS, **EM_KEYWORDS}
 
-    def _check_hyperparameters(self):
-        super()._check_hyperparameters()
-        check_positive(self.beta, "beta")
-
     feature_count_ = fitted_attribute(lambda self, value: value.feature_stats.feature_sums)
     rates_ = fitted_attribute(lambda self, value: value.params)
 

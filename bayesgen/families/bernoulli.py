@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 
 from bayesgen.families import count_data, count_imputation, dirichlet, numpy_draws
-from bayesgen.families.estimates import check_concentration, pseudo_counts, pseudo_log_density
+from bayesgen.families.estimates import (
+    check_concentration,
+    check_scalar_concentration,
+    pseudo_counts,
+    pseudo_log_density,
+)
 from bayesgen.families.linear import (
     LinearLogLikelihood,
     add_missing_counts,
@@ -164,6 +169,12 @@ class BernoulliFamily(FeatureFamily):
     def __init__(self, alpha=1.0, binarize=None):
         self.alpha = alpha
         self.binarize = binarize
+
+    def check(self) -> BernoulliFamily:
+        """This family, once a scalar ``alpha`` is checked (an array is checked against
+        the columns when fitted)."""
+        check_scalar_concentration(self.alpha, "alpha")
+        return self
 
     def admits_column(self, column) -> bool:
         """Flags: a bool column, or numbers that are all 0/1."""

@@ -62,6 +62,13 @@ def check_concentration(value, name: str, n_features: int) -> np.ndarray:
     return np.broadcast_to(array, (n_features,))
 
 
+def check_scalar_concentration(value, name: str) -> None:
+    """`check_concentration` of ``value`` when it is one number (or no array at all); an
+    array is checked against the columns when the family is fitted."""
+    if np.ndim(value) == 0:
+        check_concentration(value, name, 1)
+
+
 def pseudo_log_density(pseudo, probabilities) -> float:
     """$\\sum a \\log p$, with $0 \\log 0 = 0$ (``pseudo`` broadcasts).
 

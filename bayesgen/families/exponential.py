@@ -37,6 +37,7 @@ from bayesgen.families.estimates import (
 from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.poisson import Gamma
 from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
+from bayesgen.validation import check_positive
 
 if TYPE_CHECKING:
     from jax import Array
@@ -234,6 +235,14 @@ class ExponentialFamily(FeatureFamily):
     def __init__(self, alpha=1.0, beta=1.0):
         self.alpha = alpha
         self.beta = beta
+
+    def check(self) -> ExponentialFamily:
+        """This family, once a scalar ``alpha`` or ``beta`` is checked (an array is checked
+        against the columns when fitted)."""
+        for name in ("alpha", "beta"):
+            if np.ndim(getattr(self, name)) == 0:
+                check_positive(getattr(self, name), name)
+        return self
 
     def prior_for(self, n_features: int, dtype=None, *, xp=None) -> Gamma:
         """The prior ``Gamma(alpha, beta)`` of ``n_features`` features (JAX arrays unless

@@ -38,6 +38,7 @@ from bayesgen.families import numpy_draws
 from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
+from bayesgen.validation import check_positive
 
 if TYPE_CHECKING:
     from jax import Array
@@ -182,10 +183,13 @@ class LogNormalFamily(FeatureFamily):
         ``scale_prior`` and ``reg_covar`` are checked."""
         for name in ("mean_precision_prior", "degrees_of_freedom_prior", "scale_prior"):
             value = getattr(self, name)
-            if value is not None and not np.all(np.asarray(value, dtype=float) > 0):
-                raise ValueError(f"{name} must be > 0; got {value!r}.")
-        if not np.isfinite(self.reg_covar) or self.reg_covar < 0:
-            raise ValueError(f"reg_covar must be >= 0; got {self.reg_covar!r}.")
+            try:
+                values = None if value is None else np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name} must be > 0 and finite; got {value!r}.") from None
+            if values is not None and not np.all((values > 0) & np.isfinite(values)):
+                raise ValueError(f"{name} must be > 0 and finite; got {value!r}.")
+        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
         return self
 
     # ----------------------------------------------------------- statistics

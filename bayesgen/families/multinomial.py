@@ -18,7 +18,12 @@ import numpy as np
 from scipy.special import gammaln
 
 from bayesgen.families import count_data, count_imputation, dirichlet, numpy_draws
-from bayesgen.families.estimates import check_concentration, pseudo_counts, pseudo_log_density
+from bayesgen.families.estimates import (
+    check_concentration,
+    check_scalar_concentration,
+    pseudo_counts,
+    pseudo_log_density,
+)
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
 from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily
@@ -112,6 +117,12 @@ class MultinomialFamily(FeatureFamily):
 
     def __init__(self, alpha=1.0):
         self.alpha = alpha
+
+    def check(self) -> MultinomialFamily:
+        """This family, once a scalar ``alpha`` is checked (an array is checked against
+        the columns when fitted)."""
+        check_scalar_concentration(self.alpha, "alpha")
+        return self
 
     def prior_for(self, n_features: int, dtype=None, *, xp=None):
         """The Dirichlet concentration of ``n_features`` features, shape (n_features,) (a JAX

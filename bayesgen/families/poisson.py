@@ -27,6 +27,7 @@ from bayesgen.families import count_data, count_imputation, numpy_draws
 from bayesgen.families.estimates import (
     check_concentration,
     check_estimate_kind,
+    check_scalar_concentration,
     pseudo_counts,
     pseudo_log_density,
 )
@@ -38,7 +39,7 @@ from bayesgen.families.linear import (
 )
 from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily
-from bayesgen.validation import InputRows
+from bayesgen.validation import InputRows, check_positive
 
 if TYPE_CHECKING:
     from jax import Array
@@ -165,6 +166,13 @@ class PoissonFamily(FeatureFamily):
     def __init__(self, alpha=1.0, beta=1.0):
         self.alpha = alpha
         self.beta = beta
+
+    def check(self) -> PoissonFamily:
+        """This family, once ``beta`` (a positive number) and a scalar ``alpha`` are
+        checked (an array ``alpha`` is checked against the columns when fitted)."""
+        check_scalar_concentration(self.alpha, "alpha")
+        check_positive(self.beta, "beta")
+        return self
 
     def admits_column(self, column) -> bool:
         """Whole numbers none of which is negative."""

@@ -47,6 +47,7 @@ from bayesgen.families.gaussian.stats import (
 )
 from bayesgen.families.namespace import namespace
 from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers
+from bayesgen.validation import check_positive
 
 _COVARIANCE_DIMS = {
     "full": ("class", "feature", "feature2"),
@@ -120,6 +121,13 @@ class GaussianFamily(FeatureFamily):
         self.degrees_of_freedom_prior = degrees_of_freedom_prior
         self.covariance_prior = covariance_prior
         self.reg_covar = reg_covar
+
+    def check(self) -> GaussianFamily:
+        """This family, once ``reg_covar`` (>= 0) and ``mean_precision_prior`` (> 0) are
+        checked (its covariance type is checked when it is made)."""
+        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
+        check_positive(self.mean_precision_prior, "mean_precision_prior")
+        return self
 
     @classmethod
     def of(cls, owner) -> GaussianFamily:

@@ -158,9 +158,10 @@ class RegularisedGaussian(GaussianFamily):
         return cls(n_components=getattr(owner, "n_components", None), **settings, **learned)
 
     def check(self) -> RegularisedGaussian:
-        """This family, once the regularisation settings suit its covariance type
-        (`check_regularisation`: ``reg_alpha``, ``reg_gamma``, ``shrinkage``,
-        ``n_components``)."""
+        """This family, once `GaussianFamily.check` passes and the regularisation settings
+        suit its covariance type (`check_regularisation`: ``reg_alpha``, ``reg_gamma``,
+        ``shrinkage``, ``n_components``)."""
+        super().check()
         check_regularisation(
             self.covariance_type, self.reg_alpha, self.reg_gamma, self.shrinkage, self.n_components
         )
