@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bayesgen.validation import check_count
+from bayesgen.validation import check_count, unknown_labels
 
 _SUM_TOLERANCE = 1e-4  # rows of float32 probabilities sum to one only up to rounding
 
@@ -109,11 +109,9 @@ def _top_label(y_true, proba: np.ndarray, classes) -> tuple[np.ndarray, np.ndarr
             f"classes must hold one label per column of proba ({proba.shape[1]}); got shape "
             f"{classes.shape}."
         )
-    unknown = np.setdiff1d(y_true, classes)
-    if unknown.size:
-        raise ValueError(
-            f"y_true has labels {unknown.tolist()} that are not in classes {classes.tolist()}."
-        )
+    unknown = unknown_labels(y_true, classes)
+    if unknown:
+        raise ValueError(f"y_true has labels {unknown} that are not in classes {classes.tolist()}.")
     return proba.max(axis=1), classes[np.argmax(proba, axis=1)] == y_true
 
 

@@ -120,11 +120,12 @@ def check_features(
             ensure_all_finite=False,
             accept_sparse=accept_sparse,
         )
-    except ValueError as error:
-        if "convert" in str(error) or "string" in str(error):
+    except (TypeError, ValueError) as error:
+        if "convert" in str(error) or "string" in str(error) or "NAType" in str(error):
             raise ValueError(
                 f"X must be numeric for {type(estimator).__name__}; could not convert it to "
-                f"floats ({error})."
+                f"floats ({error}). A missing entry is NaN (pd.NA in a float or nullable "
+                "column, such as dtype 'Float64', is read as NaN)."
             ) from error
         raise
     _check_finite(X, estimator, allow_nan=allow_nan)
@@ -286,6 +287,18 @@ def check_counts(estimator, X, *, reset: bool, binary: bool = False, allow_nan: 
     return X
 
 
+def unknown_labels(labels, classes) -> list:
+    """The labels of ``labels`` that are not in ``classes``, each once: NumPy's set
+    difference, or for labels that cannot be ordered together (``None`` among integers)
+    the same by equality."""
+    try:
+        return np.setdiff1d(labels, classes).tolist()
+    except TypeError:
+        known = set(np.asarray(classes).tolist())
+        unknown = [label for label in np.asarray(labels).tolist() if label not in known]
+        return list(dict.fromkeys(unknown))
+
+
 def class_indices(classes, y) -> np.ndarray:
     """The indices in ``classes`` (sorted) of the labels ``y``.
 
@@ -295,11 +308,9 @@ def class_indices(classes, y) -> np.ndarray:
         Naming the labels not in ``classes``.
     """
     classes, y = np.asarray(classes), np.asarray(y)
-    unknown = np.setdiff1d(y, classes)
-    if unknown.size:
-        raise ValueError(
-            f"y contains labels {unknown.tolist()} not in classes_ {classes.tolist()}."
-        )
+    unknown = unknown_labels(y, classes)
+    if unknown:
+        raise ValueError(f"y contains labels {unknown} not in classes_ {classes.tolist()}.")
     return np.searchsorted(classes, y)
 
 
@@ -308,7 +319,14 @@ def check_labels(y) -> np.ndarray:
     y = column_or_1d(y, warn=True)
     if y.dtype.kind in "fc":
         check_array(y, ensure_2d=False, dtype=None, input_name="y")
-    check_classification_targets(y)
+    try:
+        check_classification_targets(y)
+    except TypeError as error:  # sorting the labels compares them
+        kinds = sorted({type(label).__name__ for label in y.tolist()})
+        raise ValueError(
+            f"y must hold labels of one kind that can be ordered; got labels of types {kinds} "
+            f"({error})."
+        ) from None
     return y
 
 
@@ -326,9 +344,23 @@ def check_weights(sample_weight, X: np.ndarray) -> np.ndarray:
     )
 
 
+def as_real_array(value, name: str) -> np.ndarray:
+    """``value`` as a float64 array, or a ValueError naming ``name`` for anything that is no
+    array of real numbers (strings, a dict, ragged rows, complex numbers)."""
+    try:
+        array = np.asarray(value)
+        if np.iscomplexobj(array):
+            raise TypeError("complex numbers")
+        return np.asarray(array, dtype=np.float64)
+    except (TypeError, ValueError) as error:
+        raise ValueError(
+            f"{name} must be an array of real numbers; got {value!r:.80} ({error})."
+        ) from None
+
+
 def check_class_probabilities(priors, n_classes: int, name: str = "priors") -> np.ndarray:
     """Validate user-given class probabilities: length ``n_classes``, >= 0, summing to one."""
-    priors = np.asarray(priors, dtype=np.float64)
+    priors = as_real_array(priors, name)
     if priors.shape != (n_classes,):
         raise ValueError(
             f"{name} must have one entry per class, shape ({n_classes},); got shape {priors.shape}."

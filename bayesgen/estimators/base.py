@@ -39,7 +39,7 @@ from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.families.namespace import tree_leaves, tree_map
 from bayesgen.frames import column_schema
 from bayesgen.inference import semi_supervised
-from bayesgen.validation import check_labels, check_rows, check_weights
+from bayesgen.validation import check_labels, check_rows, check_weights, unknown_labels
 
 
 def _set_class_prior(estimator, probabilities) -> None:
@@ -348,11 +348,10 @@ class GenerativeClassifier(
         X = self._check_X(X, reset=first_call)
         y = check_labels(y)
         check_consistent_length(X, y)
-        unknown = np.setdiff1d(y, all_classes)
-        if unknown.size:
+        unknown = unknown_labels(y, all_classes)
+        if unknown:
             raise ValueError(
-                f"y contains labels {unknown.tolist()} that are not in classes "
-                f"{all_classes.tolist()}."
+                f"y contains labels {unknown} that are not in classes {all_classes.tolist()}."
             )
         weights = check_weights(sample_weight, X)
         record = training_range.column_ranges(X, weights)

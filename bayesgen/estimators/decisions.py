@@ -32,6 +32,7 @@ from bayesgen._precision import precision
 from bayesgen.inference import abstention, label_shift
 from bayesgen.inference.label_shift import PriorAdaptation
 from bayesgen.validation import (
+    as_real_array,
     caller_stacklevel,
     check_class_probabilities,
     check_count,
@@ -41,7 +42,7 @@ from bayesgen.validation import (
 
 def check_cost(cost, n_classes: int) -> np.ndarray:
     """A finite, non-negative (n_classes, n_classes) cost matrix."""
-    cost = np.asarray(cost, dtype=np.float64)
+    cost = as_real_array(cost, "cost")
     if cost.shape != (n_classes, n_classes):
         raise ValueError(
             f"cost must have shape (n_classes, n_classes) = ({n_classes}, {n_classes}), with "

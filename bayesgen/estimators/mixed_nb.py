@@ -26,7 +26,7 @@ def _repeated(rows: np.ndarray, sample_weight, n_rows: int) -> np.ndarray:
         weights = np.asarray(sample_weight, dtype=float)
     except (TypeError, ValueError):
         return rows  # fit reports what is wrong with the weights
-    whole = weights.shape == (n_rows,) and np.all(weights >= 0)
+    whole = weights.shape == (n_rows,) and np.all(np.isfinite(weights)) and np.all(weights >= 0)
     if not whole or not np.all(weights == np.round(weights)) or not weights[rows].any():
         return rows  # fractional, or all zero (which fit refuses)
     return np.repeat(rows, weights[rows].astype(int))

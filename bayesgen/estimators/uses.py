@@ -16,13 +16,13 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_consistent_length, check_is_fitted
 
 from bayesgen import training_range
 from bayesgen.estimators import multiple_imputation
 from bayesgen.frames import with_filled_cells
 from bayesgen.inference import imputation, novelty, sampling, synthetic_rows
-from bayesgen.validation import class_indices, scoring_rows
+from bayesgen.validation import check_count, class_indices, scoring_rows
 
 
 def _has_density(estimator) -> bool:
@@ -53,6 +53,15 @@ class GenerativeUses:
             Number of rows to draw when neither ``X`` nor ``y`` is given.
         """
         check_is_fitted(self)
+        if n_samples is not None:
+            if X is not None or y is not None:
+                raise ValueError(
+                    "n_samples is the number of rows to draw when neither X nor y is given; "
+                    "with X or y the rows are theirs: pass one or the other."
+                )
+            check_count(n_samples, "n_samples")
+        if X is not None and y is not None:
+            check_consistent_length(X, y)
         self._run_story(X, y, self._story_part(), n_samples)
 
     def _run_story(self, X, y, part, n_samples):

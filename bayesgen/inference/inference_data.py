@@ -77,8 +77,19 @@ def build(
 
 
 def flatten_draws(idata) -> dict:
-    """The posterior group of an ``InferenceData`` as ``{site: (chain * draw, ...)}``."""
-    posterior = idata.posterior
+    """The posterior group of an ``InferenceData`` as ``{site: (chain * draw, ...)}``.
+
+    Raises
+    ------
+    TypeError
+        When ``idata`` has no posterior group (it is no ``InferenceData`` of draws).
+    """
+    posterior = getattr(idata, "posterior", None)
+    if posterior is None or not hasattr(posterior, "data_vars"):
+        raise TypeError(
+            "posterior must be an arviz.InferenceData with a posterior group (as posterior() "
+            f"returns); got {type(idata).__name__} {idata!r:.60}."
+        )
     return {
         name: np.asarray(values).reshape(-1, *values.shape[2:])
         for name, values in posterior.data_vars.items()

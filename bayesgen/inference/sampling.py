@@ -19,6 +19,7 @@ from bayesgen._lazy import lazy_attribute, lazy_module
 from bayesgen._memory import check_fits
 from bayesgen._precision import precision
 from bayesgen._threads import STORY_LOCK
+from bayesgen.validation import unknown_labels
 
 jax = lazy_module("jax")
 handlers = lazy_module("numpyro.handlers")
@@ -78,10 +79,10 @@ def labels_to_draw(classes, n_samples, y, n_features: int) -> tuple[int, np.ndar
             raise ValueError(
                 f"y must be one label or a non-empty 1-D list of labels; got shape {labels.shape}."
             )
-        unknown = np.setdiff1d(labels, classes)
-        if unknown.size:
+        unknown = unknown_labels(labels, classes)
+        if unknown:
             raise ValueError(
-                f"y contains labels {unknown.tolist()} that are not in classes_ "
+                f"y contains labels {unknown} that are not in classes_ "
                 f"{np.asarray(classes).tolist()}."
             )
         rows = labels.shape[0]

@@ -35,8 +35,19 @@ INFO_KEYS = HEADER_KEYS[:-1]
 
 
 def describe_file(file) -> str:
-    """The file as error messages name it: its path, or the name of a file object."""
+    """The file as error messages name it: its path, or the name of a file object.
+
+    Raises
+    ------
+    TypeError
+        When ``file`` is neither a path nor a binary file object.
+    """
     if isinstance(file, str | os.PathLike):
         return repr(os.fspath(file))
+    if not (hasattr(file, "read") or hasattr(file, "write")):
+        raise TypeError(
+            "file must be a path (str or os.PathLike) or a binary file object; got "
+            f"{type(file).__name__} {file!r:.60}."
+        )
     name = getattr(file, "name", None)
     return repr(name) if isinstance(name, str) else f"<{type(file).__name__} object>"

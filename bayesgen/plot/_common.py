@@ -11,6 +11,8 @@ from matplotlib.colors import to_rgba
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import check_is_fitted
 
+from bayesgen.validation import unknown_labels
+
 
 def check_fitted(model) -> None:
     """Raise ``NotFittedError`` (a ``ValueError``) naming ``model`` when it is not fitted."""
@@ -93,10 +95,10 @@ def class_colors(n_classes: int) -> np.ndarray:
 def class_positions(model, y, argument: str = "y") -> np.ndarray:
     """The position of each label of ``y`` in ``model.classes_``."""
     y = np.asarray(y)
-    unknown = np.setdiff1d(y, model.classes_)
-    if unknown.size:
+    unknown = unknown_labels(y, model.classes_)
+    if unknown:
         raise ValueError(
-            f"{argument} has labels {unknown.tolist()} that are not in the model's classes_ "
+            f"{argument} has labels {unknown} that are not in the model's classes_ "
             f"{model.classes_.tolist()}."
         )
     return np.searchsorted(model.classes_, y)

@@ -1,5 +1,7 @@
 """Bad input gets a clear ValueError naming the argument, never a silent wrong answer."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_iris
@@ -167,3 +169,44 @@ def test_a_concentration_that_is_no_number_is_named(name, alpha):
     counts = (np.abs(X) > 3).astype(int)
     with pytest.raises(ValueError, match=r"^alpha must be a positive number or an array of shape"):
         getattr(bayesgen, name)(alpha=alpha).fit(counts, y)
+
+
+def _bad(call, error, message):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # and no NumPy warning on the way
+        with pytest.raises(error, match=message):
+            call()
+
+
+def test_inputs_that_are_no_numbers_or_no_labels_are_named():
+    """Each of these failed inside NumPy, pandas or NumPyro with a message naming no
+    argument (a hostile-input sweep); each is now refused by name."""
+    import pandas as pd
+
+    import bayesgen
+
+    model = QDA().fit(X, y)
+    na = pd.DataFrame(X[:3]).astype(object)
+    na.iloc[0, 0] = pd.NA
+    _bad(lambda: model.predict(na), ValueError, r"X must be numeric for QDA.*'Float64'")
+    _bad(lambda: QDA().fit(na, y[:3]), ValueError, "X must be numeric for QDA")
+    mixed = np.array(["b", 1] * 75, dtype=object)
+    _bad(lambda: QDA().fit(X, mixed), ValueError, r"labels of types \['int', 'str'\]")
+    _bad(lambda: model.sample(2, y=np.array([0, None], dtype=object)), ValueError, r"\[None\]")
+    _bad(lambda: QDA(priors="abc").fit(X, y), ValueError, "priors must be an array of real")
+    _bad(lambda: QDA(priors={"a": 1}).fit(X, y), ValueError, "priors must be an array of real")
+    ragged = [[0, 1], [1]]
+    _bad(lambda: model.predict(X[:2], cost=ragged), ValueError, "cost must be an array of real")
+    complex_cost = np.ones((3, 3)) * (1 + 1j)
+    _bad(lambda: model.predict(X[:2], cost=complex_cost), ValueError, "complex numbers")
+    shifted = np.array([0.5, 0.25, 0.25]) + 0j
+    _bad(lambda: model.with_class_prior(shifted), ValueError, "prior must be an array of real")
+    _bad(lambda: model.story(n_samples=0), ValueError, "n_samples must be an integer >= 1")
+    _bad(lambda: model.story(X[:2], n_samples=3), ValueError, "pass one or the other")
+    _bad(lambda: model.story(X[:3], y[:2]), ValueError, "inconsistent numbers of samples")
+    _bad(lambda: bayesgen.load(None), TypeError, "file must be a path")
+    _bad(lambda: model.save(3), TypeError, "file must be a path")
+    _bad(lambda: model.predict_proba_draws(X[:2], posterior="x"), TypeError, "InferenceData")
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    weights = np.r_[np.inf, np.ones(149)]
+    _bad(lambda: bayesgen.MixedNB().fit(frame, y, sample_weight=weights), ValueError, "infinity")
