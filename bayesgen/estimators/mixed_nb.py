@@ -15,7 +15,7 @@ from bayesgen.families import column_choice
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.frames import as_training_frame, with_filled_cells
 from bayesgen.inference import imputation, semi_supervised
-from bayesgen.validation import check_positive, class_indices
+from bayesgen.validation import check_positive
 
 
 def _repeated(rows: np.ndarray, sample_weight, n_rows: int) -> np.ndarray:
@@ -343,7 +343,8 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
                 else self._plugin_posterior(X, log=False, value=value)
             )
         else:
-            class_weights = np.eye(self.classes_.shape[0])[class_indices(self.classes_, y)]
+            n_rows = len(columns.frame)
+            class_weights = imputation.known_label_weights(self.classes_, y, n_rows)
         rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
         family = self._feature_family()
         params = (self.joint_ if value is None else value).params

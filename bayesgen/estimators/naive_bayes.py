@@ -184,12 +184,10 @@ class MultinomialNB(NaiveBayesClassPrior):
                 "totals given (lengths), which rounding each column to its training grid "
                 "would change; the counts it draws are whole numbers already."
             )
-        rows = len(y) if y is not None and np.ndim(y) else n_samples
+        check_is_fitted(self)
         if lengths is None:
             mean_total = self.feature_count_.sum() / self.class_count_.sum()
             lengths = int(round(float(mean_total)))
-        if isinstance(rows, (int, np.integer)) and rows >= 1:
-            lengths = np.broadcast_to(np.asarray(lengths), (rows,))
         options = {"lengths": lengths}
         return self._sample(
             n_samples,

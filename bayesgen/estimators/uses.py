@@ -22,7 +22,7 @@ from bayesgen import training_range
 from bayesgen.estimators import multiple_imputation
 from bayesgen.frames import with_filled_cells
 from bayesgen.inference import imputation, novelty, sampling, synthetic_rows
-from bayesgen.validation import check_count, class_indices, scoring_rows
+from bayesgen.validation import check_count, scoring_rows
 
 
 def _has_density(estimator) -> bool:
@@ -299,15 +299,7 @@ class GenerativeUses:
                 else self._plugin_posterior(given, log=False, value=value)
             )
         else:
-            labels = np.asarray(y)
-            if labels.shape != (X.shape[0],):
-                raise ValueError(
-                    f"y must have one label per row of X, shape ({X.shape[0]},); got "
-                    f"{labels.shape}."
-                )
-            class_weights = imputation.label_weights(
-                class_indices(self.classes_, y), len(self.classes_)
-            )
+            class_weights = imputation.known_label_weights(self.classes_, y, X.shape[0])
         rng = sampling.numpy_generator(random_state)
         params = (self.joint_ if value is None else value).params
         filled = imputation.filled_rows(

@@ -144,9 +144,13 @@ def feature_ridge(rows: np.ndarray, row_weights: np.ndarray, reg_covar: float, d
     total = row_weights.sum()
     mean = row_weights @ rows / total
     variances = row_weights @ (rows - mean) ** 2 / total
-    # A feature constant over all rows still gets a ridge, on the scale of the others.
-    fallback = np.max(variances)
-    variances = np.where(variances > 0, variances, fallback if fallback > 0 else 1.0)
+    # A feature constant over all rows still gets a ridge, on the scale of the others. It
+    # is told by its values, not its variance: rounding leaves one of 1e-32 for a column of
+    # 6.1 everywhere, which would be no ridge at all.
+    weighted = rows[row_weights > 0]
+    varies = (variances > 0) & np.any(weighted != weighted[:1], axis=0)
+    fallback = np.max(variances, where=varies, initial=0.0)
+    variances = np.where(varies, variances, fallback if fallback > 0 else 1.0)
     return max(reg_covar, rows.shape[1] * np.finfo(dtype).eps) * variances
 
 

@@ -96,6 +96,23 @@ MISSING_AT_FIT = (
 )
 
 
+def _checked_lengths(lengths, shape) -> np.ndarray:
+    """``lengths`` as whole-number row totals >= 0 of the rows ``shape``, or a ValueError
+    naming them (a fraction would be truncated, a negative or infinite one fail in NumPy)."""
+    try:
+        totals = np.asarray(lengths, dtype=np.float64)
+    except (TypeError, ValueError):
+        totals = np.asarray(np.nan)
+    whole = totals.size > 0 and np.all(np.isfinite(totals)) and np.all(totals == np.round(totals))
+    if not whole or np.any(totals < 0) or totals.ndim > 1:
+        raise ValueError(
+            f"lengths must be a whole number >= 0 or one per row; got {lengths!r:.60}."
+        )
+    if totals.ndim == 1 and totals.shape != shape:
+        raise ValueError(f"lengths must have one total per row, {shape[0]}; got {totals.size}.")
+    return np.broadcast_to(totals.astype(np.int64), shape)
+
+
 class MultinomialFamily(FeatureFamily):
     """The Dirichlet–multinomial family behind [`bayesgen.MultinomialNB`][bayesgen.MultinomialNB].
 
@@ -244,14 +261,17 @@ class MultinomialFamily(FeatureFamily):
         Raises
         ------
         ValueError
-            Without ``lengths``: the story conditions on the row totals, so they are given.
+            Without ``lengths`` (the story conditions on the row totals, so they are given),
+            or for lengths that are not whole numbers >= 0, one or one per row.
         """
         if lengths is None:
-            raise ValueError("The multinomial story needs lengths (the row totals to draw).")
+            raise ValueError(
+                "The multinomial story needs lengths (the row totals to draw): "
+                "MultinomialNB.sample(lengths=...) takes them."
+            )
         theta = np.asarray(params, dtype=np.float64)[classes]
         theta /= theta.sum(axis=1, keepdims=True)
-        totals = np.broadcast_to(np.asarray(lengths, dtype=np.int64), classes.shape)
-        return {"X": rng.multinomial(totals, theta).astype(np.float64)}
+        return {"X": rng.multinomial(_checked_lengths(lengths, classes.shape), theta).astype(float)}
 
     def conditional(self, params, X, class_weights, method: str, rng):
         """Missing counts: the mode of the Poisson mixture at `imputation_rates`, or a

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayesgen.missing import missing_entries
+from bayesgen.validation import class_indices
 
 METHODS = ("mean", "sample")
 
@@ -25,6 +26,22 @@ def check_method(method: str) -> str:
 def label_weights(class_index: np.ndarray, n_classes: int) -> np.ndarray:
     """One-hot class weights ``(n_samples, n_classes)`` of rows whose class is known."""
     return np.eye(n_classes)[np.asarray(class_index)]
+
+
+def known_label_weights(classes, y, n_rows: int) -> np.ndarray:
+    """`label_weights` of the labels ``y``, one per row of ``n_rows``, from ``classes``.
+
+    Raises
+    ------
+    ValueError
+        For another number of labels, or labels not in ``classes``.
+    """
+    labels = np.asarray(y)
+    if labels.shape != (n_rows,):
+        raise ValueError(
+            f"y must have one label per row of X, shape ({n_rows},); got {labels.shape}."
+        )
+    return label_weights(class_indices(classes, labels), len(classes))
 
 
 def keep_observed(X: np.ndarray, filled: np.ndarray) -> np.ndarray:

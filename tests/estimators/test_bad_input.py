@@ -188,8 +188,8 @@ def test_inputs_that_are_no_numbers_or_no_labels_are_named():
     model = QDA().fit(X, y)
     na = pd.DataFrame(X[:3]).astype(object)
     na.iloc[0, 0] = pd.NA
-    _bad(lambda: model.predict(na), ValueError, r"X must be numeric for QDA.*'Float64'")
-    _bad(lambda: QDA().fit(na, y[:3]), ValueError, "X must be numeric for QDA")
+    _bad(lambda: model.predict(na), TypeError, r"X must be numeric for QDA.*'Float64'")
+    _bad(lambda: QDA().fit(na, y[:3]), TypeError, "X must be numeric for QDA")
     mixed = np.array(["b", 1] * 75, dtype=object)
     _bad(lambda: QDA().fit(X, mixed), ValueError, r"labels of types \['int', 'str'\]")
     _bad(lambda: model.sample(2, y=np.array([0, None], dtype=object)), ValueError, r"\[None\]")
@@ -210,3 +210,40 @@ def test_inputs_that_are_no_numbers_or_no_labels_are_named():
     frame = pd.DataFrame(X, columns=list("abcd"))
     weights = np.r_[np.inf, np.ones(149)]
     _bad(lambda: bayesgen.MixedNB().fit(frame, y, sample_weight=weights), ValueError, "infinity")
+
+
+@pytest.mark.parametrize("name", ["QDA", "MixedNB", "LatentClassNB"])
+def test_impute_takes_one_known_label_per_row(name):
+    import bayesgen
+
+    model = getattr(bayesgen, name)(**({"random_state": 0} if name == "LatentClassNB" else {}))
+    model.fit(X, y)
+    gappy = X[:4].copy()
+    gappy[0, 1] = np.nan
+    for labels in (0, [0, 1], [0, 1, 2, 0, 1], np.zeros((4, 1))):
+        with pytest.raises(ValueError, match=r"y must have one label per row of X, shape \(4,\)"):
+            model.impute(gappy, y=labels)
+    filled = model.impute(gappy, y=[0, 0, 1, 1])
+    assert np.isfinite(np.asarray(filled, dtype=float)).all()
+
+
+def test_multinomial_lengths_are_whole_row_totals():
+    """lengths of 1.5 were truncated to 1 without a word; -3, NaN, a string or the wrong
+    count failed inside NumPy; an unfitted model raised AttributeError."""
+    from sklearn.exceptions import NotFittedError
+
+    from bayesgen import MultinomialNB
+
+    counts = np.round(np.abs(X) * 2)
+    model = MultinomialNB().fit(counts, y)
+    for lengths in (-3, 1.5, np.nan, "a", [[1, 2]]):
+        with pytest.raises(ValueError, match="lengths must be a whole number >= 0"):
+            model.sample(2, lengths=lengths, random_state=0)
+    with pytest.raises(ValueError, match="lengths must have one total per row, 3; got 2"):
+        model.sample(3, lengths=[1, 2], random_state=0)
+    with pytest.raises(ValueError, match="n_samples must be an integer >= 1; got True"):
+        model.sample(True)
+    with pytest.raises(NotFittedError):
+        MultinomialNB().sample(2)
+    rows = model.sample(3, lengths=[5, 6, 7], random_state=0)[0]
+    np.testing.assert_array_equal(rows.sum(axis=1), [5, 6, 7])

@@ -369,3 +369,17 @@ def test_sklearn_classes_check_with_minus_one_a_class(estimator):
     from sklearn.utils.estimator_checks import check_classifiers_classes
 
     check_classifiers_classes(type(estimator).__name__, estimator)
+
+
+@pytest.mark.parametrize("constant", [6.1, 0.1, 1 / 3, 5.0, 1e6])
+def test_a_constant_column_gets_the_others_ridge_whatever_its_value(constant):
+    """The variance of a column of 6.1 everywhere rounds to about 1e-32, not 0: it was taken
+    for a real variance, gave no ridge and a singular kernel (a ValueError blaming
+    reg_covar). A constant column is told by its values."""
+    X, y = load_iris(return_X_y=True)
+    X = X.copy()
+    X[:, 0] = constant
+    model = KernelDensityDA().fit(X, y)
+    reference = KernelDensityDA().fit(np.c_[np.full(150, 5.0), X[:, 1:]], y)
+    np.testing.assert_array_equal(model.ridge_, reference.ridge_)
+    assert model.ridge_[0] == np.max(model.ridge_[1:])
