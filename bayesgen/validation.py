@@ -121,7 +121,7 @@ def check_features(
             accept_sparse=accept_sparse,
         )
     except (TypeError, ValueError) as error:
-        if "convert" in str(error) or "string" in str(error):
+        if any(word in str(error) for word in ("convert", "string", "promote")):
             raise type(error)(  # a TypeError stays one, as scikit-learn's checks expect
                 f"X must be numeric for {type(estimator).__name__}; could not convert it to "
                 f"floats ({error}). A missing entry is NaN (pd.NA in a float or nullable "

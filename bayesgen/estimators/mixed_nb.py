@@ -232,6 +232,12 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         frame = self._frame(X)
         validate_data(self, X, reset=reset, skip_check_array=True)
         self._check_no_infinite(frame)
+        for name, dtype in frame.dtypes.items():
+            if dtype.kind in "mM":  # NumPy would read nanoseconds, or mix them with numbers
+                raise ValueError(
+                    f"Column {name!r} has dtype {dtype}, which MixedNB cannot model; convert "
+                    "it to numbers (days since a date, say)."
+                )
         if reset:
             self._fitted_on_frame = isinstance(X, pd.DataFrame)
         composite = self._composite_of(self._base_family())

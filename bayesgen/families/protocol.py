@@ -462,6 +462,11 @@ def as_numbers(X: np.ndarray, owner: str = "X", columns=None) -> np.ndarray:
     X = np.asarray(X)
     if X.dtype in (np.float32, np.float64):
         return X
+    if X.dtype.kind in "mM":  # NumPy would give nanoseconds as numbers without a word
+        raise ValueError(
+            f"{owner} models numbers; got dates or durations ({X.dtype}): convert them to "
+            "numbers first (days since a date, say)."
+        )
     try:
         return X.astype(np.float64)
     except (TypeError, ValueError):

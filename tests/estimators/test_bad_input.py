@@ -247,3 +247,23 @@ def test_multinomial_lengths_are_whole_row_totals():
         MultinomialNB().sample(2)
     rows = model.sample(3, lengths=[5, 6, 7], random_state=0)[0]
     np.testing.assert_array_equal(rows.sum(axis=1), [5, 6, 7])
+
+
+def test_dates_are_refused_not_read_as_nanoseconds():
+    """A date column in place of a number: MixedNB's log-normal column read it as
+    nanoseconds and predicted; QDA failed inside NumPy's type promotion."""
+    import pandas as pd
+
+    import bayesgen
+
+    frame = pd.DataFrame(X, columns=list("abcd"))
+    dated = frame.iloc[:3].assign(a=pd.to_datetime(["2020-01-01"] * 3))
+    mixed = bayesgen.MixedNB(features={"a": "lognormal"}).fit(frame, y)
+    with pytest.raises(ValueError, match=r"Column 'a' has dtype datetime64.*convert it"):
+        mixed.predict(dated)
+    with pytest.raises(TypeError, match="X must be numeric for QDA"):
+        QDA().fit(frame, y).predict(dated)
+    with pytest.raises(ValueError, match="got dates or durations"):
+        from bayesgen.families.protocol import as_numbers
+
+        as_numbers(np.array(["2020-01-01"], dtype="datetime64[D]").reshape(1, 1))
