@@ -392,11 +392,12 @@ def check_positive(value, name: str, *, allow_zero: bool = False) -> float:
 
 def caller_stacklevel() -> int:
     """The ``stacklevel`` of ``warnings.warn`` that names the first frame outside bayesgen
-    (the user's call), however deep inside the package the warning is raised."""
+    and scikit-learn (the user's call: ``model.score`` runs scikit-learn's ``score``, which
+    calls ``predict``), however deep inside the package the warning is raised."""
     import sys
 
-    package = __name__.split(".")[0]
+    packages = (__name__.split(".")[0], "sklearn")
     frame, level = sys._getframe(1), 1
-    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] == package:
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in packages:
         frame, level = frame.f_back, level + 1
     return level

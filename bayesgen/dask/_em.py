@@ -21,15 +21,12 @@ from bayesgen.dask._input import RowBlocks
 from bayesgen.dask._passes import run_pass
 from bayesgen.estimators import semi_supervised_fit
 from bayesgen.inference import em, fit_rows, semi_supervised
-from bayesgen.validation import caller_stacklevel
 
 
 def fit(estimator, blocks: RowBlocks, labels: np.ndarray, n_unlabeled: list, dtype):
     """Fit ``estimator`` by EM over the blocks; ``n_unlabeled`` counts each block's -1 rows."""
     settings = semi_supervised_fit.em_settings(estimator)
-    classes = semi_supervised.em_classes(
-        labels, settings.n_classes, settings.marker, stacklevel=caller_stacklevel() + 1
-    )
+    classes = semi_supervised.em_classes(labels, settings.n_classes, settings.marker)
     estimator.classes_ = classes
     rng = check_random_state(estimator.random_state)
     best = None

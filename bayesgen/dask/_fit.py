@@ -87,7 +87,7 @@ def fit(estimator, X, y, sample_weight=None):
                 "scores are no likelihood, so EM cannot fit them; drop them, or pass "
                 "unlabeled_marker=None if that label is a class."
             )
-        semi_supervised.warn_if_marker_is_a_class(marker, labels, sum(n_unlabeled), 3)
+        semi_supervised.warn_if_marker_is_a_class(marker, labels, sum(n_unlabeled))
         return _em.fit(estimator, blocks, labels, n_unlabeled, dtype)
     classes = np.unique(check_labels(labels))
     if classes.shape[0] < 2:

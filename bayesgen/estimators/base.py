@@ -234,7 +234,7 @@ class GenerativeClassifier(
         weights = check_weights(sample_weight, X)
         record = training_range.column_ranges(X, weights)
         marker = getattr(self, "unlabeled_marker", -1)
-        unlabeled = semi_supervised.marked_unlabeled(y, marker, stacklevel=3)
+        unlabeled = semi_supervised.marked_unlabeled(y, marker)
         if unlabeled.any():
             self._fit_unlabelled(X, y, unlabeled, weights)
             self.joint_ = self.joint_._replace(record=record)

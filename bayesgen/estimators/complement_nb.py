@@ -94,6 +94,7 @@ class ComplementNB(NaiveBayesClassPrior):
 
     model_name = "complement-nb"
     n_classes = None  # no EM, so the classes are always those of the labels
+    min_classes = 2  # its weights compare each class with the others
     #: The weights smooth the complement counts by ``alpha``: no other estimate is offered.
     estimate = "mean"
 

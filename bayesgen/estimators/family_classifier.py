@@ -8,6 +8,7 @@ from sklearn.utils.validation import validate_data
 from bayesgen.estimators.hyperparameters import EM_KEYWORDS, NAIVE_BAYES_KEYWORDS
 from bayesgen.estimators.naive_bayes_prior import NaiveBayesClassPrior
 from bayesgen.families.component_mixture import MixtureFamily
+from bayesgen.families.composite import CompositeFamily
 from bayesgen.families.gaussian import GaussianFamily
 from bayesgen.families.protocol import FeatureFamily
 from bayesgen.inference.semi_supervised import UNLABELED_MARKER_DOC
@@ -93,6 +94,7 @@ class FamilyClassifier(NaiveBayesClassPrior):
     >>> import numpy as np
     >>> from bayesgen import FamilyClassifier, PoissonNB
     >>> from bayesgen.families.component_mixture import MixtureFamily
+from bayesgen.families.composite import CompositeFamily
     >>> from bayesgen.families.poisson import PoissonFamily
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(0, 2, 600)
@@ -116,6 +118,11 @@ class FamilyClassifier(NaiveBayesClassPrior):
             raise ValueError(
                 "family must be a feature family (such as PoissonFamily() or "
                 f"MixtureFamily(PoissonFamily(), 3)); got {type(family).__name__} {family!r:.60}."
+            )
+        if isinstance(getattr(family, "leaf", family), CompositeFamily):
+            raise ValueError(
+                "family must model every column alike; a CompositeFamily gives groups of "
+                "columns their own families, which MixedNB(features={column: family}) fits."
             )
         return family
 

@@ -198,7 +198,8 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         tags.input_tags.string = True
         # Missing values are fine unless a chosen family's own estimator refuses them at fit.
         known = column_families()
-        chosen = {known[f] for f in dict(self.features or {}).values() if f in known}
+        features = self.features if isinstance(self.features, dict) else {}  # fit says why
+        chosen = {known[f] for f in features.values() if isinstance(f, str) and f in known}
         tags.input_tags.allow_nan = all(fits_with_missing(family) for family in chosen)
         return tags
 

@@ -37,9 +37,7 @@ def fit(estimator, X, y, unlabeled: np.ndarray, weights: np.ndarray):
     settings = em_settings(estimator)
     labeled = ~unlabeled
     labels = np.asarray(y, dtype=object)[labeled]
-    classes = semi_supervised.em_classes(
-        labels, settings.n_classes, settings.marker, stacklevel=caller_stacklevel() + 1
-    )
+    classes = semi_supervised.em_classes(labels, settings.n_classes, settings.marker)
     class_index = (
         np.searchsorted(classes, check_labels(labels.tolist()))
         if labels.size

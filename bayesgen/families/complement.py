@@ -38,6 +38,10 @@ class ComplementWeights(FeatureFamily):
     """
 
     has_exact_posterior = False
+    no_posterior = (
+        "complement weights are no density of x given the class, so they have no "
+        "posterior (not even by NUTS, which needs the story)"
+    )
     is_density = False
     input_rows = InputRows(counts=True, missing=False)  # the weights do not marginalise NaN
 

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from bayesgen.inference.log_space import log_evidence, normalise
-from bayesgen.validation import check_count, check_labels, check_positive
+from bayesgen.validation import caller_stacklevel, check_count, check_labels, check_positive
 
 EM_ITERATION_DOC = """
     max_iter : int, default=100
@@ -136,7 +136,7 @@ def _is_marker(value, marker) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == marker
 
 
-def marked_unlabeled(y, marker=-1, *, stacklevel: int = 3) -> np.ndarray:
+def marked_unlabeled(y, marker=-1) -> np.ndarray:
     """The unlabelled rows of ``y`` under the unlabelled-row ``marker``, warning when the
     default marker -1 sits among integer classes it could belong to (`UnlabeledMarkerWarning`).
     """
@@ -145,12 +145,12 @@ def marked_unlabeled(y, marker=-1, *, stacklevel: int = 3) -> np.ndarray:
     marked = int(np.sum(unlabeled & ~unlabeled_rows(y, None)))  # not the missing labels
     if marked:
         labels = np.asarray(y, dtype=object)[~unlabeled]
-        warn_if_marker_is_a_class(marker, labels, marked, stacklevel + 1, labels_are_rows=True)
+        warn_if_marker_is_a_class(marker, labels, marked, labels_are_rows=True)
     return unlabeled
 
 
 def warn_if_marker_is_a_class(
-    marker, labels, n_unlabeled: int, stacklevel: int, *, labels_are_rows: bool = False
+    marker, labels, n_unlabeled: int, *, labels_are_rows: bool = False
 ) -> None:
     """Warn (`UnlabeledMarkerWarning`) when ``marker`` is the default -1, it marked
     ``n_unlabeled`` rows, and -1 looks like one more integer class among the labelled
@@ -167,7 +167,7 @@ def warn_if_marker_is_a_class(
             "classes -1 could belong to. If -1 is a class, pass unlabeled_marker=None; if "
             "these rows are unlabelled, silence this UnlabeledMarkerWarning.",
             UnlabeledMarkerWarning,
-            stacklevel=stacklevel,
+            stacklevel=caller_stacklevel(),
         )
 
 
@@ -229,7 +229,7 @@ def check_n_classes(n_classes, classes: np.ndarray) -> None:
         )
 
 
-def em_classes(labels: np.ndarray, n_classes, marker=-1, *, stacklevel: int = 3) -> np.ndarray:
+def em_classes(labels: np.ndarray, n_classes, marker=-1) -> np.ndarray:
     """The classes of a semi-supervised fit: those of the labelled rows ``labels``, or
     ``0 .. n_classes - 1`` (clustering, with a warning) when there are none."""
     if labels.size:
@@ -246,7 +246,7 @@ def em_classes(labels: np.ndarray, n_classes, marker=-1, *, stacklevel: int = 3)
             f"{n_classes} classes 0..{n_classes - 1}, which are unnamed "
             "and arbitrary in order.",
             UserWarning,
-            stacklevel=stacklevel,
+            stacklevel=caller_stacklevel(),
         )
         classes = np.arange(n_classes)
     if classes.shape[0] < 2:

@@ -288,12 +288,29 @@ def _sample_given(source: RowSource, rows: int, labels, given, random_state):
     drawn = source.value.classes[classes]
     seed = rng.integers(2**31 - 1)
     try:
-        X = source.impute(partial, drawn, seed)
+        with np.errstate(over="ignore", invalid="ignore"):
+            X = source.impute(partial, drawn, seed)
     except (TypeError, ValueError) as error:
         raise ValueError(f"given: {error}") from error
+    _check_representable(X, resolved)
     X = _as_drawn_rows(source, X)
     conditioning.check_held(X, resolved)
     return X, drawn
+
+
+def _check_representable(X, resolved: dict) -> None:
+    """Refuse draws that overflowed: given values so far out (1e308, say) that the law of
+    the other columns given them is beyond floating point."""
+    try:
+        values = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        return  # categories among the columns: numbers are checked by their families
+    if not np.all(np.isfinite(values)):
+        columns = [key for key, _ in resolved.values()]
+        raise ValueError(
+            f"given: the values of {columns} are so far out that the other columns' law given "
+            "them overflows floating point; give values on the scale of the training data."
+        )
 
 
 def _given_classes(source: RowSource, partial, log_joint, labels, rng):

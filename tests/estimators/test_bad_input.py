@@ -267,3 +267,38 @@ def test_dates_are_refused_not_read_as_nanoseconds():
         from bayesgen.families.protocol import as_numbers
 
         as_numbers(np.array(["2020-01-01"], dtype="datetime64[D]").reshape(1, 1))
+
+
+@pytest.mark.parametrize("name", ["QDA", "KernelDensityDA", "PoissonNB"])
+def test_given_values_beyond_floating_point_are_refused_not_drawn_as_nan(name):
+    """sample(given={0: 1e308}) drew NaN columns (QDA), columns of 1e307 (kernel density) or
+    failed with int64's least value and NumPy warnings (Poisson)."""
+    import bayesgen
+
+    rows = np.round(np.abs(X) * 2) if name == "PoissonNB" else X
+    model = getattr(bayesgen, name)().fit(rows, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match=r"given.*\[0\]"):
+            model.sample(3, given={0: 1e308}, random_state=0)
+        drawn = model.sample(3, given={0: 5.0}, random_state=0)[0]
+    assert np.all(np.isfinite(drawn)) and np.all(drawn[:, 0] == 5.0)
+
+
+def test_settings_that_are_no_family_of_the_kind_are_named():
+    import pandas as pd
+    from sklearn.utils import get_tags
+
+    import bayesgen
+    from bayesgen.families.composite import CompositeFamily
+    from bayesgen.families.poisson import PoissonFamily
+
+    assert get_tags(bayesgen.MixedNB(features=3)).estimator_type == "classifier"
+    with pytest.raises(ValueError, match="features must be a dict"):
+        bayesgen.MixedNB(features=3).fit(pd.DataFrame(X), y)
+    composite = CompositeFamily({"poisson": (PoissonFamily(), [0, 1])})
+    with pytest.raises(ValueError, match=r"MixedNB\(features="):
+        bayesgen.FamilyClassifier(family=composite).fit(np.round(np.abs(X[:, :2])), y)
+    for name in ("mean_prior", "covariance_prior"):
+        with pytest.raises(ValueError, match=f"{name} must be an array of real numbers"):
+            QDA(**{name: "x"}).fit(X, y)

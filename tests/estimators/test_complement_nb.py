@@ -55,3 +55,20 @@ def test_no_generative_story():
 
 def test_registered_by_its_model_name():
     assert registry.model_names()["complement-nb"] is ComplementNB
+
+
+def test_two_classes_at_least_and_no_posterior_from_another_model():
+    """Its weights compare each class with the others: one class is refused (as before the
+    naive-Bayes base took one class); draws of a multinomial's posterior, whose sites have
+    the same names and shapes, are refused, not scored by the complement weights."""
+    from bayesgen import MultinomialNB
+
+    X, y = load_digits(return_X_y=True)
+    with pytest.raises(ValueError, match="needs at least two classes"):
+        ComplementNB().fit(X[:20], np.zeros(20))
+    with pytest.raises(ValueError, match="needs at least two"):
+        ComplementNB().partial_fit(X[:20], np.zeros(20), classes=[0])
+    model = ComplementNB().fit(X, y)
+    draws = MultinomialNB().fit(X, y).posterior(3, random_state=0)
+    with pytest.raises(ValueError, match="complement weights are no density"):
+        model.predict_proba_draws(X[:2], posterior=draws)

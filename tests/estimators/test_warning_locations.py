@@ -60,3 +60,15 @@ def test_a_gappy_row_whose_observed_words_a_class_cannot_emit_is_impossible_ther
         np.testing.assert_array_equal(IMPOSSIBLE.predict_proba(row), [[1.0, 0.0]])
         np.testing.assert_array_equal(IMPOSSIBLE.score_samples(row), [np.log(0.5)])
         np.testing.assert_array_equal(IMPOSSIBLE.impute(row), [[1.0, 0.0]])
+
+
+MORE_CALLS = {
+    "QDA: -1 looks like a class": lambda: bayesgen.QDA().fit(X, np.where(Y == 0, -1, Y)),
+    "MixedNB: -1 looks like a class": lambda: bayesgen.MixedNB().fit(X, np.where(Y == 0, -1, Y)),
+    "score, through scikit-learn's score": lambda: IMPOSSIBLE.score(np.array([[1, 1]]), [0]),
+}
+
+
+@pytest.mark.parametrize("call", list(MORE_CALLS.values()), ids=list(MORE_CALLS))
+def test_the_warning_names_the_callers_line_through_any_path(call):
+    test_the_warning_names_the_callers_line(call)
