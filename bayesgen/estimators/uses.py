@@ -53,15 +53,16 @@ class GenerativeUses:
             Number of rows to draw when neither ``X`` nor ``y`` is given.
         """
         check_is_fitted(self)
-        if n_samples is not None:
-            if X is not None or y is not None:
-                raise ValueError(
-                    "n_samples is the number of rows to draw when neither X nor y is given; "
-                    "with X or y the rows are theirs: pass one or the other."
-                )
-            check_count(n_samples, "n_samples")
         if X is not None and y is not None:
             check_consistent_length(X, y)
+        if n_samples is not None:
+            check_count(n_samples, "n_samples")
+            given = next((len(rows) for rows in (y, X) if rows is not None), n_samples)
+            if given != n_samples:
+                raise ValueError(
+                    f"n_samples={n_samples} but X or y has {given} rows: n_samples is the "
+                    "number of rows to draw when neither is given; pass one or the other."
+                )
         self._run_story(X, y, self._story_part(), n_samples)
 
     def _run_story(self, X, y, part, n_samples):

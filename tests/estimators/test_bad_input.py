@@ -202,7 +202,7 @@ def test_inputs_that_are_no_numbers_or_no_labels_are_named():
     shifted = np.array([0.5, 0.25, 0.25]) + 0j
     _bad(lambda: model.with_class_prior(shifted), ValueError, "prior must be an array of real")
     _bad(lambda: model.story(n_samples=0), ValueError, "n_samples must be an integer >= 1")
-    _bad(lambda: model.story(X[:2], n_samples=3), ValueError, "pass one or the other")
+    _bad(lambda: model.story(X[:2], n_samples=3), ValueError, "n_samples=3 but X or y has 2")
     _bad(lambda: model.story(X[:3], y[:2]), ValueError, "inconsistent numbers of samples")
     _bad(lambda: bayesgen.load(None), TypeError, "file must be a path")
     _bad(lambda: model.save(3), TypeError, "file must be a path")
