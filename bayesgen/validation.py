@@ -121,7 +121,7 @@ def check_features(
             accept_sparse=accept_sparse,
         )
     except (TypeError, ValueError) as error:
-        if any(word in str(error) for word in ("convert", "string", "promote")):
+        if any(word in str(error) for word in ("could not convert", "a string", "promote")):
             raise type(error)(  # a TypeError stays one, as scikit-learn's checks expect
                 f"X must be numeric for {type(estimator).__name__}; could not convert it to "
                 f"floats ({error}). A missing entry is NaN (pd.NA in a float or nullable "
@@ -370,6 +370,18 @@ def check_class_probabilities(priors, n_classes: int, name: str = "priors") -> n
     if not np.isclose(priors.sum(), 1.0, rtol=0, atol=1e-8):
         raise ValueError(f"{name} must sum to one; got sum {priors.sum()}.")
     return priors
+
+
+def check_positive_values(value, name: str, *, allow_zero: bool = False) -> None:
+    """`check_positive` for a number, and for every entry of an array of them (a family's
+    setting may be one per feature, or a 0-d array)."""
+    if not isinstance(value, np.ndarray | list | tuple):
+        check_positive(value, name, allow_zero=allow_zero)
+        return
+    array = as_real_array(value, name)
+    if not np.all(np.isfinite(array)) or np.any(array < 0) or not (allow_zero or np.all(array)):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be finite and {bound} in every entry; got {value!r:.80}.")
 
 
 def check_count(value, name: str) -> int:

@@ -94,7 +94,6 @@ class FamilyClassifier(NaiveBayesClassPrior):
     >>> import numpy as np
     >>> from bayesgen import FamilyClassifier, PoissonNB
     >>> from bayesgen.families.component_mixture import MixtureFamily
-from bayesgen.families.composite import CompositeFamily
     >>> from bayesgen.families.poisson import PoissonFamily
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(0, 2, 600)

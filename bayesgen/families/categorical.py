@@ -27,7 +27,7 @@ from bayesgen.families.estimates import pseudo_counts, pseudo_log_density
 from bayesgen.families.linear import LinearLogLikelihood, finite_log
 from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily, column_label
-from bayesgen.validation import check_positive
+from bayesgen.validation import check_positive_values
 
 if TYPE_CHECKING:
     from jax import Array
@@ -315,7 +315,7 @@ class CategoricalFamily(FeatureFamily):
     def check(self) -> CategoricalFamily:
         """This family, once ``alpha`` (a positive number) and the e1071 floor
         (``probability_floor``) are checked."""
-        check_positive(self.alpha, "alpha")
+        check_positive_values(self.alpha, "alpha")
         if self.probability_floor is not None:
             e1071_floor.check(*self.probability_floor)
         return self

@@ -37,7 +37,7 @@ from bayesgen.families.estimates import (
 from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.poisson import Gamma
 from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
-from bayesgen.validation import check_positive
+from bayesgen.validation import check_positive_values
 
 if TYPE_CHECKING:
     from jax import Array
@@ -237,11 +237,10 @@ class ExponentialFamily(FeatureFamily):
         self.beta = beta
 
     def check(self) -> ExponentialFamily:
-        """This family, once a scalar ``alpha`` or ``beta`` is checked (an array is checked
-        against the columns when fitted)."""
+        """This family, once ``alpha`` and ``beta`` are checked: positive numbers, or arrays
+        of them (their shape is checked against the columns when fitted)."""
         for name in ("alpha", "beta"):
-            if np.ndim(getattr(self, name)) == 0:
-                check_positive(getattr(self, name), name)
+            check_positive_values(getattr(self, name), name)
         return self
 
     def prior_for(self, n_features: int, dtype=None, *, xp=None) -> Gamma:

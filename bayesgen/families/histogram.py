@@ -49,7 +49,7 @@ from bayesgen.families import class_prior
 from bayesgen.families.categorical import CategoricalFamily
 from bayesgen.families.namespace import jax_numpy
 from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers, refuse_entries
-from bayesgen.validation import check_positive
+from bayesgen.validation import check_positive_values
 
 __all__ = ["HistogramFamily", "learn_cells"]
 
@@ -140,7 +140,7 @@ class HistogramFamily(CategoricalFamily):
 
     def check(self) -> HistogramFamily:
         """This family, once ``smoothing``, ``bins`` and ``atom_share`` are checked."""
-        check_positive(self.smoothing, "smoothing")
+        check_positive_values(self.smoothing, "smoothing")
         if self.bins is not None and (
             isinstance(self.bins, bool) or not isinstance(self.bins, numbers.Integral)
         ):

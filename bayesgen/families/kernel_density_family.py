@@ -28,7 +28,7 @@ from bayesgen.families import kernel_density as kde
 from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.gaussian import missing
 from bayesgen.families.protocol import FeatureFamily, as_numbers
-from bayesgen.validation import InputRows, check_positive
+from bayesgen.validation import InputRows, check_positive_values
 
 
 class KernelChoice(NamedTuple):
@@ -117,7 +117,7 @@ class KernelDensityFamily(FeatureFamily):
                 f"bandwidth_scope must be one of {kde.BANDWIDTH_SCOPES} (one kernel per class, "
                 f"or one for all); got {self.bandwidth_scope!r}."
             )
-        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
+        check_positive_values(self.reg_covar, "reg_covar", allow_zero=True)
         return self
 
     # ----------------------------------------------------------- statistics

@@ -38,7 +38,7 @@ from bayesgen.families import numpy_draws
 from bayesgen.families.class_prior import draw_classes
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
-from bayesgen.validation import check_positive
+from bayesgen.validation import check_positive_values
 
 if TYPE_CHECKING:
     from jax import Array
@@ -186,10 +186,10 @@ class LogNormalFamily(FeatureFamily):
             try:
                 values = None if value is None else np.asarray(value, dtype=float)
             except (TypeError, ValueError):
-                raise ValueError(f"{name} must be > 0 and finite; got {value!r}.") from None
-            if values is not None and not np.all((values > 0) & np.isfinite(values)):
-                raise ValueError(f"{name} must be > 0 and finite; got {value!r}.")
-        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
+                raise ValueError(f"{name} must be > 0; got {value!r}.") from None
+            if values is not None and not np.all(values > 0):  # inf is a limit: fixed
+                raise ValueError(f"{name} must be > 0; got {value!r}.")
+        check_positive_values(self.reg_covar, "reg_covar", allow_zero=True)
         return self
 
     # ----------------------------------------------------------- statistics

@@ -108,7 +108,7 @@ def _checked_lengths(lengths, shape) -> np.ndarray:
         raise ValueError(
             f"lengths must be a whole number >= 0 or one per row; got {lengths!r:.60}."
         )
-    if totals.ndim == 1 and totals.shape != shape:
+    if totals.ndim == 1 and totals.size != 1 and totals.shape != shape:
         raise ValueError(f"lengths must have one total per row, {shape[0]}; got {totals.size}.")
     return np.broadcast_to(totals.astype(np.int64), shape)
 

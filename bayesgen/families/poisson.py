@@ -39,7 +39,7 @@ from bayesgen.families.linear import (
 )
 from bayesgen.families.namespace import jax_numpy, namespace
 from bayesgen.families.protocol import FeatureFamily
-from bayesgen.validation import InputRows, check_positive
+from bayesgen.validation import InputRows, check_positive_values
 
 if TYPE_CHECKING:
     from jax import Array
@@ -171,7 +171,7 @@ class PoissonFamily(FeatureFamily):
         """This family, once ``beta`` (a positive number) and a scalar ``alpha`` are
         checked (an array ``alpha`` is checked against the columns when fitted)."""
         check_scalar_concentration(self.alpha, "alpha")
-        check_positive(self.beta, "beta")
+        check_positive_values(self.beta, "beta")
         return self
 
     def admits_column(self, column) -> bool:

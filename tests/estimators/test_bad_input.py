@@ -247,6 +247,9 @@ def test_multinomial_lengths_are_whole_row_totals():
         MultinomialNB().sample(2)
     rows = model.sample(3, lengths=[5, 6, 7], random_state=0)[0]
     np.testing.assert_array_equal(rows.sum(axis=1), [5, 6, 7])
+    np.testing.assert_array_equal(model.sample(3, lengths=[5], random_state=0)[0].sum(1), 5)
+    story = model.sample(y=[0, 1], lengths=[4, 6], method="story", random_state=0)[0]
+    np.testing.assert_array_equal(story.sum(axis=1), [4, 6])
 
 
 def test_dates_are_refused_not_read_as_nanoseconds():
@@ -302,3 +305,11 @@ def test_settings_that_are_no_family_of_the_kind_are_named():
     for name in ("mean_prior", "covariance_prior"):
         with pytest.raises(ValueError, match=f"{name} must be an array of real numbers"):
             QDA(**{name: "x"}).fit(X, y)
+
+
+def test_sparse_rows_keep_scikit_learns_message():
+    """Not rewritten as 'X must be numeric' (its text says '.toarray()' to convert)."""
+    import scipy.sparse as sp
+
+    with pytest.raises(TypeError, match=r"dense data is required"):
+        QDA().fit(sp.csr_matrix(X), y)

@@ -33,8 +33,9 @@ REFUSED = [
     (GaussianFamily(reg_covar="a"), "reg_covar must be a finite real number"),
     (GaussianFamily(mean_precision_prior=0.0), "mean_precision_prior must be > 0"),
     (KernelDensityFamily(reg_covar=np.nan), "reg_covar must be a finite real number"),
-    (LogNormalFamily(degrees_of_freedom_prior=np.inf), "degrees_of_freedom_prior must be > 0"),
-    (LogNormalFamily(scale_prior="a"), "scale_prior must be > 0 and finite"),
+    (LogNormalFamily(degrees_of_freedom_prior=-1.0), "degrees_of_freedom_prior must be > 0"),
+    (LogNormalFamily(scale_prior="a"), "scale_prior must be > 0"),
+    (PoissonFamily(beta=np.array([1.0, -2.0])), r"beta must be finite and > 0 in every entry"),
     (HistogramFamily(smoothing="a"), "smoothing must be a finite real number"),
 ]
 
@@ -65,3 +66,25 @@ def test_the_estimators_refuse_as_their_families_do():
         bayesgen.KernelDensityDA(reg_covar=-1.0).fit(X, y)
     for family in (p for p, _ in REFUSED):
         assert type(family)().check() is not None  # the defaults pass
+
+
+ACCEPTED = [  # settings the families took before they checked them, and still take
+    PoissonFamily(beta=np.array([1.0, 2.0, 1.0, 1.0])),
+    PoissonFamily(beta=np.array(2.0)),
+    ExponentialFamily(alpha=np.array([1.0, 2.0, 1.0, 1.0]), beta=np.float32(2.0)),
+    GaussianFamily(mean_precision_prior=np.array(2.0), reg_covar=np.array(1e-6)),
+    CategoricalFamily(alpha=np.array(0.5)),
+    KernelDensityFamily(reg_covar=np.array(1e-6)),
+    LogNormalFamily(degrees_of_freedom_prior=np.inf, reg_covar=np.array(1e-6)),
+    HistogramFamily(smoothing=np.array(2.0)),
+]
+
+
+@pytest.mark.parametrize("family", ACCEPTED, ids=lambda x: repr(x)[:60])
+def test_array_and_limit_settings_are_still_taken(family):
+    """A 0-d array, one value per feature or an infinite prior weight (a fixed variance)
+    passes the check and fits as before the families checked their settings."""
+    X, y = load_iris(return_X_y=True)
+    assert family.check() is family
+    model = FamilyClassifier(family=family).fit(np.round(X) + 1, y)
+    assert np.allclose(model.predict_proba(np.round(X[:3]) + 1).sum(axis=1), 1.0)

@@ -47,7 +47,7 @@ from bayesgen.families.gaussian.stats import (
 )
 from bayesgen.families.namespace import namespace
 from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers
-from bayesgen.validation import as_real_array, check_positive
+from bayesgen.validation import as_real_array, check_positive_values
 
 _COVARIANCE_DIMS = {
     "full": ("class", "feature", "feature2"),
@@ -126,8 +126,8 @@ class GaussianFamily(FeatureFamily):
         """This family, once ``reg_covar`` (>= 0), ``mean_precision_prior`` (> 0) and the
         prior's arrays (real numbers) are checked (its covariance type is checked when it is
         made)."""
-        check_positive(self.reg_covar, "reg_covar", allow_zero=True)
-        check_positive(self.mean_precision_prior, "mean_precision_prior")
+        check_positive_values(self.reg_covar, "reg_covar", allow_zero=True)
+        check_positive_values(self.mean_precision_prior, "mean_precision_prior")
         for name in ("mean_prior", "covariance_prior"):  # shapes are checked when fitted
             if getattr(self, name) is not None:
                 as_real_array(getattr(self, name), name)
