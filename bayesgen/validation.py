@@ -345,15 +345,16 @@ def check_weights(sample_weight, X: np.ndarray) -> np.ndarray:
 
 
 def as_real_array(value, name: str) -> np.ndarray:
-    """``value`` as a float64 array, or a ValueError naming ``name`` for anything that is no
-    array of real numbers (strings, a dict, ragged rows, complex numbers)."""
+    """``value`` as a float64 array, or a TypeError (a value of the wrong kind) naming
+    ``name`` for anything that is no array of real numbers (strings, a dict, ragged rows,
+    complex numbers)."""
     try:
         array = np.asarray(value)
         if np.iscomplexobj(array):
             raise TypeError("complex numbers")
         return np.asarray(array, dtype=np.float64)
     except (TypeError, ValueError) as error:
-        raise ValueError(
+        raise TypeError(
             f"{name} must be an array of real numbers; got {value!r:.80} ({error})."
         ) from None
 

@@ -193,14 +193,14 @@ def test_inputs_that_are_no_numbers_or_no_labels_are_named():
     mixed = np.array(["b", 1] * 75, dtype=object)
     _bad(lambda: QDA().fit(X, mixed), ValueError, r"labels of types \['int', 'str'\]")
     _bad(lambda: model.sample(2, y=np.array([0, None], dtype=object)), ValueError, r"\[None\]")
-    _bad(lambda: QDA(priors="abc").fit(X, y), ValueError, "priors must be an array of real")
-    _bad(lambda: QDA(priors={"a": 1}).fit(X, y), ValueError, "priors must be an array of real")
+    _bad(lambda: QDA(priors="abc").fit(X, y), TypeError, "priors must be an array of real")
+    _bad(lambda: QDA(priors={"a": 1}).fit(X, y), TypeError, "priors must be an array of real")
     ragged = [[0, 1], [1]]
-    _bad(lambda: model.predict(X[:2], cost=ragged), ValueError, "cost must be an array of real")
+    _bad(lambda: model.predict(X[:2], cost=ragged), TypeError, "cost must be an array of real")
     complex_cost = np.ones((3, 3)) * (1 + 1j)
-    _bad(lambda: model.predict(X[:2], cost=complex_cost), ValueError, "complex numbers")
+    _bad(lambda: model.predict(X[:2], cost=complex_cost), TypeError, "complex numbers")
     shifted = np.array([0.5, 0.25, 0.25]) + 0j
-    _bad(lambda: model.with_class_prior(shifted), ValueError, "prior must be an array of real")
+    _bad(lambda: model.with_class_prior(shifted), TypeError, "prior must be an array of real")
     _bad(lambda: model.story(n_samples=0), ValueError, "n_samples must be an integer >= 1")
     _bad(lambda: model.story(X[:2], n_samples=3), ValueError, "n_samples=3 but X or y has 2")
     _bad(lambda: model.story(X[:3], y[:2]), ValueError, "inconsistent numbers of samples")
@@ -303,7 +303,7 @@ def test_settings_that_are_no_family_of_the_kind_are_named():
     with pytest.raises(ValueError, match=r"MixedNB\(features="):
         bayesgen.FamilyClassifier(family=composite).fit(np.round(np.abs(X[:, :2])), y)
     for name in ("mean_prior", "covariance_prior"):
-        with pytest.raises(ValueError, match=f"{name} must be an array of real numbers"):
+        with pytest.raises(TypeError, match=f"{name} must be an array of real numbers"):
             QDA(**{name: "x"}).fit(X, y)
 
 
