@@ -109,8 +109,11 @@ def from_joint(family, params, X, joint: np.ndarray, log_prior, *, log: bool):
     if unscored.any():
         limit = limit_log_posterior(family, params, X, unscored, log_prior)
         joint = joint.copy()
-        # Without the family's limit such a row is one no class could score: the prior.
-        joint[unscored] = -np.inf if limit is None else limit
+        if limit is not None:
+            joint[unscored] = limit
+        else:  # a row no class could score: the prior; NaN (NaN parameters) stays NaN
+            rows = np.flatnonzero(unscored)
+            joint[rows[~np.isnan(joint[rows]).any(axis=1)]] = -np.inf
     if log:
         n_impossible = int(np.count_nonzero(np.isneginf(log_space.row_max(joint))))
         return normalise(joint, log_prior), n_impossible

@@ -225,3 +225,20 @@ def test_a_multinomial_row_with_every_word_missing_is_explained_by_the_prior_alo
     )
     np.testing.assert_allclose(predictive[0], prior, rtol=1e-12)
     np.testing.assert_allclose(plugin[0], model.class_prior_, rtol=1e-12)
+
+
+def test_nan_parameters_give_nan_probabilities_not_the_prior():
+    """The overflow of a finite model is read as density 0 (the prior, with a warning);
+    NaN parameters, a fault elsewhere, must not be hidden that way."""
+    from sklearn.datasets import load_iris
+
+    import bayesgen
+
+    X, y = load_iris(return_X_y=True)
+    model = bayesgen.PoissonNB().fit(np.round(X * 2), y)
+    rates = np.array(model.joint_.params, dtype=float)
+    rates[0, 0] = np.nan
+    model.joint_ = model.joint_._replace(params=rates)
+    proba = model.predict_proba(np.round(X[:2] * 2))
+    assert np.isnan(proba).all()
+    assert np.isnan(model.score_samples(np.round(X[:2] * 2))).all()
