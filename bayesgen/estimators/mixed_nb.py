@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, validate_data
 
 from bayesgen.estimators.base import GenerativeClassifier
 from bayesgen.estimators.column_groups import ColumnGroups, column_families, fits_with_missing
@@ -14,7 +13,7 @@ from bayesgen.estimators.naive_bayes_prior import COMMON_PARAMETERS_DOC, NaiveBa
 from bayesgen.families import column_choice
 from bayesgen.families.estimates import check_estimate_kind
 from bayesgen.frames import as_training_frame, with_filled_cells
-from bayesgen.inference import imputation, semi_supervised
+from bayesgen.inference import semi_supervised
 from bayesgen.validation import check_positive
 
 
@@ -336,34 +335,19 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
             X, method=method, y=y, random_state=random_state, n_imputations=n_imputations
         )
 
-    def _impute_once(self, X, method, y, random_state, value=None):
-        """`GenerativeUses._impute_once` by column group: each group fills its own columns
-        (under ``value`` where given), a DataFrame back for a model fitted on one."""
-        check_is_fitted(self)
-        if method not in imputation.METHODS:
-            raise ValueError(f"method must be one of {imputation.METHODS}; got {method!r}.")
-        columns = self._check_X(X, reset=False)
-        if y is None:
-            class_weights = (
-                self.predict_proba(X)
-                if value is None
-                else self._plugin_posterior(X, log=False, value=value)
-            )
-        else:
-            n_rows = len(columns.frame)
-            class_weights = imputation.known_label_weights(self.classes_, y, n_rows)
-        rng = np.random.default_rng(check_random_state(random_state).randint(2**31 - 1))
-        family = self._feature_family()
-        params = (self.joint_ if value is None else value).params
-        imputed = family.decode(
-            family.conditional(params, family.encode(columns), class_weights, method, rng)
-        )
+    def _rows_to_fill(self, X):
+        """The checked columns, by group (a DataFrame of them behind)."""
+        return self._check_X(X, reset=False)
+
+    def _filled_copy(self, given, rows, filled):
+        """Each group's filled columns put in place, a DataFrame back for a model fitted on
+        one."""
         filled = with_filled_cells(
-            columns.frame,
+            rows.frame,
             {
                 position: column
                 for group, (_, positions) in self._composite().groups.items()
-                for position, column in zip(positions, imputed[group].T, strict=True)
+                for position, column in zip(positions, filled[group].T, strict=True)
             },
         )
         return filled if self._fitted_on_frame else filled.to_numpy()

@@ -30,6 +30,11 @@ from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from bayesgen._memory import check_fits
+from bayesgen._precision import compute_dtype
+from bayesgen.estimators.prediction import warn_impossible
+from bayesgen.inference import multiple_imputation
+from bayesgen.inference.imputation import known_label_weights
+from bayesgen.inference.multiple_imputation import check_n_imputations
 from bayesgen.inference.sampling import numpy_generator
 from bayesgen.inference.semi_supervised import unlabeled_rows
 from bayesgen.joint import with_params
@@ -39,15 +44,6 @@ WARMUP_SWEEPS = 20
 
 #: Data-augmentation sweeps from one kept imputation to the next.
 SWEEPS_BETWEEN = 5
-
-
-def check_n_imputations(n_imputations) -> int:
-    """``n_imputations`` as an int, or a ValueError naming it."""
-    if isinstance(n_imputations, bool) or not isinstance(n_imputations, (int, np.integer)):
-        raise ValueError(f"n_imputations must be an integer >= 1; got {n_imputations!r}.")
-    if n_imputations < 1:
-        raise ValueError(f"n_imputations must be >= 1; got {n_imputations}.")
-    return int(n_imputations)
 
 
 def _drawn_value(estimator, draws: dict, index: int):
@@ -72,29 +68,6 @@ def _unknown(y, n_samples: int) -> np.ndarray:
     return np.ones(n_samples, dtype=bool) if y is None else unlabeled_rows(np.asarray(y))
 
 
-def _impute_sample(model, X, y, rng, value=None):
-    """One conditional draw of the missing entries under ``value`` (the model's own where
-    None): given the label where it is known, mixed over $p(k \\mid x_o)$ where it is not
-    (by the model's own imputation, so a DataFrame comes back as one)."""
-    n_samples = X.shape[0]
-    unknown = _unknown(y, n_samples)
-    if unknown.all():
-        return model._impute_once(X, "sample", None, rng, value)
-    if not unknown.any():
-        return model._impute_once(X, "sample", y, rng, value)
-    known, unlabelled = np.flatnonzero(~unknown), np.flatnonzero(unknown)
-    parts = [
-        model._impute_once(_rows(X, known), "sample", np.asarray(y)[known], rng, value),
-        model._impute_once(_rows(X, unlabelled), "sample", None, rng, value),
-    ]
-    order = np.argsort(np.concatenate([known, unlabelled]), kind="stable")
-    if hasattr(parts[0], "iloc"):
-        import pandas as pd
-
-        return pd.concat(parts).iloc[order]
-    return np.concatenate(parts)[order]
-
-
 def _stack(copies: list):
     """The copies as one array, or as a list when they are DataFrames (columns of their own
     dtypes)."""
@@ -109,14 +82,35 @@ def _has_exact_posterior(estimator) -> bool:
     return True
 
 
+def _copies_under_draws(estimator, X, y, draws: dict, rng):
+    """The completed copies of ``X``, one per parameter draw of ``draws``, side by side
+    (`bayesgen.inference.multiple_imputation`)."""
+    rows = estimator._rows_to_fill(X)
+    unknown = _unknown(y, len(rows))
+    known = None
+    if not unknown.all():
+        labels = np.asarray(y)[~unknown]
+        known = (~unknown, known_label_weights(estimator.classes_, labels, labels.shape[0]))
+    family = estimator._feature_family()
+    weights, n_impossible = multiple_imputation.class_weights_under_draws(
+        family, estimator.joint_, rows, draws, known, compute_dtype(rows.dtype)
+    )
+    warn_impossible(n_impossible)
+    copies = multiple_imputation.copies_under_draws(
+        family, rows, draws, weights, numpy_generator(rng)
+    )
+    return [estimator._filled_copy(X, rows, filled) for filled in copies]
+
+
 def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=None):
     """``n_imputations`` completed copies of ``X`` (module docstring).
 
     Parameters
     ----------
     estimator : GenerativeClassifier
-        Fitted; supplies its imputation under a value (``_impute_once``), the posterior
-        hooks ``_check_exact_posterior`` and ``_exact_draws``, and ``predict_proba``.
+        Fitted; supplies its checked rows and their completed copy (``_rows_to_fill``,
+        ``_filled_copy``, ``_impute_once``), the posterior hooks
+        ``_check_exact_posterior`` and ``_exact_draws``, and ``predict_proba``.
     X : array-like of shape (n_samples, n_features)
         NaN marks a missing entry.
     n_imputations : int
@@ -143,12 +137,7 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
     rng = check_random_state(random_state)
     if _has_exact_posterior(estimator):
         draws = estimator._exact_draws(numpy_generator(rng), n_imputations)
-        return _stack(
-            [
-                _impute_sample(estimator, X, y, rng, _drawn_value(estimator, draws, i))
-                for i in range(n_imputations)
-            ]
-        )
+        return _stack(_copies_under_draws(estimator, X, y, draws, rng))
     return _data_augmentation(estimator, X, n_imputations, y, rng)
 
 

@@ -21,7 +21,7 @@ from bayesgen.validation import caller_stacklevel, scoring_rows
 PROBA_METHODS = ("plugin", "predictive")
 
 
-def _warn_impossible(n_impossible: int) -> None:
+def warn_impossible(n_impossible: int) -> None:
     if n_impossible:
         warnings.warn(
             f"{n_impossible} row(s) of X have probability zero under every class (a point "
@@ -121,7 +121,7 @@ class ClassPrediction:
         posterior, n_impossible = class_posterior.from_joint(
             self._feature_family(), params, X, joint, log_prior, log=log
         )
-        _warn_impossible(n_impossible)
+        warn_impossible(n_impossible)
         return posterior
 
     def _predictive_log_proba(self, X) -> np.ndarray:
@@ -143,7 +143,7 @@ class ClassPrediction:
             class_probabilities = parameter_posterior.predictive_class_prior(rule, value)
             log_prior = np.log(class_probabilities).astype(log_likelihood.dtype)
         joint = class_posterior.overflowed_as_zero(log_likelihood + log_prior, value.params)
-        _warn_impossible(int(np.count_nonzero(np.isneginf(np.max(joint, axis=1)))))
+        warn_impossible(int(np.count_nonzero(np.isneginf(np.max(joint, axis=1)))))
         return normalise(joint, log_prior)
 
     def predict_proba(self, X, *, method="plugin") -> np.ndarray:

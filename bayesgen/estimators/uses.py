@@ -290,23 +290,33 @@ class GenerativeUses:
         where given."""
         check_is_fitted(self)
         imputation.check_method(method)
-        given = X  # predict_proba checks feature names of a DataFrame against the fit's
-        X = self._check_X(X, reset=False)
-        X = np.array(X.toarray() if sp.issparse(X) else X, copy=True)
+        rows = self._rows_to_fill(X)
         if y is None:
             class_weights = (
-                self.predict_proba(given)
+                self.predict_proba(X)  # checks a DataFrame's feature names against the fit's
                 if value is None
-                else self._plugin_posterior(given, log=False, value=value)
+                else self._plugin_posterior(X, log=False, value=value)
             )
         else:
-            class_weights = imputation.known_label_weights(self.classes_, y, X.shape[0])
+            class_weights = imputation.known_label_weights(self.classes_, y, len(rows))
         rng = sampling.numpy_generator(random_state)
         params = (self.joint_ if value is None else value).params
-        filled = imputation.filled_rows(
-            self._feature_family(), params, X, class_weights, method, rng
+        filled = imputation.conditional_fill(
+            self._feature_family(), params, rows, class_weights, method, rng
         )
-        if isinstance(given, pd.DataFrame):  # the table back, its index and dtypes kept
+        return self._filled_copy(X, rows, filled)
+
+    def _rows_to_fill(self, X):
+        """The checked rows of ``X`` as the family fills them: a dense copy."""
+        X = self._check_X(X, reset=False)
+        return np.array(X.toarray() if sp.issparse(X) else X, copy=True)
+
+    def _filled_copy(self, given, rows, filled):
+        """What ``impute`` returns for ``given`` from the family's fill ``filled`` of its
+        checked ``rows``: the observed entries as given, a DataFrame back as one (its index
+        and dtypes kept)."""
+        filled = imputation.with_observed(rows, filled)
+        if isinstance(given, pd.DataFrame):
             return with_filled_cells(given, dict(enumerate(np.asarray(filled).T)))
         return filled
 

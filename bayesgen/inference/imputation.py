@@ -1,7 +1,7 @@
 """Filling missing values from the model: p(x_missing | x_observed), mixed over the classes.
 
 A family fills the missing entries of rows given their class weights
-(`FeatureFamily.conditional`, `filled_rows`); what is left is common to every model: the
+(`FeatureFamily.conditional`, `conditional_fill`); what is left is common to every model: the
 methods, the class weights of known labels, and keeping the observed entries exactly as
 given.
 """
@@ -51,11 +51,17 @@ def keep_observed(X: np.ndarray, filled: np.ndarray) -> np.ndarray:
     return filled
 
 
-def filled_rows(family, params, X: np.ndarray, class_weights, method: str, rng) -> np.ndarray:
+def conditional_fill(family, params, X, class_weights, method: str, rng):
     """``X`` with its missing entries filled by the family given the class weights under
-    ``params`` (`FeatureFamily.conditional`, in the family's encoding and back), observed
-    entries kept; an object array where the fill's type differs from ``X``'s."""
-    filled = family.decode(family.conditional(params, family.encode(X), class_weights, method, rng))
+    ``params`` (`FeatureFamily.conditional`, in the family's encoding and back); the
+    observed entries are as the family gives them back (`with_observed` puts the given
+    ones in place)."""
+    return family.decode(family.conditional(params, family.encode(X), class_weights, method, rng))
+
+
+def with_observed(X: np.ndarray, filled: np.ndarray) -> np.ndarray:
+    """``filled`` (`conditional_fill` of ``X``) with every observed entry of ``X`` as given;
+    an object array where the fill's type differs from ``X``'s."""
     if filled.dtype == X.dtype:
         return keep_observed(X, filled)
     missing = missing_entries(X)

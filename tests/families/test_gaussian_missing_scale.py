@@ -146,7 +146,7 @@ def test_chosen_conditionals_are_the_drawn_class_ones():
     X = _gappy(rng, 120, d)
     classes = rng.integers(0, K, size=X.shape[0])
     seen = set()
-    for rows, index, mean, covariance in missing_conditionals.chosen_conditionals(
+    for rows, index, mean, lower in missing_conditionals.chosen_conditionals(
         means, covariances, X, classes
     ):
         for r, row in enumerate(rows):
@@ -155,7 +155,9 @@ def test_chosen_conditionals_are_the_drawn_class_ones():
                 means, covariances, X, row, classes[row]
             )
             np.testing.assert_allclose(mean[r], expected_mean[0], rtol=1e-9, atol=1e-9)
-            np.testing.assert_allclose(covariance[r], expected_covariance, rtol=1e-9, atol=1e-9)
+            factor = np.tril(lower[:, :, r])  # of the conditional precision
+            covariance = np.linalg.inv(factor @ factor.T)
+            np.testing.assert_allclose(covariance, expected_covariance, rtol=1e-9, atol=1e-9)
         seen.update(rows.tolist())
     assert seen == set(np.flatnonzero(np.isnan(X).any(axis=1)).tolist())
 

@@ -28,7 +28,9 @@ def _source(family, value, rule, n_features, schema=None):
     def fill(rows, labels, seed):
         weights = imputation.label_weights(class_indices(value.classes, labels), len(value.classes))
         rng = np.random.default_rng(np.random.RandomState(seed).randint(2**31 - 1))
-        return imputation.filled_rows(family, value.params, np.array(rows), weights, "sample", rng)
+        rows = np.array(rows)
+        filled = imputation.conditional_fill(family, value.params, rows, weights, "sample", rng)
+        return imputation.with_observed(rows, filled)
 
     return synthetic_rows.RowSource(
         family=family,

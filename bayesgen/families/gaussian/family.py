@@ -437,12 +437,10 @@ class GaussianFamily(FeatureFamily):
             return filled
         classes = class_prior.draw_classes(class_weights, rng)
         covariances = self.full_covariances(params)
-        for rows, index, mean, covariance in missing_conditionals.chosen_conditionals(
+        for rows, index, mean, lower in missing_conditionals.chosen_conditionals(
             means, covariances, X, classes
         ):
-            lower = np.linalg.cholesky(covariance)
-            noise = rng.standard_normal(index.shape)
-            filled[rows[:, None], index] = mean + np.einsum("rij,rj->ri", lower, noise)
+            filled[rows[:, None], index] = missing_conditionals.draw_from_factor(mean, lower, rng)
         return filled
 
     # ------------------------------------------------- columns of a table (MixedNB)

@@ -53,16 +53,32 @@ def _factored_chunks(classes, X, n_classes: int):
 def chosen_conditionals(means, covariances, X, classes):
     r"""`conditionals` under one class per row, ``classes`` (n_samples,) of int.
 
-    Yields ``(rows, index, mean, covariance)`` with ``mean`` (rows, m) and ``covariance``
-    (rows, m, m): $K$ times less work than every class's.
+    Yields ``(rows, index, mean, lower)`` with ``mean`` (rows, m) and ``lower`` (m, m,
+    rows), stack last: the Cholesky factor $L$ of each row's conditional precision
+    $A = \Lambda_{k,mm}$, so that $\mathrm{Cov}[x_m \mid x_o, k] = L^{-\top} L^{-1}$ and
+    ``mean`` $+ L^{-\top}\varepsilon$ with $\varepsilon \sim \mathcal N(0, I)$ is a
+    draw (`draw_from_factor`). Every (row, class) pair with the same number of missing
+    entries is one stack of factorisations, whatever its class
+    (`missing_blocks.pair_blocks`): $K$ times less work than every class's.
     """
-    for k in np.unique(classes):
-        one = missing_blocks.class_precisions(means[k : k + 1], covariances[k : k + 1])
-        chosen = np.flatnonzero(classes == k)
-        for rows, index, lower, whitened in _factored_chunks(one, X[chosen], 1):
-            mean = missing_blocks.conditional_means(one, lower, whitened, index)[0]
-            covariance = small_blocks.inverse(lower).transpose(2, 0, 1)
-            yield chosen[rows], index, mean, covariance
+    precisions = missing_blocks.class_precisions(means, covariances)
+    for block_rows, block, chunks in row_blocks(X, 1):
+        labels = np.asarray(classes)[block_rows]
+        projected, _ = missing_blocks.pair_products(precisions, block, labels)
+        for chunk, index in chunks:
+            lower, whitened = missing_blocks.pair_blocks(
+                precisions, projected[chunk], index, labels[chunk]
+            )
+            deviation = small_blocks.backward_substitution(lower, whitened)
+            yield block_rows[chunk], index, np.take(precisions.shift, index) - deviation.T, lower
+
+
+def draw_from_factor(mean: np.ndarray, lower: np.ndarray, rng) -> np.ndarray:
+    r"""``mean`` (rows, m) $+ L^{-\top}\varepsilon$: draws from the Gaussians whose
+    precisions have the Cholesky factors ``lower`` (m, m, rows), one triangular solve
+    per row and no covariance formed."""
+    noise = rng.standard_normal(mean.shape)
+    return mean + small_blocks.backward_substitution(lower, noise.T).T
 
 
 def conditional_means(means, covariances, X, class_weights):
