@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_info  # noqa: E402
 
 from benchmarks import (  # noqa: E402
     first_answer,
+    gappy_uncertainty,
     imputation,
     missing_features,
     synthetic_data,
@@ -41,6 +42,7 @@ def _sizes(quick: bool) -> dict:
             "small": (300, 4, 3),
             "missing": (2000, 10, 3, 1),
             "first_answer": {"runs": 1, "varied": (2000, 2020), "quick": True},
+            "gappy_uncertainty": {"repeats": 1, "n_draws": 20, "n_imputations": 2},
             # One model: the same child code as three, in a third of the fresh processes.
             "peak_models": ("LDA",),
         }
@@ -51,6 +53,7 @@ def _sizes(quick: bool) -> dict:
         "small": (10_000, 20, 3),
         "missing": (200_000, 40, 4, 5),  # issue 32's size
         "first_answer": {"runs": 5, "varied": (2000, 2200)},
+        "gappy_uncertainty": {"repeats": 7, "n_draws": 200, "n_imputations": 5},  # issue 32
         "peak_models": ("LDA", "QDA", "GaussianNB"),
     }
 
@@ -98,6 +101,7 @@ def main(argv: list[str] | None = None) -> str:
     memory = workloads.peak_memory(n, d, k, sizes["peak_models"])
     gaps = missing_features.run(*sizes["missing"])
     answers = first_answer.run(**sizes["first_answer"])
+    uncertainty = gappy_uncertainty.run(**sizes["gappy_uncertainty"])
     elapsed = time.perf_counter() - started
     blas = ", ".join(
         f"{pool['internal_api']} {pool.get('architecture', '')} x{pool['num_threads']}"
@@ -141,6 +145,11 @@ def main(argv: list[str] | None = None) -> str:
         f"Missing features (20 % of entries, at random) against complete rows: n = {mn:,}, "
         f"d = {md}, K = {mk}",
         gaps,
+    )
+    lines += gappy_uncertainty.table(
+        "Uncertainty after a fit on a gappy table: breast cancer, 20 % of cells missing "
+        "(first call: the posterior chains; later: kept with the model)",
+        uncertainty,
     )
     answer_runs = sizes["first_answer"]["runs"]
     lines += first_answer.table(

@@ -12,6 +12,14 @@ Each case of `CASES` is fitted and saved to ``record_attributes/<case>.bgm``; it
 attributes and the rows ``sample`` drew inside the training range, with its gaps and on
 its grids (and, for the gappy Gaussian, its posterior draws and predictive), are kept in
 ``<case>.npz`` beside it, for ``test_earlier_layouts.py``.
+
+``QDA-gappy.npz``'s ``posterior:means``, ``posterior:covariances`` and ``predictive`` were
+written again from the same ``.bgm`` at the commit that changed how a Gaussian draws its
+missing entries given the observed ones (one triangular solve with the factor of the
+conditional precision, where the conditional covariance had been formed and factored
+again): the same law, another stream of draws, and the posterior chains and the
+predictive's augmentation draws complete the rows with it. Every other array is as
+written at 180a642.
 """
 
 import sys
