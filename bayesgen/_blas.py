@@ -4,8 +4,13 @@ OpenBLAS wakes its thread pool for every call, which costs far more than the wor
 matrix of a dozen rows. Measured on 2 cores: 1,200 calls of
 ``scipy.linalg.solve_triangular`` on 13 x 13 factors (the classes of 400 posterior draws
 of a 3-class QDA, scored at once by ``predict_proba_draws``) took 4.7 s with OpenBLAS's
-default threads and 0.09 s with one. Limiting the threads costs about 1 ms, so it is done
-only around loops of at least `MANY_CALLS` calls; the results are the same either way.
+default threads and 0.09 s with one; 10 such calls on 30 x 30 factors (five posterior
+draws of a 2-class QDA side by side, multiple imputation of breast cancer) took 8 ms
+(median; 20 ms and more one time in ten) against 6.5 ms with one. The limit is the one
+`bayesgen._parallel` sets while its pieces run (the process's, set by the first caller in
+and restored by the last one out, through threadpoolctl's controller made once: about 15
+microseconds), so it is set around loops of at least `MANY_CALLS` calls; the results are
+the same either way.
 """
 
 from __future__ import annotations
@@ -31,6 +36,6 @@ def single_blas_thread(n_calls: int):
     """
     if n_calls < MANY_CALLS:
         return contextlib.nullcontext()
-    from threadpoolctl import threadpool_limits
+    from bayesgen._parallel import blas_on_one_thread
 
-    return threadpool_limits(1, user_api="blas")
+    return blas_on_one_thread()

@@ -76,7 +76,7 @@ def run_pieces(function: Callable, pieces: Iterable, *, in_threads: bool = True)
         with np.errstate(**floating_point):
             return [function(piece) for piece in pieces[share::threads]]
 
-    with _blas_on_one_thread():
+    with blas_on_one_thread():
         shares = list(_executor(threads).map(run_share, range(threads)))
     results = [None] * len(pieces)
     for share, done in enumerate(shares):
@@ -85,8 +85,9 @@ def run_pieces(function: Callable, pieces: Iterable, *, in_threads: bool = True)
 
 
 @contextlib.contextmanager
-def _blas_on_one_thread():
-    """BLAS on one thread while any caller's pieces run. The limit is the process's, so
+def blas_on_one_thread():
+    """BLAS on one thread while any caller's pieces run (and around loops of many small
+    LAPACK calls, `bayesgen._blas.single_blas_thread`). The limit is the process's, so
     the first caller in sets it and the last one out restores what was there before
     (nested limits, each restoring its own, could leave BLAS on one thread for good)."""
     global _limited, _limiter

@@ -9,6 +9,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from bayesgen import _parallel as parallel
+from bayesgen._blas import MANY_CALLS, single_blas_thread
 
 
 def test_results_come_in_the_order_of_the_pieces_whatever_the_threads(monkeypatch):
@@ -89,11 +90,25 @@ def test_overlapping_calls_limit_blas_until_the_last_one_ends():
     """Two callers' limits ending out of order (first in, first out): BLAS stays on one
     thread until the last ends, then gets back what it had before the first."""
     with threadpool_limits(2, user_api="blas"):
-        first, second = parallel._blas_on_one_thread(), parallel._blas_on_one_thread()
+        first, second = parallel.blas_on_one_thread(), parallel.blas_on_one_thread()
         first.__enter__()
         second.__enter__()
         assert parallel.thread_count() == 1
         first.__exit__(None, None, None)
         assert parallel.thread_count() == 1  # the second caller's pieces still run
         second.__exit__(None, None, None)
+        assert parallel.thread_count() == 2
+
+
+def test_loops_of_many_lapack_calls_run_blas_on_one_thread_and_give_it_back():
+    """`single_blas_thread` sets the process's limit as `run_pieces` does, nested in it or
+    around it, and leaves BLAS as it found it; a short loop leaves it alone."""
+    with threadpool_limits(2, user_api="blas"):
+        with single_blas_thread(MANY_CALLS - 1):
+            assert parallel.thread_count() == 2
+        with single_blas_thread(MANY_CALLS):
+            assert parallel.thread_count() == 1
+            inner = parallel.run_pieces(lambda _: parallel.thread_count(), range(4))
+            assert inner == [1, 1, 1, 1]
+            assert parallel.thread_count() == 1
         assert parallel.thread_count() == 2

@@ -107,7 +107,7 @@ def _tied(centred_means, covariance, row_terms):
 
 
 def _full(centred_means, covariances, row_terms):
-    with single_blas_thread(len(covariances)):
+    with single_blas_thread(2 * len(covariances)):  # a Cholesky and a solve per class
         factors = [_inverse_cholesky(covariance) for covariance in covariances]
 
     def block(Z):
