@@ -15,11 +15,12 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
 
 from bayesgen import joint
-from bayesgen.inference import fit_rows, gaussian_em
+from bayesgen.inference import component_count, fit_rows, gaussian_em
 from bayesgen.missing import has_missing
-from bayesgen.validation import caller_stacklevel
+from bayesgen.validation import FewRowsWarning, caller_stacklevel
 
 
 class FitByEM:
@@ -74,11 +75,12 @@ class FitByEM:
             self.log_likelihood_history_ = record.history
         return value
 
-    def _fit_options(self, X, R: np.ndarray) -> fit_rows.FitOptions:
-        """This model's settings for fitting its value to rows ``X`` with class weights
-        ``R`` (`bayesgen.inference.fit_rows.FitOptions`): the mixture leaf's frozen part
-        from ``X`` and ``R`` (`_em_frozen`) where the family is a mixture."""
-        family = self._base_family()
+    def _fit_options(self, X, R: np.ndarray, family=None) -> fit_rows.FitOptions:
+        """This model's settings for fitting its value (of ``family``, by default
+        `_base_family`) to rows ``X`` with class weights ``R``
+        (`bayesgen.inference.fit_rows.FitOptions`): the mixture leaf's frozen part from
+        ``X`` and ``R`` (`_em_frozen`) where the family is a mixture."""
+        family = self._base_family() if family is None else family
         missing = None
         if self.fits_missing_by_em:
             groups = getattr(getattr(family, "leaf", family), "groups", None)
@@ -112,13 +114,15 @@ class FitByEM:
 
     def _fit_by_em(self, family, X, R: np.ndarray, value) -> None:
         """A family whose statistics need its parameters (component memberships) is fitted
-        by EM on all the rows at once (`bayesgen.inference.mixture_family_em`)."""
+        by EM on all the rows at once (`bayesgen.inference.mixture_family_em`); a mixture
+        with ``n_components="auto"`` first gets its counts (`_family_with_counts`)."""
         if value is not None:
             raise ValueError(
                 f"{type(self).__name__} with a {family.name} family cannot add rows with "
                 "partial_fit: the memberships of earlier rows change with the parameters, so "
                 "EM needs every row at once; call fit on all the rows."
             )
+        family = self._family_with_counts(family, X, R)
         fitted = self._mixture_em(family, X, R, start=self._em_starts(X, R))
         self.joint_ = fitted.joint
         self.n_iter_, self.converged_ = fitted.n_iter, fitted.converged
@@ -130,6 +134,42 @@ class FitByEM:
                 ConvergenceWarning,
                 stacklevel=caller_stacklevel(),
             )
+
+    def _family_with_counts(self, family, X, R: np.ndarray):
+        """``family`` with each class's component count: for ``n_components="auto"`` those
+        chosen once per fit (``n_components_``, with the report ``component_choice_``), else
+        the family as it is."""
+        if not getattr(family, "chooses_counts", False):
+            return family
+        if "n_components_" not in self.__dict__:
+            self.component_choice_ = self._choose_components(family, X, R)
+            self.n_components_ = self.component_choice_.counts
+        return family.with_counts(self.n_components_)
+
+    def _choose_components(self, family, X, R: np.ndarray) -> component_count.ComponentChoice:
+        """Each class's count by held-out log-likelihood
+        (`bayesgen.inference.component_count.choose_for_family`), from one generator seeded
+        by ``random_state``; the candidates' fits start as `_candidate_start` says and warn
+        nothing (the final fit does)."""
+        rng = check_random_state(self.random_state)
+
+        def fit(candidate, rows):
+            X_rows, R_rows = X[rows], R[rows]
+            start = self._candidate_start(candidate, X_rows, R_rows, rng)
+            options = self._fit_options(X_rows, R_rows, candidate)
+            return fit_rows.mixture_fit(candidate, X_rows, R_rows, options, **start).joint
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            warnings.simplefilter("ignore", FewRowsWarning)
+            return component_count.choose_for_family(
+                family, X, R, fit, random_state=rng.randint(2**31 - 1)
+            )
+
+    def _candidate_start(self, family, X, R: np.ndarray, rng) -> dict:
+        """How a candidate count's EM starts (`mixture_fit`'s ``start``, or ``n_init`` and
+        ``random_state``): ``n_init`` random memberships drawn with ``rng``."""
+        return {"n_init": self.n_init, "random_state": rng}
 
     def _mixture_em(self, family, X, R: np.ndarray, **start):
         """`bayesgen.inference.fit_rows.mixture_fit` with this model's options, from

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from bayesgen.estimators.base import GenerativeClassifier
@@ -18,17 +15,14 @@ from bayesgen.families.component_mixture import (
 )
 from bayesgen.families.gaussian.group_tied import GroupTiedGaussian
 from bayesgen.families.gaussian_mixture import GaussianMixtureFamily
-from bayesgen.inference import component_count, mixture_family_em, mixture_start
+from bayesgen.inference import mixture_start
 from bayesgen.inference.semi_supervised import EM_PARAMETERS_DOC
 from bayesgen.missing import at_column_means, has_missing
 from bayesgen.validation import (
-    FewRowsWarning,
     warn_few_complete_rows,
 )
 
 INIT_PARAMS = ("kmeans", "random")
-#: The component counts ``n_components="auto"`` compares for each class.
-AUTO_CANDIDATES = (1, 2, 3, 4, 5)
 
 
 class MixtureDA(GenerativeClassifier):
@@ -219,20 +213,18 @@ class MixtureDA(GenerativeClassifier):
 
     def _base_family(self) -> GaussianMixtureFamily:
         """A mixture per class over Gaussian components: the counts of the fit once there
-        is one (``n_components_``), else those asked for (for ``"auto"``, the largest
-        candidate until the choice is made)."""
+        is one (``n_components_``), else those asked for (``"auto"`` is chosen in fit,
+        `FitByEM._family_with_counts`)."""
         counts = self.__dict__.get("n_components_")
         if counts is not None:
             counts = tuple(np.asarray(counts).tolist())
-        elif self._is_auto():
-            counts = AUTO_CANDIDATES[-1]
         else:
             counts = self.n_components
         return self._family_for(counts)
 
     def _family_for(self, counts) -> GaussianMixtureFamily:
-        """The mixture with ``counts`` components per class; ``"tied"`` shares one
-        covariance among a class's components (`GroupTiedGaussian`)."""
+        """The mixture with ``counts`` components per class (or ``"auto"``); ``"tied"``
+        shares one covariance among a class's components (`GroupTiedGaussian`)."""
         leaf = self._gaussian()
         if self.covariance_type == "tied":
             settings = {
@@ -269,20 +261,18 @@ class MixtureDA(GenerativeClassifier):
         return super().fit(X, y, sample_weight=sample_weight)
 
     def _fit_by_em(self, family, X, R: np.ndarray, value) -> None:
-        if value is None and "n_components_" not in self.__dict__:
-            self.n_components_ = self._counts(X, R)
+        if value is None and "n_components_" not in self.__dict__ and not self._is_auto():
+            self.n_components_ = self._given_counts(R)
             family = self._base_family()
+        family = self._family_with_counts(family, X, R)
         self._check_rows_per_component(R)
         if has_missing(X):
             self._warn_few_complete_rows(family, X, R)
         super()._fit_by_em(family, X, R, value)
 
-    def _counts(self, X, R: np.ndarray) -> np.ndarray:
-        """Each class's $M_k$: as given, or chosen by ``"auto"`` (``component_choice_``)."""
+    def _given_counts(self, R: np.ndarray) -> np.ndarray:
+        """Each class's $M_k$ as ``n_components`` gives it."""
         n_classes = R.shape[1]
-        if self._is_auto():
-            self.component_choice_ = self._choose_components(X, R)
-            return self.component_choice_.counts
         counts = np.asarray(self.n_components, dtype=int)
         if counts.ndim == 1 and counts.shape != (n_classes,):
             raise ValueError(
@@ -301,43 +291,13 @@ class MixtureDA(GenerativeClassifier):
                 f"found {rows[k]}."
             )
 
-    def _choose_components(self, X, R: np.ndarray) -> component_count.ComponentChoice:
-        """Each class's $M_k$ by held-out log-likelihood (`component_count.choose`); the
-        candidate fits start from one k-means start each and warn nothing (the final fit
-        does)."""
-        rng = check_random_state(self.random_state)
-        settings = self._fit_settings()
-
-        def fit(count, rows):
-            rows_per_class = np.count_nonzero(R[rows] > 0, axis=0)
-            family = self._family_for(tuple(np.minimum(count, rows_per_class).clip(1).tolist()))
-            X_rows, R_rows = X[rows], R[rows]
-            start = mixture_start.initial_memberships(
-                at_column_means(X_rows), R_rows, family.active(R.shape[1]), self.init_params, rng
-            )
-            fitted = mixture_family_em.fit(
-                family,
-                X_rows,
-                R_rows,
-                self.classes_,
-                settings,
-                max_iter=self.max_iter,
-                tol=self.tol,
-                start=start,
-                frozen=self._em_frozen(family, X_rows, R_rows),
-            )
-            return family, fitted.joint
-
-        def log_likelihood(model, rows):
-            family, value = model
-            return family.log_likelihood(value.params, X[rows])
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            warnings.simplefilter("ignore", FewRowsWarning)
-            return component_count.choose(
-                fit, log_likelihood, R, AUTO_CANDIDATES, random_state=rng.randint(2**31 - 1)
-            )
+    def _candidate_start(self, family, X, R: np.ndarray, rng) -> dict:
+        """A candidate count's one start, as `_em_starts` makes them (k-means or random
+        memberships within each class, from ``rng``)."""
+        start = mixture_start.initial_memberships(
+            at_column_means(X), R, family.active(R.shape[1]), self.init_params, rng
+        )
+        return {"start": start}
 
     def _warn_few_complete_rows(self, family, X, R: np.ndarray) -> None:
         """Warn (`FewRowsWarning`) when a class's full covariances are never seen whole:

@@ -18,6 +18,8 @@ $K M$ (class, component) pairs.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 from bayesgen.families.component_mixture import MixtureFamily, MixtureFamilyParams
@@ -47,6 +49,14 @@ class GaussianMixtureFamily(MixtureFamily):
     def covariance_type(self) -> str:
         """The components' covariance type, ``"tied"`` for a group-tied leaf."""
         return "tied" if isinstance(self.leaf, GroupTiedGaussian) else self.leaf.covariance_type
+
+    def with_counts(self, counts) -> GaussianMixtureFamily:
+        """`MixtureFamily.with_counts`; a group-tied leaf's groups become the new size."""
+        resized = super().with_counts(counts)
+        if isinstance(self.leaf, GroupTiedGaussian):
+            resized.leaf = copy.copy(self.leaf)
+            resized.leaf.group_size = resized.size
+        return resized
 
     def story_prior(self, prior, n_features: int, params=None):
         """The components' Normal–Inverse-Wishart prior as fitted (the weights' Dirichlet is

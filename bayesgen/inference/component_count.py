@@ -16,7 +16,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from bayesgen.families.component_mixture import AUTO_CANDIDATES
 from bayesgen.inference.sampling import numpy_generator
+from bayesgen.joint import family_of
 
 
 class ComponentChoice(NamedTuple):
@@ -118,3 +120,39 @@ def _fewest_within_one_error(scores: np.ndarray, candidates: np.ndarray) -> np.n
         bar = means[best, k] - spreads[best, k] / np.sqrt(n_folds)
         counts[k] = candidates[np.flatnonzero(finite & (means[:, k] >= bar))[0]]
     return counts
+
+
+def choose_for_family(family, X, R: np.ndarray, fit, *, random_state=None) -> ComponentChoice:
+    """`choose` among `AUTO_CANDIDATES` for a mixture family with ``n_components="auto"``.
+
+    Parameters
+    ----------
+    family : MixtureFamily
+        Its ``with_counts`` gives each candidate's mixture.
+    X : ndarray of shape (n_samples, n_features)
+        Rows as the family reads them (checked).
+    R : ndarray of shape (n_samples, n_classes)
+        The rows' class weights.
+    fit : callable
+        ``fit(candidate, rows) -> FittedJoint``: the ``candidate`` mixture (each class's
+        count at most its rows in the fold) fitted on the rows of index ``rows``; the
+        caller supplies its starts and what its leaf holds fixed.
+    random_state : None, int or numpy RandomState
+        Seeds the folds.
+
+    Returns
+    -------
+    ComponentChoice
+    """
+
+    def fit_count(count, rows):
+        rows_per_class = np.count_nonzero(R[rows] > 0, axis=0)
+        candidate = family.with_counts(np.minimum(count, rows_per_class).clip(1))
+        return candidate, fit(candidate, rows)
+
+    def log_likelihood(fitted, rows):
+        candidate, value = fitted
+        learned = family_of(candidate, value)
+        return learned.log_likelihood(value.params, learned.encode(X[rows]))
+
+    return choose(fit_count, log_likelihood, R, AUTO_CANDIDATES, random_state=random_state)

@@ -177,6 +177,12 @@ def fit(
         complete them.
     """
     family.check()
+    if family.chooses_counts:
+        raise ValueError(
+            "n_components='auto' is chosen by a fit that compares the counts on held-out "
+            "rows (FamilyClassifier, MixtureDA; bayesgen.inference.component_count."
+            "choose_for_family); give this fit the counts: family.with_counts(...)."
+        )
     max_iter = check_count(max_iter, "max_iter")
     n_init = check_count(n_init, "n_init")
     tol = check_positive(tol, "tol", allow_zero=True)

@@ -230,7 +230,7 @@ def test_bad_input_is_refused_with_its_name():
     X, y = _dependent_counts(n=100)
     with pytest.raises(ValueError, match="family must be a feature family .* got str"):
         FamilyClassifier(family="poisson").fit(X, y)
-    with pytest.raises(ValueError, match="n_components must be an integer >= 1 or a sequence"):
+    with pytest.raises(ValueError, match="n_components must be an integer >= 1, a sequence"):
         FamilyClassifier(family=MixtureFamily(PoissonFamily(), 0)).fit(X, y)
     with pytest.raises(ValueError, match="Negative values .* models counts"):
         FamilyClassifier(family=PoissonFamily()).fit(-X, y)

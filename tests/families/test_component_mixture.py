@@ -238,7 +238,7 @@ def test_imputation_weighs_the_components_by_the_observed_entries():
 def test_bad_settings_and_input_are_refused_with_their_names():
     X, y, _, _ = _clustered_counts(n=50)
     classes, R = _one_hot(y)
-    with pytest.raises(ValueError, match="n_components must be an integer >= 1 or a sequence"):
+    with pytest.raises(ValueError, match="n_components must be an integer >= 1, a sequence"):
         mixture_family_em.fit(MixtureFamily(PoissonFamily(), 0), X, R, classes)
     with pytest.raises(ValueError, match="n_components must have one entry per class"):
         mixture_family_em.fit(MixtureFamily(PoissonFamily(), (1, 2, 3)), X, R, classes)
