@@ -95,6 +95,7 @@ def blas_on_one_thread():
     with _lock:
         if _limited == 0:
             _limiter = controller.limit(limits=1, user_api="blas")
+            _release_blas_control()
         _limited += 1
     try:
         yield
@@ -104,6 +105,22 @@ def blas_on_one_thread():
             if _limited == 0:
                 _limiter.restore_original_limits()
                 _limiter = None
+                _release_blas_control()
+
+
+def _release_blas_control() -> None:
+    """Let any thread set OpenBLAS's limit next. From threadpoolctl 3.8 only the thread
+    that last set the limit of OpenBLAS's own (pthreads) pool may change it until it lets
+    go, which its context managers do and a bare limit does not: without this, the last
+    caller out (another thread) could not restore the limit, nor the user's
+    ``threadpool_limits`` in another thread set one."""
+    try:
+        from threadpoolctl import OpenBLASController
+    except ImportError:  # a threadpoolctl without it has no controlling thread either
+        return
+    release = getattr(OpenBLASController, "clear_controlling_thread", None)
+    if release is not None:  # threadpoolctl before 3.8 has no controlling thread
+        release()
 
 
 def _executor(threads: int) -> ThreadPoolExecutor:

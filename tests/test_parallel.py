@@ -112,3 +112,48 @@ def test_loops_of_many_lapack_calls_run_blas_on_one_thread_and_give_it_back():
             assert inner == [1, 1, 1, 1]
             assert parallel.thread_count() == 1
         assert parallel.thread_count() == 2
+
+
+def test_a_limit_set_in_one_thread_is_restored_from_another_and_leaves_blas_free():
+    """threadpoolctl 3.8 lets only the thread that last set OpenBLAS's limit change it: the
+    first caller in (thread A) must let go, so that the last one out (thread B) restores
+    the limit, and a user's ``threadpool_limits`` in a third thread still takes effect."""
+    entered, a_left, b_entered = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def first():
+        with single_blas_thread(MANY_CALLS):
+            entered.set()
+            b_entered.wait(10)
+        a_left.set()
+
+    def second():
+        entered.wait(10)
+        with single_blas_thread(MANY_CALLS):
+            b_entered.set()
+            a_left.wait(10)
+            seen["inside"] = parallel.thread_count()
+
+    def user():
+        with threadpool_limits(1, user_api="blas"):
+            seen["user"] = parallel.thread_count()
+
+    # Two threads to start from, set as the library sets limits (a context manager here
+    # would keep this thread in control of OpenBLAS, and no other thread could set one).
+    baseline = parallel._blas_controller().limit(limits=2, user_api="blas")
+    parallel._release_blas_control()
+    try:
+        workers = [threading.Thread(target=first), threading.Thread(target=second)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(20)
+        seen["after"] = parallel.thread_count()
+        worker = threading.Thread(target=user)
+        worker.start()
+        worker.join(20)
+        assert seen == {"inside": 1, "after": 2, "user": 1}
+        assert parallel.thread_count() == 2
+    finally:
+        baseline.restore_original_limits()
+        parallel._release_blas_control()

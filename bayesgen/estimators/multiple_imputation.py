@@ -86,6 +86,10 @@ def _copies_under_draws(estimator, X, y, draws: dict, rng):
     """The completed copies of ``X``, one per parameter draw of ``draws``, side by side
     (`bayesgen.inference.multiple_imputation`)."""
     rows = estimator._rows_to_fill(X)
+    if y is not None and np.shape(y) != (len(rows),):
+        raise ValueError(
+            f"y must have one label per row of X, shape ({len(rows)},); got {np.shape(y)}."
+        )
     unknown = _unknown(y, len(rows))
     known = None
     if not unknown.all():

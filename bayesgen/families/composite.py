@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from bayesgen._lazy import lazy_module
-from bayesgen.families import numpy_draws
+from bayesgen.families import class_prior, numpy_draws
 from bayesgen.families.protocol import FeatureFamily
 
 jax = lazy_module("jax")
@@ -202,8 +202,14 @@ class CompositeFamily(FeatureFamily):
     def conditional(self, params: dict, X, class_weights, method: str, rng):
         """``X`` with each group's NaN entries filled by that group's family, in group order.
 
-        For a dict ``X``, a dict of each group's filled (encoded) columns.
+        For a dict ``X``, a dict of each group's filled (encoded) columns. ``"sample"``
+        draws each row's class once, from ``class_weights``, and every group fills the row
+        under that class: the groups are independent given the class, not given the
+        weights.
         """
+        if method == "sample":
+            classes = class_prior.draw_classes(np.asarray(class_weights), rng)
+            class_weights = np.eye(np.shape(class_weights)[1])[classes]
         if isinstance(X, Mapping):
             return {
                 name: family.conditional(params[name], X[name], class_weights, method, rng)

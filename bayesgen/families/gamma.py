@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 from scipy.special import gammaln, polygamma, psi
 
+from bayesgen.families import class_prior
 from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers, refuse_entries
 
 if TYPE_CHECKING:
@@ -188,7 +189,7 @@ class GammaFamily(FeatureFamily):
 
     def conditional(self, params, X, class_weights, method: str, rng):
         """Missing entries: the class mixture's mean $\\sum_k w_k a_{kj}/b_{kj}$, or a class
-        drawn from the weights and a Gamma draw given it."""
+        drawn from the weights for each row and Gamma draws of its entries given it."""
         X = np.asarray(X, dtype=np.float64)
         weights = np.asarray(class_weights, dtype=np.float64)
         rows, columns = np.nonzero(np.isnan(X))
@@ -197,9 +198,7 @@ class GammaFamily(FeatureFamily):
         if method == "mean":
             filled[rows, columns] = np.einsum("rk,kr->r", weights[rows], (shape / rate)[:, columns])
             return filled
-        cumulative = np.cumsum(weights[rows], axis=1)
-        cumulative[:, -1] = 1.0
-        drawn = (rng.random((rows.size, 1)) > cumulative).sum(axis=1)
+        drawn = class_prior.draw_classes(weights, rng)[rows]  # one class per row
         filled[rows, columns] = rng.gamma(shape[drawn, columns], 1.0 / rate[drawn, columns])
         return filled
 

@@ -22,8 +22,9 @@ import numpy as np
 
 from bayesgen.inference import class_posterior, posterior_draws
 
-#: Copies filled in one stack: the stack's class weights (rows x copies, copies x classes,
-#: block diagonal) hold at most about this many entries.
+#: Copies scored and filled in one stack: at most about this many entries in the stack's
+#: largest arrays (its rows x its classes x the features, the layout of a count family's
+#: conditional; a Gaussian's classes x features x features).
 STACK_ENTRIES = 2**22
 
 
@@ -41,6 +42,28 @@ def _apply(function, values):
     if isinstance(values, dict):
         return {name: _apply(function, part) for name, part in values.items()}
     return function(np.asarray(values))
+
+
+def _stack_size(n_rows: int, n_classes: int, n_features: int) -> int:
+    """Draws side by side in one stack: the family over ``size * n_classes`` classes holds
+    (rows x classes x features) and (classes x features x features) arrays, and the rows
+    are repeated once per draw, so both are bounded by `STACK_ENTRIES`."""
+    by_rows = math.isqrt(STACK_ENTRIES // max(1, n_rows * n_classes * n_features))
+    by_features = STACK_ENTRIES // max(1, n_classes * n_features * n_features)
+    return max(1, min(by_rows, by_features))
+
+
+def _n_features(X) -> int:
+    """Columns of checked rows (an array, or a composite's groups with the table's shape)."""
+    shape = getattr(X, "shape", (len(X),))
+    return shape[1] if len(shape) > 1 else 1
+
+
+def _stacks(draws: dict, size: int):
+    """The draws' sites in stacks of ``size`` draws."""
+    n_draws = next(iter(draws.values())).shape[0]
+    for start in range(0, n_draws, size):
+        yield {name: value[start : start + size] for name, value in draws.items()}
 
 
 def _draw(draws: dict, index: int) -> dict:
@@ -73,22 +96,28 @@ def class_weights_under_draws(family, joint, X, draws: dict, known, dtype):
     -------
     weights : ndarray of shape (n_draws, n_samples, n_classes)
     n_impossible : int
-        Rows of probability zero under every class of a draw, summed over the draws (they
-        get the class prior; the caller warns).
+        The most rows without a known label that one draw gives probability zero under
+        every class (they get the class prior; the caller warns).
     """
-    weights, n_impossible, index = [], 0, 0
-    for log_joint, log_prior in posterior_draws.log_joint_draws(family, joint, X, draws, dtype):
-        for s in range(log_joint.shape[0]):
-            params = family.params_from_sites(_draw(draws, index))
-            scores = class_posterior.overflowed_as_zero(log_joint[s], params)
-            posterior, impossible = class_posterior.from_joint(
-                family, params, X, scores, log_prior[min(s, log_prior.shape[0] - 1), 0], log=False
-            )
-            if known is not None:
-                posterior[known[0]] = known[1]
-            weights.append(posterior)
-            n_impossible += impossible
-            index += 1
+    size = _stack_size(len(X), len(joint.classes), _n_features(X))
+    weights, n_impossible = [], 0
+    for stack in _stacks(draws, size):
+        index = 0
+        for log_joint, log_prior in posterior_draws.log_joint_draws(family, joint, X, stack, dtype):
+            for s in range(log_joint.shape[0]):
+                params = family.params_from_sites(_draw(stack, index))
+                index += 1
+                scores = class_posterior.overflowed_as_zero(log_joint[s], params)
+                if known is not None:  # their class is given: nothing to score
+                    scores = scores.copy()
+                    scores[known[0]] = 0.0
+                posterior, impossible = class_posterior.from_joint(
+                    family, params, X, scores, log_prior[min(s, len(log_prior) - 1), 0], log=False
+                )
+                if known is not None:
+                    posterior[known[0]] = known[1]
+                weights.append(posterior)
+                n_impossible = max(n_impossible, impossible)
     return np.stack(weights), n_impossible
 
 
@@ -114,18 +143,17 @@ def copies_under_draws(family, X, draws: dict, class_weights: np.ndarray, rng) -
         ``conditional``; a dict of groups for a composite); observed entries are as the
         family gives them back, so the caller puts the given ones in place.
     """
-    n_draws, n_rows, n_classes = class_weights.shape
+    _, n_rows, n_classes = class_weights.shape
     encoded = family.encode(X)
-    per_stack = max(1, math.isqrt(STACK_ENTRIES // max(1, n_rows * n_classes)))
+    per_stack = _stack_size(n_rows, n_classes, _n_features(X))
     copies = []
-    for start in range(0, n_draws, per_stack):
-        stop = min(start + per_stack, n_draws)
-        size = stop - start
-        sites = {name: value[start:stop] for name, value in draws.items() if name != "class_prior"}
-        wide_family, wide_params = family.side_by_side(sites)
+    for stack in _stacks(draws, per_stack):
+        stack.pop("class_prior", None)
+        wide_family, wide_params = family.side_by_side(stack)
+        size, start = next(iter(stack.values())).shape[0], len(copies)
         # Copy i's rows weigh only draw i's classes: a block-diagonal stack of weights.
         weights = np.zeros((size, n_rows, size, n_classes))
-        weights[np.arange(size), :, np.arange(size)] = class_weights[start:stop]
+        weights[np.arange(size), :, np.arange(size)] = class_weights[start : start + size]
         rows = _apply(lambda part, n=size: np.tile(part, (n,) + (1,) * (part.ndim - 1)), encoded)
         filled = wide_family.decode(
             wide_family.conditional(

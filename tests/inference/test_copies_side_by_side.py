@@ -2,6 +2,8 @@
 each copy's class weights are the plug-in posterior under its own draw, and its missing
 entries are drawn from its own draw's Gaussian conditional, whatever the stacking."""
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -91,3 +93,37 @@ def test_each_copy_is_drawn_from_its_own_draws_conditional(table, make, stack_en
     # so a copy filled under another draw's conditional would fail it.
     means = np.array([mean for mean, _ in conditionals])
     assert np.ptp(means, axis=0).max() > 8 * error.max()
+
+
+def test_stacks_bound_the_wide_arrays_whatever_the_number_of_copies():
+    """A count family's conditional holds (rows x classes x features) over the stack's
+    draws side by side, a Gaussian's (classes x features x features): both stay within
+    STACK_ENTRIES, so 30 copies of 100 rows of 400 word counts stay tens of MiB (they took
+    933 MiB when only the weights were bounded)."""
+    for n_rows, n_classes, n_features in [(100, 3, 400), (171, 2, 30), (10, 10, 500), (1, 1, 1)]:
+        size = multiple_imputation._stack_size(n_rows, n_classes, n_features)
+        limit = multiple_imputation.STACK_ENTRIES
+        assert size == 1 or (
+            size**2 * n_rows * n_classes * n_features <= limit
+            and size * n_classes * n_features**2 <= limit
+        )
+    rng = np.random.default_rng(0)
+    X = rng.poisson(1.0, (300, 400)).astype(float)
+    rows = X[:100].copy()
+    rows[rng.random(rows.shape) < 0.1] = np.nan
+    model = MultinomialNB().fit(X, np.arange(300) % 3)
+    tracemalloc.start()
+    try:
+        copies = model.impute(rows, method="sample", n_imputations=30, random_state=0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert copies.shape == (30, 100, 400) and not np.isnan(copies).any()
+    assert peak < 150 * 2**20
+
+
+@pytest.mark.parametrize("labels", [lambda y: y[:-1], lambda y: np.r_[y, 0], lambda y: y[:, None]])
+def test_labels_of_another_shape_are_refused_by_name(table, labels):
+    X, y, gappy = table
+    with pytest.raises(ValueError, match=r"y must have one label per row of X, shape \(75,\)"):
+        QDA().fit(X, y).impute(gappy, method="sample", y=labels(y), n_imputations=2)
