@@ -7,65 +7,34 @@ uncertainty about the parameters as well as about the entries, which is what Rub
 need ("proper" imputation); drawing the entries under the one fitted $\hat\theta$ would
 leave the parameter uncertainty out and make the between-imputation variance too small.
 
-The draws of $\theta$ are the estimator's posterior draws (``_exact_draws``): conjugate, or
-for a Gaussian fitted on rows with missing entries, data augmentation over the training rows
-it kept (`bayesgen.inference.data_augmentation`, the sampler of ``posterior()``). A model
-without those rows (a model file written before they were kept) has no posterior draws; its
-draws then come from data augmentation over the rows being imputed (Tanner & Wong 1987;
-Schafer 1997, ch. 5), started at the fitted parameters: alternately complete the rows under
-the current $\theta$ (classes drawn for unlabelled rows) and draw $\theta$ from the
-conjugate posterior of the completed rows. After `WARMUP_SWEEPS` sweeps, every
-`SWEEPS_BETWEEN` sweeps give one imputation. The posterior is then that of the rows passed
-(with their labels, when given), so pass the training rows: ``model.fit(X, y)`` then
-``model.impute(X, y=y, method="sample", n_imputations=m)``.
+The draws of $\theta$ are the model's posterior draws: conjugate, or for a Gaussian fitted
+on rows with missing entries, data augmentation over the training rows it kept
+(`bayesgen.inference.data_augmentation`, the sampler of ``posterior()``); the copies under
+them are made side by side (`bayesgen.inference.multiple_imputation`). A fit without a
+closed-form posterior of its own (fitted by EM with unlabelled rows, or a model file
+written before fits kept their rows) imputes by data augmentation over the rows being
+imputed (`bayesgen.inference.imputation_chain`): the posterior is then that of the rows
+passed (with their labels, when given), so pass the training rows: ``model.fit(X, y)``
+then ``model.impute(X, y=y, method="sample", n_imputations=m)``.
 
-It lives with the estimators because it is a use of one: it imputes with copies of the
-model under each draw and, without exact draws, refits clones of it along the chain.
+Here the estimator only checks its input and turns the family's copies into what
+``impute`` returns.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.utils import check_random_state
 
 from bayesgen._memory import check_fits
 from bayesgen._precision import compute_dtype
 from bayesgen.estimators.prediction import warn_impossible
-from bayesgen.inference import multiple_imputation
-from bayesgen.inference.imputation import known_label_weights
+from bayesgen.inference import imputation_chain, multiple_imputation
+from bayesgen.inference.imputation import label_weights
 from bayesgen.inference.multiple_imputation import check_n_imputations
 from bayesgen.inference.sampling import numpy_generator
 from bayesgen.inference.semi_supervised import unlabeled_rows
-from bayesgen.joint import with_params
-
-#: Data-augmentation sweeps discarded before the first imputation (no exact posterior).
-WARMUP_SWEEPS = 20
-
-#: Data-augmentation sweeps from one kept imputation to the next.
-SWEEPS_BETWEEN = 5
-
-
-def _drawn_value(estimator, draws: dict, index: int):
-    """``estimator``'s fitted value with draw ``index`` of ``draws`` as its parameters (and
-    class probabilities, where drawn)."""
-    estimator._check_has_posterior()
-    family = estimator._feature_family()
-    sites = {name: value[index] for name, value in draws.items() if name != "class_prior"}
-    value = with_params(estimator.joint_, family.params_from_sites(sites))
-    if "class_prior" in draws:
-        value = value._replace(class_probabilities=np.asarray(draws["class_prior"][index]))
-    return value
-
-
-def _rows(X, index):
-    """Rows of an array or a DataFrame."""
-    return X.iloc[index] if hasattr(X, "iloc") else np.asarray(X)[index]
-
-
-def _unknown(y, n_samples: int) -> np.ndarray:
-    """Rows whose label is not given: all of them without ``y``, else -1/None/NaN."""
-    return np.ones(n_samples, dtype=bool) if y is None else unlabeled_rows(np.asarray(y))
+from bayesgen.validation import class_indices
 
 
 def _stack(copies: list):
@@ -82,19 +51,28 @@ def _has_exact_posterior(estimator) -> bool:
     return True
 
 
-def _copies_under_draws(estimator, X, y, draws: dict, rng):
+def _class_index(classes, y, n_rows: int) -> np.ndarray:
+    """Each row's class index in ``classes``, -1 where ``y`` leaves it unknown (-1, None or
+    NaN) or where there is no ``y``."""
+    index = np.full(n_rows, -1, dtype=np.intp)
+    if y is None:
+        return index
+    if np.shape(y) != (n_rows,):
+        raise ValueError(
+            f"y must have one label per row of X, shape ({n_rows},); got {np.shape(y)}."
+        )
+    labels = np.asarray(y)
+    known = ~unlabeled_rows(labels)
+    index[known] = class_indices(classes, labels[known])
+    return index
+
+
+def _copies_under_draws(estimator, X, rows, labels: np.ndarray, draws: dict, rng) -> list:
     """The completed copies of ``X``, one per parameter draw of ``draws``, side by side
     (`bayesgen.inference.multiple_imputation`)."""
-    rows = estimator._rows_to_fill(X)
-    if y is not None and np.shape(y) != (len(rows),):
-        raise ValueError(
-            f"y must have one label per row of X, shape ({len(rows)},); got {np.shape(y)}."
-        )
-    unknown = _unknown(y, len(rows))
     known = None
-    if not unknown.all():
-        labels = np.asarray(y)[~unknown]
-        known = (~unknown, known_label_weights(estimator.classes_, labels, labels.shape[0]))
+    if (labels >= 0).any():
+        known = (labels >= 0, label_weights(labels[labels >= 0], estimator.classes_.shape[0]))
     family = estimator._feature_family()
     weights, n_impossible = multiple_imputation.class_weights_under_draws(
         family, estimator.joint_, rows, draws, known, compute_dtype(rows.dtype)
@@ -106,6 +84,23 @@ def _copies_under_draws(estimator, X, y, draws: dict, rng):
     return [estimator._filled_copy(X, rows, filled) for filled in copies]
 
 
+def _chain_copies(estimator, X, rows, labels: np.ndarray, n_imputations: int, rng) -> list:
+    """The completed copies of ``X`` from data augmentation over its rows
+    (`bayesgen.inference.imputation_chain`)."""
+    copies, n_impossible = imputation_chain.chain_copies(
+        estimator._feature_family(),
+        estimator.joint_,
+        estimator._fit_settings(),
+        rows,
+        labels,
+        n_imputations,
+        numpy_generator(rng),
+        name=type(estimator).__name__,
+    )
+    warn_impossible(n_impossible)
+    return [estimator._filled_copy(X, rows, completed) for completed in copies]
+
+
 def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=None):
     """``n_imputations`` completed copies of ``X`` (module docstring).
 
@@ -113,8 +108,8 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
     ----------
     estimator : GenerativeClassifier
         Fitted; supplies its checked rows and their completed copy (``_rows_to_fill``,
-        ``_filled_copy``, ``_impute_once``), the posterior hooks
-        ``_check_exact_posterior`` and ``_exact_draws``, and ``predict_proba``.
+        ``_filled_copy``), its fitted value, family and settings, and its posterior checks
+        (``_check_has_posterior``, ``_check_exact_posterior``, ``_exact_draws``).
     X : array-like of shape (n_samples, n_features)
         NaN marks a missing entry.
     n_imputations : int
@@ -138,36 +133,11 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
         f"impute(n_imputations={n_imputations}) of {n_rows} rows",
         alternative="ask for fewer copies, or impute the rows in batches.",
     )
+    estimator._check_has_posterior()
     rng = check_random_state(random_state)
+    rows = estimator._rows_to_fill(X)
+    labels = _class_index(estimator.classes_, y, n_rows)
     if _has_exact_posterior(estimator):
         draws = estimator._exact_draws(numpy_generator(rng), n_imputations)
-        return _stack(_copies_under_draws(estimator, X, y, draws, rng))
-    return _data_augmentation(estimator, X, n_imputations, y, rng)
-
-
-def _data_augmentation(estimator, X, n_imputations, y, rng):
-    """Imputations from a data-augmentation chain over the rows of ``X``."""
-    model, value, copies = estimator, None, []
-    unknown = _unknown(y, X.shape[0])
-    labels = np.empty(X.shape[0], dtype=estimator.classes_.dtype)
-    if not unknown.all():
-        labels[~unknown] = np.asarray(y)[~unknown]
-    total = WARMUP_SWEEPS + SWEEPS_BETWEEN * (n_imputations - 1) + 1
-    for sweep in range(total):
-        if unknown.any():  # the chain is over (k, x_m, theta) for rows without a label
-            rows = _rows(X, np.flatnonzero(unknown))
-            weights = (
-                model.predict_proba(rows)
-                if value is None
-                else model._plugin_posterior(rows, log=False, value=value)
-            )
-            drawn = (rng.uniform(size=(weights.shape[0], 1)) > np.cumsum(weights, axis=1)).sum(1)
-            labels[unknown] = model.classes_[np.minimum(drawn, weights.shape[1] - 1)]
-        completed = model._impute_once(X, "sample", labels, rng, value)
-        if sweep >= WARMUP_SWEEPS and (sweep - WARMUP_SWEEPS) % SWEEPS_BETWEEN == 0:
-            copies.append(completed)
-            if len(copies) == n_imputations:
-                break
-        model = clone(estimator).fit(completed, labels)
-        value = _drawn_value(model, model._exact_draws(numpy_generator(rng), 1), 0)
-    return _stack(copies)
+        return _stack(_copies_under_draws(estimator, X, rows, labels, draws, rng))
+    return _stack(_chain_copies(estimator, X, rows, labels, n_imputations, rng))
