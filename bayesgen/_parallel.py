@@ -94,8 +94,10 @@ def blas_on_one_thread():
     controller = _blas_controller()
     with _lock:
         if _limited == 0:
+            free = _blas_control_free()
             _limiter = controller.limit(limits=1, user_api="blas")
-            _release_blas_control()
+            if free:
+                _release_blas_control()
         _limited += 1
     try:
         yield
@@ -103,22 +105,40 @@ def blas_on_one_thread():
         with _lock:
             _limited -= 1
             if _limited == 0:
+                free = _blas_control_free()
                 _limiter.restore_original_limits()
                 _limiter = None
-                _release_blas_control()
+                if free:
+                    _release_blas_control()
+
+
+def _openblas_controller_class():
+    """threadpoolctl's ``OpenBLASController``, or None for a threadpoolctl without it."""
+    try:
+        from threadpoolctl import OpenBLASController
+    except ImportError:
+        return None
+    return OpenBLASController
+
+
+def _blas_control_free() -> bool:
+    """Whether no live thread holds OpenBLAS's limit (threadpoolctl 3.8's controlling
+    thread; always, before 3.8). When one does (the user's ``with threadpool_limits``),
+    a limit set from that thread must not let go of it (`_release_blas_control`), and one
+    set from another thread does nothing, so the user's limit stands."""
+    state = getattr(_openblas_controller_class(), "_SHARED_STATE", None)
+    holder = getattr(state, "controlling_thread", None)
+    return holder is None or not holder.is_alive()
 
 
 def _release_blas_control() -> None:
-    """Let any thread set OpenBLAS's limit next. From threadpoolctl 3.8 only the thread
-    that last set the limit of OpenBLAS's own (pthreads) pool may change it until it lets
-    go, which its context managers do and a bare limit does not: without this, the last
-    caller out (another thread) could not restore the limit, nor the user's
-    ``threadpool_limits`` in another thread set one."""
-    try:
-        from threadpoolctl import OpenBLASController
-    except ImportError:  # a threadpoolctl without it has no controlling thread either
-        return
-    release = getattr(OpenBLASController, "clear_controlling_thread", None)
+    """Let any thread set OpenBLAS's limit next, where this thread took control by setting
+    one. From threadpoolctl 3.8 only the thread that last set the limit of OpenBLAS's own
+    (pthreads) pool may change it until it lets go, which its context managers do and a
+    bare limit does not: without this, the last caller out (another thread) could not
+    restore the limit, nor the user's ``threadpool_limits`` in another thread set one.
+    Called only where control was free before (`_blas_control_free`)."""
+    release = getattr(_openblas_controller_class(), "clear_controlling_thread", None)
     if release is not None:  # threadpoolctl before 3.8 has no controlling thread
         release()
 

@@ -157,3 +157,27 @@ def test_a_limit_set_in_one_thread_is_restored_from_another_and_leaves_blas_free
     finally:
         baseline.restore_original_limits()
         parallel._release_blas_control()
+
+
+def test_a_users_limit_stands_after_a_call_inside_it():
+    """A call inside the user's ``with threadpool_limits(1)`` leaves that thread in control
+    of OpenBLAS, so a bare limit set from another thread meanwhile does nothing (before,
+    the call let go of the user's control and the other thread's limit of 2 took effect)."""
+    done, hold = threading.Event(), threading.Event()
+
+    def other():
+        threadpool_limits(limits=2, user_api="blas")  # a library's bare limit elsewhere
+        done.set()
+        hold.wait(10)
+
+    worker = threading.Thread(target=other)
+    with threadpool_limits(limits=1, user_api="blas"):
+        with single_blas_thread(MANY_CALLS):
+            assert parallel.thread_count() == 1
+        worker.start()
+        done.wait(10)
+        inside = parallel.thread_count()
+    hold.set()
+    worker.join(20)
+    parallel._release_blas_control()
+    assert inside == 1

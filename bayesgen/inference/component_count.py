@@ -7,7 +7,9 @@ class $k$'s score is its held-out rows' mean $\log p(x_i \mid k)$, weighted by
 $R_{ik}$. Each class takes the fewest components whose mean score over the folds is within
 one standard error of its best (the one-standard-error rule, as
 `bayesgen.synthetic.fewest_components` applies to one $M$ for every class): a class that
-more components do not describe better keeps fewer.
+more components do not describe better keeps fewer. A held-out row that no candidate can
+give a positive density (a category its class's training folds never showed) is left out
+of every candidate's score: it would make them all ``-inf`` and the choice blind.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ class ComponentChoice(NamedTuple):
     candidates : ndarray of int of shape (n_candidates,)
     scores : ndarray of shape (n_candidates, n_folds, n_classes)
         Each class's held-out mean log-likelihood per row; ``-inf`` where a candidate had
-        more components than the class had training rows in that fold.
+        more components than the class had training rows in that fold (or gave density
+        zero to a row another candidate explained), NaN where no held-out row of the class
+        was explained by any candidate (the fold is left out of that class's choice).
     """
 
     counts: np.ndarray
@@ -89,36 +93,59 @@ def choose(fit, log_likelihood, R: np.ndarray, candidates, *, n_folds=3, random_
     for f in range(n_folds):
         train, held = np.flatnonzero(fold != f), np.flatnonzero(fold == f)
         rows_per_class = np.count_nonzero(R[train] > 0, axis=0)
-        weights = R[held]
-        totals = weights.sum(axis=0)
-        for c, count in enumerate(candidates):
-            if np.all(rows_per_class < count):
-                continue
-            fitted = fit(int(count), train)
-            values = np.asarray(log_likelihood(fitted, held), dtype=np.float64)
-            terms = np.where(weights > 0, weights * values, 0.0).sum(axis=0)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                mean = terms / totals
-            scores[c, f] = np.where(rows_per_class >= count, mean, -np.inf)
+        valid = rows_per_class[None, :] >= candidates[:, None]  # (n_candidates, n_classes)
+        values = {
+            c: np.asarray(log_likelihood(fit(int(count), train), held), dtype=np.float64)
+            for c, count in enumerate(candidates)
+            if valid[c].any()
+        }
+        if values:
+            scores[:, f] = _fold_scores(values, valid, R[held], candidates.size)
     return ComponentChoice(_fewest_within_one_error(scores, candidates), candidates, scores)
+
+
+def _fold_scores(values: dict, valid: np.ndarray, weights: np.ndarray, n_candidates: int):
+    """``(n_candidates, n_classes)`` held-out mean log-likelihoods of one fold.
+
+    A held-out row that every candidate fitted for its class gives density zero (a
+    category the class's training folds never showed) says nothing about which candidate
+    is better: it is left out of every candidate's mean. A row some candidates can explain
+    and others cannot still counts, at ``-inf`` for the latter. A class whose held-out rows
+    are all left out scores NaN in this fold (no evidence), so the fold drops out of its
+    means.
+    """
+    explained = np.zeros(weights.shape, dtype=bool)
+    for c, fold_values in values.items():
+        explained |= np.isfinite(fold_values) & valid[c]
+    counted = np.where(explained, weights, 0.0)
+    totals = counted.sum(axis=0)
+    scores = np.full((n_candidates, weights.shape[1]), -np.inf)
+    for c, fold_values in values.items():
+        terms = (counted * np.where(counted > 0, fold_values, 0.0)).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(totals > 0, terms / np.where(totals > 0, totals, 1.0), np.nan)
+        scores[c] = np.where(valid[c], mean, -np.inf)
+    return scores
 
 
 def _fewest_within_one_error(scores: np.ndarray, candidates: np.ndarray) -> np.ndarray:
     """Per class, the fewest candidates whose mean over folds is within one standard error
     (the best candidate's spread over the folds over their square root) of the best."""
-    n_folds = scores.shape[1]
-    with np.errstate(invalid="ignore"):
-        means = scores.mean(axis=1)  # (n_candidates, n_classes)
-        spreads = scores.std(axis=1)
     counts = np.empty(scores.shape[2], dtype=int)
     for k in range(scores.shape[2]):
-        finite = np.isfinite(means[:, k])
+        # Folds where no held-out row of the class was explained (NaN) carry no evidence.
+        informative = ~np.isnan(scores[:, :, k]).any(axis=0)
+        n_folds = int(np.count_nonzero(informative))
+        with np.errstate(invalid="ignore"):
+            means = scores[:, informative, k].mean(axis=1) if n_folds else scores[:, 0, k]
+            spreads = scores[:, informative, k].std(axis=1) if n_folds else scores[:, 0, k]
+        finite = np.isfinite(means)
         if not finite.any():
             counts[k] = candidates[0]
             continue
-        best = int(np.argmax(np.where(finite, means[:, k], -np.inf)))
-        bar = means[best, k] - spreads[best, k] / np.sqrt(n_folds)
-        counts[k] = candidates[np.flatnonzero(finite & (means[:, k] >= bar))[0]]
+        best = int(np.argmax(np.where(finite, means, -np.inf)))
+        bar = means[best] - spreads[best] / np.sqrt(n_folds)
+        counts[k] = candidates[np.flatnonzero(finite & (means >= bar))[0]]
     return counts
 
 

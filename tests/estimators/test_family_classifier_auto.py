@@ -114,3 +114,48 @@ def test_auto_is_kept_by_a_model_file_and_refused_where_nothing_chooses(tmp_path
         )
     with pytest.raises(ValueError, match="n_components must be an integer >= 1, a sequence"):
         FamilyClassifier(family=MixtureFamily(PoissonFamily(), "many")).fit(X, y)
+
+
+def test_a_row_no_candidate_explains_leaves_the_choice_to_the_other_rows():
+    """One entry of class 1 set to a category no training fold showed: every candidate
+    gives that held-out row density zero, which says nothing about which is better. The
+    choice is the clean table's (before, every candidate scored -inf in that fold and the
+    class fell back to one component)."""
+    X, y = _latent_categories()
+    clean = FamilyClassifier(family=MixtureFamily(CategoricalFamily(), "auto"), random_state=0)
+    X[600, 0] = 7.0
+    odd = FamilyClassifier(family=MixtureFamily(CategoricalFamily(), "auto"), random_state=0)
+    odd.fit(X, y)  # no RuntimeWarning (0 * -inf) escapes: the suite makes warnings errors
+    np.testing.assert_array_equal(odd.n_components_, clean.fit(*_latent_categories()).n_components_)
+    np.testing.assert_array_equal(odd.n_components_, [1, 2])
+    assert np.isfinite(odd.component_choice_.scores[:, :, 1]).all()
+
+
+def test_unexplained_rows_and_empty_folds_by_hand():
+    """`component_count.choose` with scores made up: a row -inf under every candidate is left
+    out; a row -inf under one candidate only sinks that candidate; a class with no row
+    explained in a fold scores NaN there and the fold drops out of its choice."""
+    R = np.repeat(np.eye(2), 6, axis=0)
+    table = {  # per candidate, each row's log p(x | k) (both columns alike)
+        1: np.r_[np.full(6, -2.0), np.full(6, -3.0)],
+        2: np.r_[np.full(6, -2.0), np.full(6, -1.0)],
+    }
+    table[1][[0, 6]] = table[2][[0, 6]] = -np.inf  # row 0 and row 6: nobody explains them
+
+    def fit(count, rows):
+        return count
+
+    def log_likelihood(count, rows):
+        return np.repeat(table[count][rows, None], 2, axis=1)
+
+    choice = component_count.choose(fit, log_likelihood, R, [1, 2], n_folds=2, random_state=0)
+    assert np.isfinite(choice.scores).all()
+    np.testing.assert_array_equal(choice.counts, [1, 2])  # class 0: a tie -> fewest
+    table[2][7] = -np.inf  # candidate 2 cannot explain a row candidate 1 can
+    sunk = component_count.choose(fit, log_likelihood, R, [1, 2], n_folds=2, random_state=0)
+    assert np.isneginf(sunk.scores[1, :, 1]).sum() == 1
+    np.testing.assert_array_equal(sunk.counts, [1, 1])
+    table[1][6:] = table[2][6:] = -np.inf  # class 1: no row explained anywhere
+    blind = component_count.choose(fit, log_likelihood, R, [1, 2], n_folds=2, random_state=0)
+    assert np.isnan(blind.scores[:, :, 1]).all()
+    np.testing.assert_array_equal(blind.counts, [1, 1])
