@@ -42,8 +42,12 @@ class LatentClassNB(MixedNB):
 
     Parameters
     ----------
-    n_components : int, default=2
-        Components $M$ per class. Each class needs at least that many rows of positive weight.
+    n_components : int or "auto", default=2
+        Components $M$ per class. Each class needs at least that many rows of positive
+        weight. ``"auto"`` chooses each class's $M_k$ among 1-5 by 3-fold held-out
+        log-likelihood, the fewest within one standard error of the class's best
+        (`bayesgen.inference.component_count`), once per ``fit``: ``n_components_`` and
+        ``component_choice_`` report it.
     init_params : {"kmeans", "random"}, default="kmeans"
         How each class's EM starts: k-means on the class's rows (numbers standardised,
         missing at 0, categories and booleans one-hot), or random memberships.
@@ -73,7 +77,11 @@ class LatentClassNB(MixedNB):
     classes_, class_count_, class_prior_, feature_families_, family_log_evidence_
         As in ``MixedNB``.
     weights_ : ndarray of shape (n_classes, n_components)
-        $w_{km}$.
+        $w_{km}$ (0 for the components a class with fewer than the most does not have).
+    n_components_ : ndarray of int of shape (n_classes,)
+        Each class's $M_k$ as ``"auto"`` chose it (set only with ``"auto"``).
+    component_choice_ : ComponentChoice
+        The held-out scores behind ``n_components_`` (set only with ``"auto"``).
     n_iter_ : int
     converged_ : bool
     fitted_with_unlabeled_ : bool
@@ -114,9 +122,18 @@ class LatentClassNB(MixedNB):
         doc="The component weights $w_{km}$, shape (n_classes, n_components).",
     )
 
+    # MixedNB's column choice, and the counts n_components="auto" chose with their report.
+    _state_beside_value = (*MixedNB._state_beside_value, "n_components_", "component_choice_")
+
     def _check_hyperparameters(self):
         super()._check_hyperparameters()
-        check_count(self.n_components, "n_components")
+        if not (isinstance(self.n_components, str) and self.n_components == "auto"):
+            try:
+                check_count(self.n_components, "n_components")
+            except ValueError:
+                raise ValueError(
+                    f"n_components must be an integer >= 1 or 'auto'; got {self.n_components!r}."
+                ) from None
         if self.init_params not in INIT_PARAMS:
             raise ValueError(f"init_params must be one of {INIT_PARAMS}; got {self.init_params!r}.")
 
@@ -124,9 +141,10 @@ class LatentClassNB(MixedNB):
     def _base_family(self) -> MixtureFamily:
         """MixedNB's column groups as the leaf of a mixture per class, whose weights are
         their Dirichlet mode whatever the components' estimate."""
+        counts = self.__dict__.get("n_components_")
         return MixtureFamily(
             super()._base_family(),
-            self.n_components,
+            self.n_components if counts is None else tuple(np.asarray(counts).tolist()),
             self.weight_concentration_prior,
             weight_estimate="map",
         )
@@ -134,21 +152,36 @@ class LatentClassNB(MixedNB):
     def _composite_of(self, family):
         return family.leaf
 
+    def fit(self, X, y, sample_weight=None):
+        """As `MixedNB.fit`; with ``n_components="auto"`` each class's count is chosen
+        afresh, once per call (``n_components_``)."""
+        for name in ("n_components_", "component_choice_"):
+            self.__dict__.pop(name, None)
+        return super().fit(X, y, sample_weight=sample_weight)
+
     def _em_starts(self, X, R: np.ndarray) -> list:
         """``n_init_components`` starts, k-means or random within each class's rows
         (`bayesgen.inference.latent_class_start`), from one generator seeded by
         ``random_state``."""
+        family = self._base_family()
+        counts = family.active(R.shape[1]).sum(axis=1)
         rows = np.count_nonzero(R > 0, axis=0)
-        for k in np.flatnonzero(rows < self.n_components):
+        for k in np.flatnonzero(rows < counts):
             raise ValueError(
-                f"n_components={self.n_components} needs at least {self.n_components} rows "
+                f"n_components={counts[k]} needs at least {counts[k]} rows "
                 f"of class {self.classes_[k]!r} with positive weight; found {rows[k]}."
             )
         rng = check_random_state(self.random_state)
+        active = family.active(R.shape[1])
         return [
-            initial_memberships(X.frame, R, self.n_components, self.init_params, rng)
+            initial_memberships(X.frame, R, active, self.init_params, rng)
             for _ in range(self.n_init_components)
         ]
+
+    def _candidate_start(self, family, X, R: np.ndarray, rng) -> dict:
+        """A candidate count's one start, as `_em_starts` makes them, from ``rng``."""
+        active = family.active(R.shape[1])
+        return {"start": [initial_memberships(X.frame, R, active, self.init_params, rng)]}
 
     # ------------------------------------------------------------------ story
     @property

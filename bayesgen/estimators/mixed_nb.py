@@ -79,7 +79,9 @@ class _Columns(dict):
         return self.shape[0]
 
     def __getitem__(self, key):
-        if isinstance(key, slice):
+        """A group's values by its name; a slice or an index array of rows (a fit's chunk,
+        a fold) gives those rows' columns."""
+        if isinstance(key, slice | np.ndarray | list):
             return _Columns(self.frame.iloc[key], {name: self.get(name)[key] for name in self})
         return super().__getitem__(key)
 

@@ -13,30 +13,39 @@ INIT_PARAMS = ("kmeans", "random")
 
 
 def initial_memberships(
-    frame: pd.DataFrame, responsibilities: np.ndarray, n_components: int, init: str, rng
+    frame: pd.DataFrame, responsibilities: np.ndarray, n_components, init: str, rng
 ) -> np.ndarray:
-    """Starting memberships $\\gamma_{ikm}$, shape (n_samples, n_classes, n_components).
+    """Starting memberships $\\gamma_{ikm}$, shape (n_samples, n_classes, M).
 
     Within each class's rows of positive responsibility: hard memberships from k-means
     (``"kmeans"``, on `kmeans_design`, rows weighted by their responsibilities) or
-    Dirichlet(1) draws (``"random"``). ``rng`` is a ``numpy.random.RandomState``.
+    Dirichlet(1) draws (``"random"``), over the class's components. ``n_components`` is
+    one count $M$ for every class, or a ``(n_classes, M)`` boolean array of the components
+    each class has (a mixture's ``active``: a class with fewer keeps the rest at
+    membership 0). ``rng`` is a ``numpy.random.RandomState``.
     """
     n_rows, n_classes = responsibilities.shape
-    memberships = np.full((n_rows, n_classes, n_components), 1.0 / n_components)
-    if n_components == 1:
+    active = np.asarray(n_components)
+    if active.ndim == 0:
+        active = np.ones((n_classes, int(n_components)), dtype=bool)
+    counts = active.sum(axis=1)
+    memberships = np.repeat((active / counts[:, None])[None], n_rows, axis=0)
+    if np.all(counts == 1):
         return memberships
     design = kmeans_design(frame) if init == "kmeans" else None
-    for k in range(n_classes):
+    for k, count in enumerate(counts):
+        if count == 1:
+            continue
         rows = np.flatnonzero(responsibilities[:, k] > 0)
         if design is None:
-            memberships[rows, k] = rng.dirichlet(np.ones(n_components), size=rows.size)
+            memberships[rows, k, :count] = rng.dirichlet(np.ones(count), size=rows.size)
             continue
         with warnings.catch_warnings():
             # Fewer distinct rows than components: k-means says so; EM copes.
             warnings.simplefilter("ignore", ConvergenceWarning)
-            kmeans = KMeans(n_components, n_init=1, random_state=rng.randint(2**31 - 1))
+            kmeans = KMeans(count, n_init=1, random_state=rng.randint(2**31 - 1))
             labels = kmeans.fit(design[rows], sample_weight=responsibilities[rows, k]).labels_
-        memberships[rows, k] = np.eye(n_components)[labels]
+        memberships[rows, k, :count] = np.eye(count)[labels]
     return memberships
 
 
