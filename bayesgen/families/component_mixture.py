@@ -123,10 +123,11 @@ def _sum_over_components(terms: np.ndarray):
     """``(log_sum, shifted, total)`` of (n, K, M) log terms over the components: the
     log-sum-exp (n, K), and ``exp(terms - peak)`` with its sum (n, K, 1), so memberships are
     ``shifted / total`` with one exponential per term. A class whose terms are all -inf
-    has log-sum -inf."""
+    has log-sum -inf. ``terms`` is overwritten by ``shifted`` (the E-step's largest array,
+    n x K x M, made once)."""
     peak = np.max(terms, axis=2, keepdims=True)
     peak = np.where(np.isfinite(peak), peak, 0.0)
-    shifted = np.exp(terms - peak)
+    shifted = np.exp(np.subtract(terms, peak, out=terms), out=terms)
     total = shifted.sum(axis=2, keepdims=True)
     with np.errstate(divide="ignore"):
         log_sum = (np.log(total) + peak)[:, :, 0]
@@ -395,8 +396,11 @@ class MixtureFamily(FeatureFamily):
         leaf = np.asarray(leaf)
         with np.errstate(divide="ignore"):
             log_weights = np.log(weights)
+        terms = leaf.reshape(leaf.shape[0], K, M) + log_weights
         # A component of weight 0 adds nothing, whatever its own density says (-inf or NaN).
-        terms = np.where(weights > 0, leaf.reshape(leaf.shape[0], K, M) + log_weights, -np.inf)
+        absent = ~(weights > 0)
+        if absent.any():
+            terms[:, absent] = -np.inf
         return terms.astype(leaf.dtype, copy=False)
 
     def log_likelihood(self, params, X, *, row_terms: bool = True):
@@ -413,10 +417,12 @@ class MixtureFamily(FeatureFamily):
         """
         terms = self._component_log_likelihood(params, X, True, leaf_log_likelihood)
         log_likelihood, shifted, total = _sum_over_components(terms)
-        finite = np.isfinite(log_likelihood)[:, :, None]
         with np.errstate(invalid="ignore", divide="ignore"):
-            gamma = shifted / total
-        return np.where(finite, gamma, 1.0 / gamma.shape[2]), log_likelihood
+            gamma = np.divide(shifted, total, out=shifted)
+        impossible = ~np.isfinite(log_likelihood)
+        if impossible.any():
+            gamma[impossible] = 1.0 / gamma.shape[2]
+        return gamma, log_likelihood
 
     # ---------------------------------------------------------------- draws
     def draw_features(self, params, classes, rng, **options) -> dict:
