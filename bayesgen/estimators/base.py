@@ -221,6 +221,7 @@ class GenerativeClassifier(
         -------
         self
         """
+        self._forget_component_choice()  # before any check reads the family's counts
         self._check_hyperparameters()
         training_columns = column_schema(X)
         X = self._check_X(X, reset=True)
@@ -327,6 +328,8 @@ class GenerativeClassifier(
                 "memberships of earlier rows change with the parameters, so EM needs every "
                 "row at once; call fit on all the rows."
             )
+        if "joint_" not in self.__dict__:  # a fit from scratch (after a failed fit too)
+            self._forget_component_choice()
         first_call = not hasattr(self, "classes_")
         if first_call:
             if classes is None:

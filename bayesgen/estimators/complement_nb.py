@@ -174,7 +174,7 @@ class ComplementNB(NaiveBayesClassPrior):
         """Absent: the scores are no density, so there is no $\\log p(x)$."""
         self._refuse("give a density log p(x) from")
 
-    def _check_exact_posterior(self):
+    def _check_model_posterior(self):
         self._refuse("give a parameter posterior from")
 
     def _story_part(self, **options):

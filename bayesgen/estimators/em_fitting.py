@@ -30,6 +30,15 @@ class FitByEM:
     #: cannot skip a missing entry (its ``missing_needs_em``).
     fits_missing_by_em = False
 
+    #: What a mixture's ``n_components="auto"`` chose, with its report: made once per fit
+    #: from scratch (restarts of EM over unlabelled rows reuse it), never by an earlier one.
+    _component_choice = ("n_components_", "component_choice_")
+
+    def _forget_component_choice(self) -> None:
+        """Drop the counts an earlier fit chose (one that failed half-way included)."""
+        for name in self._component_choice:
+            self.__dict__.pop(name, None)
+
     def _fits_by_em(self) -> bool:
         return bool(getattr(self._base_family(), "statistics_need_parameters", False))
 

@@ -184,6 +184,4 @@ class FamilyClassifier(NaiveBayesClassPrior):
         -------
         self
         """
-        for name in self._state_beside_value:  # "auto" chooses afresh
-            self.__dict__.pop(name, None)
-        return super().fit(X, y, sample_weight=sample_weight)
+        return super().fit(X, y, sample_weight=sample_weight)  # counts chosen afresh

@@ -152,13 +152,6 @@ class LatentClassNB(MixedNB):
     def _composite_of(self, family):
         return family.leaf
 
-    def fit(self, X, y, sample_weight=None):
-        """As `MixedNB.fit`; with ``n_components="auto"`` each class's count is chosen
-        afresh, once per call (``n_components_``)."""
-        for name in ("n_components_", "component_choice_"):
-            self.__dict__.pop(name, None)
-        return super().fit(X, y, sample_weight=sample_weight)
-
     def _em_starts(self, X, R: np.ndarray) -> list:
         """``n_init_components`` starts, k-means or random within each class's rows
         (`bayesgen.inference.latent_class_start`), from one generator seeded by
@@ -168,8 +161,9 @@ class LatentClassNB(MixedNB):
         rows = np.count_nonzero(R > 0, axis=0)
         for k in np.flatnonzero(rows < counts):
             raise ValueError(
-                f"n_components={counts[k]} needs at least {counts[k]} rows "
-                f"of class {self.classes_[k]!r} with positive weight; found {rows[k]}."
+                f"n_components={self.n_components!r} gives class {self.classes_.tolist()[k]!r} "
+                f"{counts[k]} component(s), which need at least {counts[k]} rows of that "
+                f"class with positive weight; found {rows[k]}."
             )
         rng = check_random_state(self.random_state)
         active = family.active(R.shape[1])

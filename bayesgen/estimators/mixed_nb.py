@@ -271,6 +271,7 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
         rows as one class when none is labelled), a row of whole-number ``sample_weight``
         ``w`` counting as ``w`` rows (fractional weights are not used by the choice).
         """
+        self._forget_component_choice()  # LatentClassNB's "auto" counts: chosen afresh
         self._choose_families(X, y, sample_weight)
         return super().fit(X, y, sample_weight)
 

@@ -256,9 +256,7 @@ class MixtureDA(GenerativeClassifier):
         -------
         MixtureDA
         """
-        for name in self._state_beside_value:
-            self.__dict__.pop(name, None)
-        return super().fit(X, y, sample_weight=sample_weight)
+        return super().fit(X, y, sample_weight=sample_weight)  # counts chosen afresh
 
     def _fit_by_em(self, family, X, R: np.ndarray, value) -> None:
         if value is None and "n_components_" not in self.__dict__ and not self._is_auto():

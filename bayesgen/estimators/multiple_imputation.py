@@ -51,9 +51,9 @@ def _has_exact_posterior(estimator) -> bool:
     return True
 
 
-def _class_index(classes, y, n_rows: int) -> np.ndarray:
-    """Each row's class index in ``classes``, -1 where ``y`` leaves it unknown (-1, None or
-    NaN) or where there is no ``y``."""
+def _class_index(classes, y, n_rows: int, marker=-1) -> np.ndarray:
+    """Each row's class index in ``classes``, -1 where ``y`` leaves it unknown (the model's
+    ``unlabeled_marker``, None or NaN) or where there is no ``y``."""
     index = np.full(n_rows, -1, dtype=np.intp)
     if y is None:
         return index
@@ -62,7 +62,7 @@ def _class_index(classes, y, n_rows: int) -> np.ndarray:
             f"y must have one label per row of X, shape ({n_rows},); got {np.shape(y)}."
         )
     labels = np.asarray(y)
-    known = ~unlabeled_rows(labels)
+    known = ~unlabeled_rows(labels, marker)
     index[known] = class_indices(classes, labels[known])
     return index
 
@@ -109,13 +109,14 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
     estimator : GenerativeClassifier
         Fitted; supplies its checked rows and their completed copy (``_rows_to_fill``,
         ``_filled_copy``), its fitted value, family and settings, and its posterior checks
-        (``_check_has_posterior``, ``_check_exact_posterior``, ``_exact_draws``).
+        (``_check_model_posterior``, ``_check_exact_posterior``, ``_exact_draws``).
     X : array-like of shape (n_samples, n_features)
         NaN marks a missing entry.
     n_imputations : int
         Number of copies, at least 1.
     y : array-like of shape (n_samples,), optional
-        Known labels to condition on; -1 (or None) marks a row whose label is unknown.
+        Known labels to condition on; the model's ``unlabeled_marker`` (default -1), None
+        or NaN marks a row whose label is unknown.
     random_state : None, int or numpy.random.RandomState
 
     Returns
@@ -133,10 +134,11 @@ def multiple_imputations(estimator, X, n_imputations, *, y=None, random_state=No
         f"impute(n_imputations={n_imputations}) of {n_rows} rows",
         alternative="ask for fewer copies, or impute the rows in batches.",
     )
-    estimator._check_has_posterior()
+    estimator._check_model_posterior()  # what the chain cannot lift either
     rng = check_random_state(random_state)
     rows = estimator._rows_to_fill(X)
-    labels = _class_index(estimator.classes_, y, n_rows)
+    marker = getattr(estimator, "unlabeled_marker", -1)
+    labels = _class_index(estimator.classes_, y, n_rows, marker)
     if _has_exact_posterior(estimator):
         draws = estimator._exact_draws(numpy_generator(rng), n_imputations)
         return _stack(_copies_under_draws(estimator, X, rows, labels, draws, rng))

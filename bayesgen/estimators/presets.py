@@ -93,8 +93,8 @@ class _CovarianceEstimatorFit:
             )
         return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
 
-    def _check_exact_posterior(self):
-        super()._check_exact_posterior()
+    def _check_model_posterior(self):
+        super()._check_model_posterior()
         if self.covariance_estimator is not None:
             raise ValueError(
                 f"This {type(self).__name__}'s covariance comes from covariance_estimator, "

@@ -55,16 +55,25 @@ class PosteriorUses:
                 "use predict_proba()."
             )
 
+    def _check_model_posterior(self) -> None:
+        """Refuse what no fit of this model lifts: no posterior at all
+        (``_check_has_posterior``); estimators add their settings' own reasons (a
+        ``covariance_estimator``). Refusals from how the model was fitted (unlabelled rows,
+        EM over missing entries) come after, in `_check_exact_posterior`: multiple imputation
+        lifts those by data augmentation over the rows it is given."""
+        self._check_has_posterior()
+
     def _check_exact_posterior(self) -> None:
         """Raise if the posterior of this fit has no closed form.
 
-        No posterior at all comes first (the other reasons point to NUTS). A fit with
+        The model's own refusals come first (`_check_model_posterior`; the other reasons
+        point to NUTS). A fit with
         unlabelled rows keeps EM's expected statistics, whose conjugate update is not the
         posterior; the family says when the value's has none
         (`FeatureFamily.exact_posterior_refusal`: no conjugate prior, a regularised
         estimate, EM over missing entries without the rows); estimators add their own cases.
         """
-        self._check_has_posterior()
+        self._check_model_posterior()
         if getattr(self, "fitted_with_unlabeled_", False):
             raise ValueError(
                 f"This {type(self).__name__} was fitted with unlabelled rows (by EM), so its "

@@ -252,10 +252,12 @@ class GenerativeUses:
             Multiple imputation (``method="sample"`` only): this many completed copies,
             each under its own draw of the parameters from their posterior, so that the
             spread between copies includes the parameter uncertainty (the
-            between-imputation variance of Rubin's rules). A model fitted on rows with
-            missing entries has no closed-form posterior; its draws then come from data
-            augmentation over the rows of ``X`` (and ``y``), so pass the training rows.
-            Here ``y`` may mark rows without a label by -1 (or None).
+            between-imputation variance of Rubin's rules). A model whose fit has no
+            closed-form posterior (fitted with unlabelled rows, or a gappy model file
+            written before fits kept their rows) draws them by data augmentation over the
+            rows of ``X`` (and ``y``) under its fitted prior, so pass the training rows.
+            Here ``y`` may mark rows without a label by the model's ``unlabeled_marker``
+            (default -1), None or NaN.
             See `bayesgen.estimators.multiple_imputation`.
 
         Returns

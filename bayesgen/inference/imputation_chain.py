@@ -8,9 +8,11 @@ parameters: one sweep draws each unlabelled row's class $k \sim p(k \mid x_o, \t
 completes every row $x_m \sim p(x_m \mid x_o, k, \theta)$, then draws $\theta$ from the
 conjugate posterior of the completed, labelled rows. After `WARMUP_SWEEPS` sweeps, every
 `SWEEPS_BETWEEN` sweeps keep one completed copy. The posterior is that of the rows passed
-(with their labels, where given), under the fitted model's prior and columns: the rows'
-statistics are those of the model's family with what it learned at fit (its categories),
-so every draw is a draw of the same model.
+(with their labels, where given), under the fitted model's prior and columns: the prior is
+the fit's, held through every sweep, and the rows' statistics are those of the model's
+family with what it learned at fit (its categories), so every draw is a draw of the same
+model. Rows count once each (no sample weights), and an unlabelled row's class is drawn
+from its posterior as in any use of the model (``unlabeled_weight`` is a fitting setting).
 
 Functions of the family and the fitted value, never of an estimator.
 """
@@ -20,9 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from bayesgen._precision import precision
+from bayesgen.families.namespace import as_numpy
 from bayesgen.inference import class_posterior, parameter_posterior
 from bayesgen.inference.imputation import conditional_fill, label_weights, with_observed
-from bayesgen.joint import batch_stats, from_stats, log_joint, with_params
+from bayesgen.joint import batch_stats, log_joint, with_params
 
 #: Data-augmentation sweeps discarded before the first kept copy.
 WARMUP_SWEEPS = 20
@@ -58,25 +61,21 @@ def _drawn_labels(family, value, X, unknown: np.ndarray, rng) -> tuple[np.ndarra
 
 
 def _next_draw(family, value, completed, R: np.ndarray, settings, rng, name: str):
-    """$\\theta$ drawn from the conjugate posterior of the completed rows, as a value of the
-    fitted model (its columns). Nothing is held fixed: the completed rows have no missing
-    entry, so the prior is resolved from them as a fit on them would."""
+    """$\\theta$ drawn from the conjugate posterior of the completed rows under the fitted
+    prior (``value.feature_prior``, held through the chain: a prior resolved again from
+    rows that the chain itself completed would follow its own imputations), as a value of
+    the fitted model (its columns and classes)."""
     class_stats, feature_stats = batch_stats(family, completed, R)
-    refit = from_stats(
-        family,
-        value.classes,
-        class_stats,
-        feature_stats,
-        settings,
-        learned=value.learned,
+    completed_value = value._replace(
+        class_stats=class_stats, feature_stats=as_numpy(feature_stats), frozen=None, rows=None
     )
-    reason = family.exact_posterior_refusal(refit)
+    reason = family.exact_posterior_refusal(completed_value)
     if reason is not None:
         raise ValueError(f"This {name}{reason}")
-    draws = parameter_posterior.exact_draws(family, refit, settings.class_prior, rng, 1)
-    sites = {name: site[0] for name, site in draws.items() if name != "class_prior"}
+    draws = parameter_posterior.exact_draws(family, completed_value, settings.class_prior, rng, 1)
+    sites = {site: drawn[0] for site, drawn in draws.items() if site != "class_prior"}
     drawn_prior = draws["class_prior"][0] if "class_prior" in draws else None
-    return with_params(refit, family.params_from_sites(sites), drawn_prior)
+    return with_params(completed_value, family.params_from_sites(sites), drawn_prior)
 
 
 def chain_copies(family, value, settings, X, labels, n_imputations: int, rng, *, name="model"):

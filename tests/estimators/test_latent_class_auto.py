@@ -105,3 +105,16 @@ def test_starts_over_each_class_components():
         same = initial_memberships(frame, R, 3, init, np.random.RandomState(1))
         full = initial_memberships(frame, R, np.ones((2, 3), bool), init, np.random.RandomState(1))
         np.testing.assert_array_equal(same, full)
+
+
+def test_a_failed_fit_leaves_no_choice_behind():
+    """An "auto" fit that fails after choosing (a class of zero weight) must not hand its
+    counts to the next fit from scratch: partial_fit with n_components=2 gets 2."""
+    frame, y = _one_and_three(n=300)
+    y = np.repeat([0, 1, 2], 100)
+    weights = np.where(y == 2, 0.0, 1.0)
+    model = LatentClassNB(n_components="auto", random_state=0)
+    with pytest.raises(ValueError, match="n_components='auto' gives class 2 1 component"):
+        model.fit(frame, y, sample_weight=weights)
+    model.set_params(n_components=2).partial_fit(frame, y, classes=[0, 1, 2])
+    assert model.weights_.shape == (3, 2) and not hasattr(model, "n_components_")

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from sklearn.utils import check_random_state
 
-from bayesgen import QDA, FamilyClassifier, MixedNB, MixtureDA
+from bayesgen import LDA, QDA, FamilyClassifier, GaussianNB, MixedNB, MixtureDA
 from bayesgen._precision import precision
 from bayesgen.families.gaussian.regularised import RegularisedGaussian
 from bayesgen.inference import imputation_chain
@@ -142,3 +142,47 @@ def test_labels_that_do_not_fit_are_refused_by_name(few_rows, bad):
     model = _semi_supervised(QDA(), X, y)
     with pytest.raises(ValueError, match="y"):
         model.impute(X, method="sample", y=bad, n_imputations=2)
+
+
+def test_the_chain_holds_the_fitted_prior():
+    """Three rows of class 0 with two entries observed in all: the chain's law of the blank
+    row is the posterior predictive under the fitted (data-derived) prior given those two
+    entries, E[sigma^2] (1 + 1 / kappa) per feature. Resolving the prior again from the rows
+    the chain completed collapsed it onto the observed values (a spread of 0.002)."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal([0, 0], 1, (20, 2)), rng.normal([6, 6], 1, (20, 2))]
+    y = np.r_[np.zeros(20), np.ones(20)]
+    model = _semi_supervised(GaussianNB(), X, y)
+    rows = np.array([[np.nan, 0.1], [0.2, np.nan], [np.nan, np.nan]])
+    copies = model.impute(rows, method="sample", y=np.zeros(3), n_imputations=400, random_state=0)
+    prior = model.joint_.feature_prior
+    observed = np.array([0.2, 0.1])  # one entry per feature
+    mean0 = np.asarray(prior.mean)[0]
+    kappa0, dof0 = float(np.asarray(prior.mean_precision)), float(np.asarray(prior.dof))
+    scale = np.asarray(prior.scale)[0] + kappa0 / (kappa0 + 1) * (observed - mean0) ** 2
+    expected = scale / (dof0 + 1 - 2) * (1 + 1 / (kappa0 + 1))
+    # 400 copies of a slowly mixing chain (two of six entries observed): about 15 %.
+    np.testing.assert_allclose(copies[:, 2].var(axis=0, ddof=1), expected, rtol=0.4)
+
+
+def test_refusals_of_the_model_hold_on_the_chain_and_the_marker_is_the_models(few_rows):
+    """A covariance_estimator has no conjugate posterior however the model was fitted; and
+    y's unknown rows are marked as the model marks them (unlabeled_marker)."""
+    from sklearn.covariance import LedoitWolf
+
+    X, y = few_rows
+    for model in (LDA(covariance_estimator=LedoitWolf()).fit(X, y),):
+        with pytest.raises(ValueError, match="covariance_estimator"):
+            model.impute(X, method="sample", n_imputations=2)
+    coded = np.where(y == 0, -1, 1)  # -1 is a class here
+    model = QDA(unlabeled_marker=None).fit(X, coded)
+    blank = np.full((200, 2), np.nan)
+    copies = model.impute(
+        blank, method="sample", y=np.full(200, -1), n_imputations=3, random_state=0
+    )
+    # Every row is of class -1 (mean about (0, 0)), none drawn over both classes.
+    assert abs(copies[..., 0].mean() - model.means_[0, 0]) < 0.3
+    asked = QDA(unlabeled_marker="?").fit(X, y)
+    partly = np.where(np.arange(30) % 2, y.astype(object), "?")
+    copies = asked.impute(X, method="sample", y=partly, n_imputations=2, random_state=0)
+    assert copies.shape == (2, 30, 2)
