@@ -8,14 +8,19 @@ latent class model of the whole table), chosen on the table itself:
 1. **its size**: the number of components of the best held-out $\log p(x, y)$ (not the
    fewest within one standard error of it, `bayesgen.synthetic.fewest_components`: a
    generator is judged by its fidelity, not its parsimony, and on Fair that rule stopped
-   at 10 components where 20 were both likelier on held-out rows and harder to detect);
-2. **its numeric columns** (``histogram_columns="auto"``): each column's family chosen
-   by evidence (normal, log-normal, Poisson, categories, …), or every numeric column of
-   more than two values a histogram with its point masses (`bayesgen.families.histogram`).
-   A histogram's atoms carry probabilities and a normal column densities, so their
-   likelihoods do not compare; the two are compared as synthetic data is judged: each
-   fitted on 70 % of the rows, its draws against the other 30 % by the detector of
-   `bayesgen.synthetic.quality_report` (lower AUC wins).
+   at 10 components where 20 were both likelier on held-out rows and harder to detect),
+   the counts tried in increasing order up to the first whose held-out log-likelihood is
+   below the one before it (the larger counts cost the most and are then mostly past
+   the peak);
+2. **its numeric columns** (``numeric_columns="auto"``): each column's family chosen
+   by evidence (normal, log-normal, Poisson, categories, …; independent within a
+   component), every numeric column of more than two values a histogram with its point
+   masses (`bayesgen.families.histogram`), or all those columns one Gaussian on their
+   normal scores, a Gaussian copula within each component
+   (`bayesgen.families.gaussian_copula`). A histogram's atoms carry probabilities and the
+   others densities, so their likelihoods do not compare; the three are compared as
+   synthetic data is judged: each fitted on 70 % of the rows, its draws against the other
+   30 % by the detector of `bayesgen.synthetic.quality_report` (lower AUC wins).
 
 Its draws are rounded to each column's recorded grid, kept inside the training range and
 given the training table's missing cells (``rounding``, ``support``, ``missing``: all
@@ -25,11 +30,12 @@ given the training table's missing cells (``rounding``, ``support``, ``missing``
 from __future__ import annotations
 
 import numbers
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
-from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold, train_test_split
+from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score, train_test_split
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen.estimators.latent_class_nb import LatentClassNB
@@ -40,7 +46,9 @@ from bayesgen.synthetic.tables import check_tables
 #: The share of rows the choice of column families holds out.
 VALIDATION_SHARE = 0.3
 
-_CHOICES = ("auto", True, False)
+#: The treatments of the numeric columns of more than two values, in the order they are
+#: tried (the first wins a tie of detector AUCs).
+NUMERIC_TREATMENTS = ("evidence", "histogram", "gaussian_copula")
 
 
 class TableSynthesizer(BaseEstimator):
@@ -49,9 +57,11 @@ class TableSynthesizer(BaseEstimator):
     ``fit`` a DataFrame, then ``sample`` rows in its columns and dtypes. The model is a
     `bayesgen.LatentClassNB`, per class of ``target`` (or one for the whole table), whose
     number of components has the best 3-fold held-out $\\log p(x, y)$ among
-    ``n_components``, and whose numeric columns are each chosen by evidence or are all
-    histograms (`bayesgen.families.histogram`), whichever a detector tells apart from 30 %
-    of held-out rows less often. Draws are rounded to each column's recorded grid, kept
+    ``n_components`` (tried in increasing order, up to the first below the one before it),
+    and whose numeric columns are each chosen by evidence, are all
+    histograms (`bayesgen.families.histogram`) or are one Gaussian copula
+    (`bayesgen.families.gaussian_copula`), whichever a detector tells apart from 30 % of
+    held-out rows least often. Draws are rounded to each column's recorded grid, kept
     inside the training range and left missing at the training rates by default.
 
     Parameters
@@ -63,9 +73,10 @@ class TableSynthesizer(BaseEstimator):
         The component counts compared by held-out log-likelihood. A count that the
         smallest class's training rows in a fold (or in the 70 % of the column choice)
         cannot hold is left out; 1 if none is left.
-    histogram_columns : {"auto", True, False}, default="auto"
-        Whether numeric columns of more than two values are histograms: ``"auto"``
-        compares both by the held-out detector.
+    numeric_columns : {"auto", "evidence", "histogram", "gaussian_copula"}, default="auto"
+        How numeric columns of more than two values are modelled within a component:
+        each by the family of best evidence, each a histogram, or together one Gaussian on
+        their normal scores; ``"auto"`` compares the three by the held-out detector.
     rounding : {"training", None}, default="training"
         Draws rounded to each column's recorded grid (``sample(rounding=...)`` of the
         model); None: the model's own values.
@@ -89,10 +100,11 @@ class TableSynthesizer(BaseEstimator):
     model_ : LatentClassNB
         The chosen model, fitted on every row.
     choice_ : dict
-        ``histogram_columns`` (bool), ``n_components`` (int), the held-out
-        log-likelihood of each candidate count (``cv_scores``) and, with
-        ``histogram_columns="auto"``, the held-out detector AUC of each column treatment
-        (``detector_auc``: ``{False: ..., True: ...}``).
+        ``numeric_columns`` (the treatment chosen), ``n_components`` (int), the mean
+        held-out log-likelihood of each count tried (``cv_scores``) and, with
+        ``numeric_columns="auto"``, the held-out detector AUC of each treatment tried
+        (``detector_auc``: ``{"evidence": ..., "histogram": ..., ...}``; None when only
+        one was).
     columns_ : list
         The table's columns, in order (the target among them).
     target_ : str or None
@@ -116,7 +128,7 @@ class TableSynthesizer(BaseEstimator):
         *,
         target=None,
         n_components=(1, 2, 5, 10, 20),
-        histogram_columns="auto",
+        numeric_columns="auto",
         rounding="training",
         support="training",
         missing="training",
@@ -126,7 +138,7 @@ class TableSynthesizer(BaseEstimator):
     ):
         self.target = target
         self.n_components = n_components
-        self.histogram_columns = histogram_columns
+        self.numeric_columns = numeric_columns
         self.rounding = rounding
         self.support = support
         self.missing = missing
@@ -161,38 +173,28 @@ class TableSynthesizer(BaseEstimator):
             random_state=self.random_state,
         )
         candidates = self._candidates(labels, split[0])
-        treatments = {False: None, True: _histogram_features(X)}
-        if not treatments[True] or self.histogram_columns is False:
-            del treatments[True]
-        elif self.histogram_columns is True:
-            del treatments[False]
+        treatments = _treatments(X, self.numeric_columns)
         searches = {
-            histogram: self._search(X, labels, features, candidates)
-            for histogram, features in treatments.items()
+            treatment: self._search(X, labels, features, candidates)
+            for treatment, features in treatments.items()
         }
         aucs = None
-        if len(searches) == 2:
+        if len(searches) > 1:
             aucs = {
-                histogram: self._held_out_detection(table, split, search.best_estimator_)
-                for histogram, search in searches.items()
+                treatment: self._held_out_detection(table, split, search.model)
+                for treatment, search in searches.items()
             }
-        histogram = min(aucs, key=aucs.get) if aucs else next(iter(searches))
-        search = searches[histogram]
-        self.model_ = search.best_estimator_
+        treatment = min(aucs, key=aucs.get) if aucs else next(iter(searches))
+        search = searches[treatment]
+        self.model_ = search.model
         self.columns_ = list(table.columns)
         self.target_ = self.target
         self._target_dtype = None if self.target is None else table[self.target].dtype
         self._seeds = np.random.default_rng(self.random_state)
         self.choice_ = {
-            "histogram_columns": histogram,
-            "n_components": int(search.best_params_["n_components"]),
-            "cv_scores": dict(
-                zip(
-                    (int(c) for c in search.cv_results_["param_n_components"]),
-                    (float(s) for s in search.cv_results_["mean_test_score"]),
-                    strict=True,
-                )
-            ),
+            "numeric_columns": treatment,
+            "n_components": int(search.model.n_components),
+            "cv_scores": search.scores,
             "detector_auc": aucs,
         }
         return self
@@ -246,13 +248,13 @@ class TableSynthesizer(BaseEstimator):
                 f"table must be a pandas DataFrame; got {type(table).__name__}. Make one "
                 "with pandas.DataFrame(rows, columns=names)."
             )
-        if (
-            self.histogram_columns not in _CHOICES
-            or isinstance(self.histogram_columns, int)
-            and (not isinstance(self.histogram_columns, bool))
+        if not isinstance(self.numeric_columns, str) or self.numeric_columns not in (
+            "auto",
+            *NUMERIC_TREATMENTS,
         ):
             raise ValueError(
-                f"histogram_columns must be 'auto', True or False; got {self.histogram_columns!r}."
+                f"numeric_columns must be 'auto' or one of {NUMERIC_TREATMENTS}; got "
+                f"{self.numeric_columns!r}."
             )
         counts = np.asarray(self.n_components, dtype=object).ravel()
         if counts.size == 0 or not all(
@@ -308,15 +310,28 @@ class TableSynthesizer(BaseEstimator):
             features=features, max_iter=self.max_iter, random_state=self.random_state
         )
 
-    def _search(self, X, labels, features, candidates):
-        return GridSearchCV(
-            self._model(features),
-            {"n_components": candidates},
-            scoring=held_out_log_likelihood,
-            refit=True,  # the best mean held-out log-likelihood
-            cv=self._folds(labels),
-            error_score="raise",  # a column the model cannot take, named as it refuses it
-        ).fit(X, labels)
+    def _search(self, X, labels, features, candidates) -> _Search:
+        """The count of best mean held-out log-likelihood, trying ``candidates`` in
+        increasing order and stopping at the first whose mean is below the one before it
+        (the larger counts, the costliest fits, are mostly past the peak then), refitted
+        on every row."""
+        scores = {}
+        for count in candidates:
+            model = self._model(features).set_params(n_components=count)
+            scores[count] = float(
+                cross_val_score(
+                    model,
+                    X,
+                    labels,
+                    scoring=held_out_log_likelihood,
+                    cv=self._folds(labels),
+                    error_score="raise",  # a column the model cannot take, named as it refuses it
+                ).mean()
+            )
+            if len(scores) > 1 and scores[count] < list(scores.values())[-2]:
+                break
+        best = max(scores, key=scores.get)
+        return _Search(self._model(features).set_params(n_components=best).fit(X, labels), scores)
 
     def _held_out_detection(self, table, split, chosen) -> float:
         """The detector AUC of a model like ``chosen`` fitted on the first part of
@@ -345,6 +360,14 @@ class TableSynthesizer(BaseEstimator):
         return detector_auc(real, synthetic, columns, self.random_state)[0]
 
 
+class _Search(NamedTuple):
+    """A treatment's chosen model (fitted on every row) and each tried count's mean
+    held-out log-likelihood."""
+
+    model: LatentClassNB
+    scores: dict
+
+
 def _as_table(draw, target, columns) -> pd.DataFrame:
     X, labels = draw
     rows = pd.DataFrame(X).reset_index(drop=True)
@@ -353,12 +376,22 @@ def _as_table(draw, target, columns) -> pd.DataFrame:
     return rows[columns]
 
 
-def _histogram_features(X: pd.DataFrame) -> dict:
-    """Every numeric column of more than two values a histogram."""
-    return {
-        column: "histogram"
+def _treatments(X: pd.DataFrame, setting: str) -> dict:
+    """Treatment name -> ``features=`` of the model: None for the evidence's choice, else
+    every numeric column of more than two values given the treatment's family. Only the
+    evidence's choice where no column has more than two values."""
+    numbers = [
+        column
         for column in X.columns
         if pd.api.types.is_numeric_dtype(X[column])
         and not pd.api.types.is_bool_dtype(X[column])
         and X[column].nunique() > 2
+    ]
+    treatments = {
+        name: None if name == "evidence" else dict.fromkeys(numbers, name)
+        for name in NUMERIC_TREATMENTS
+        if name == "evidence" or numbers
     }
+    if setting == "auto":
+        return treatments
+    return {setting: treatments[setting]} if setting in treatments else {"evidence": None}

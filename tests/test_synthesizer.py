@@ -58,18 +58,23 @@ def test_a_column_of_exact_zeros_chooses_histogram_columns_and_keeps_its_zeros()
     table = pd.DataFrame({"spend": spend, "age": rng.integers(18, 80, n)})
     synthesizer = TableSynthesizer(n_components=(1, 2)).fit(table)
     auc = synthesizer.choice_["detector_auc"]
-    assert synthesizer.choice_["histogram_columns"] is True and auc[True] < auc[False]
+    assert synthesizer.choice_["numeric_columns"] == "histogram"
+    assert auc["histogram"] == min(auc.values()) and set(auc) == {
+        "evidence",
+        "histogram",
+        "gaussian_copula",
+    }
     # The zeros are the model's point mass, not the rounding's: unrounded draws keep them.
     exact = synthesizer.set_params(rounding=None).sample(5000)
     share = (exact["spend"] == 0).mean()
     assert abs(share - 0.6) <= 4 * np.sqrt(0.6 * 0.4 / n + 0.6 * 0.4 / len(exact))
-    plain = TableSynthesizer(n_components=(1, 2), histogram_columns=False, rounding=None)
+    plain = TableSynthesizer(n_components=(1, 2), numeric_columns="evidence", rounding=None)
     assert (plain.fit(table).sample(5000)["spend"] == 0).mean() < 0.01  # densities only
 
 
 def test_no_target_is_one_latent_class_model_of_the_table():
     table = _grouped_table().drop(columns="label")
-    synthesizer = TableSynthesizer(n_components=(1, 3), histogram_columns=False).fit(table)
+    synthesizer = TableSynthesizer(n_components=(1, 3), numeric_columns="evidence").fit(table)
     assert isinstance(synthesizer.model_, LatentClassNB)
     assert synthesizer.model_.classes_.tolist() == [0]
     rows = synthesizer.sample(50)
@@ -98,7 +103,8 @@ def test_the_same_seed_gives_the_same_synthesizer_and_rows():
     [
         ({}, np.zeros((5, 2)), "table must be a pandas DataFrame"),
         ({"target": "nope"}, None, "target='nope' is not a column"),
-        ({"histogram_columns": "yes"}, None, "histogram_columns must be"),
+        ({"numeric_columns": "yes"}, None, "numeric_columns must be 'auto' or one of"),
+        ({"numeric_columns": True}, None, "numeric_columns must be 'auto' or one of"),
         ({"n_components": (0, 2)}, None, "n_components must be a sequence"),
         ({"cv": 1}, None, "cv must be an integer >= 2"),
         ({"target": "label", "cv": 200}, None, "fewer than cv=200 folds"),

@@ -322,7 +322,8 @@ class MixedNB(ColumnGroups, NaiveBayesClassPrior):
     _state_beside_value = ("feature_families_", "column_groups_", "family_log_evidence_")
 
     def _missing_em_settings(self, group):
-        settings = self._settings(group)
+        # A column-only family has no EM settings of its own: MixedNB's apply.
+        settings = {"tol": self.tol, "max_iter": self.max_iter, **self._settings(group)}
         return settings["estimate"], settings["tol"], settings["max_iter"]
 
     def impute(self, X, *, method="mean", y=None, random_state=None, n_imputations=None):
