@@ -5,32 +5,37 @@ DataFrame, ``sample`` as many rows as wanted, in the table's columns and dtypes.
 it is a `bayesgen.LatentClassNB` (per class when the table has a class column, else one
 latent class model of the whole table), chosen on the table itself:
 
-1. **its size**: the number of components of the best held-out $\log p(x, y)$ (not the
-   fewest within one standard error of it, `bayesgen.synthetic.fewest_components`: a
-   generator is judged by its fidelity, not its parsimony, and on Fair that rule stopped
-   at 10 components where 20 were both likelier on held-out rows and harder to detect),
-   the counts tried in increasing order up to the first whose held-out log-likelihood is
-   below the one before it (the larger counts cost the most and are then mostly past
-   the peak);
-2. **its numeric columns** (``numeric_columns="auto"``): each column's family chosen
-   by evidence (normal, log-normal, Poisson, categories, …; independent within a
-   component), every numeric column of more than two values a histogram with its point
-   masses (`bayesgen.families.histogram`), or all those columns one Gaussian on their
-   normal scores, a Gaussian copula within each component
-   (`bayesgen.families.gaussian_copula`). A histogram's atoms carry probabilities and the
-   others densities, so their likelihoods do not compare; the three are compared as
-   synthetic data is judged: each fitted on 70 % of the rows, its draws against the other
-   30 % by the detector of `bayesgen.synthetic.quality_report` (lower AUC wins).
+1. **its numeric columns** (``numeric_columns="auto"``): each column's family chosen by
+   evidence (normal, log-normal, Poisson, categories, …; independent within a component),
+   every numeric column of more than two values a histogram with its point masses
+   (`bayesgen.families.histogram`), or all those columns one Gaussian on their normal
+   scores, a Gaussian copula within each component (`bayesgen.families.gaussian_copula`);
+2. **its size** under each treatment, by 3-fold held-out $\log p(x, y)$: the counts
+   tried in increasing order up to the first whose held-out log-likelihood is below the
+   one before it (the larger counts cost the most and are then mostly past the peak);
+3. **the pair**: each treatment's likeliest count, and the next count tried above it, are
+   fitted on 70 % of the rows and their draws judged against the other 30 % as synthetic
+   data is judged, by the detector of `bayesgen.synthetic.quality_report`: a treatment's
+   next count replaces its likeliest only where its AUC is lower by more than one standard
+   error of the detector's AUC over its folds, and the treatment of lowest AUC at its count
+   wins. A histogram's atoms carry probabilities and the others densities, so their
+   likelihoods do not compare across treatments; and on values that repeat (a 1-7 scale) a
+   density's held-out likelihood can favour fewer components than fidelity does (anes96's
+   copula: 1 component by likelihood, 2 by the detector). Not the fewest within one
+   standard error of the likelihood (`bayesgen.synthetic.fewest_components`): a generator
+   is judged by its fidelity, not its parsimony.
 
 Its draws are rounded to each column's recorded grid, kept inside the training range and
 given the training table's missing cells (``rounding``, ``support``, ``missing``: all
-``"training"`` by default, as SDV's ``enforce_rounding`` and ``enforce_min_max_values``).
+``"training"`` by default, as SDV's ``enforce_rounding`` and ``enforce_min_max_values``). A
+numeric column recorded on a set of values (most of its distinct values held by two rows
+or more: a 1-7 scale, the logarithm of a whole-number count) is rounded to its nearest
+training value as well: its values are a set, not only a grid (`value_sets_`).
 """
 
 from __future__ import annotations
 
 import numbers
-from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -39,7 +44,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score, tra
 from sklearn.utils.validation import check_is_fitted
 
 from bayesgen.estimators.latent_class_nb import LatentClassNB
-from bayesgen.synthetic.detection import detector_auc
+from bayesgen.synthetic.detection import FOLDS, detector_auc
 from bayesgen.synthetic.held_out import held_out_log_likelihood
 from bayesgen.synthetic.tables import check_tables
 
@@ -47,7 +52,7 @@ from bayesgen.synthetic.tables import check_tables
 VALIDATION_SHARE = 0.3
 
 #: The treatments of the numeric columns of more than two values, in the order they are
-#: tried (the first wins a tie of detector AUCs).
+#: tried (the first pair wins a tie of detector AUCs).
 NUMERIC_TREATMENTS = ("evidence", "histogram", "gaussian_copula")
 
 
@@ -56,12 +61,12 @@ class TableSynthesizer(BaseEstimator):
 
     ``fit`` a DataFrame, then ``sample`` rows in its columns and dtypes. The model is a
     `bayesgen.LatentClassNB`, per class of ``target`` (or one for the whole table), whose
-    number of components has the best 3-fold held-out $\\log p(x, y)$ among
-    ``n_components`` (tried in increasing order, up to the first below the one before it),
-    and whose numeric columns are each chosen by evidence, are all
-    histograms (`bayesgen.families.histogram`) or are one Gaussian copula
-    (`bayesgen.families.gaussian_copula`), whichever a detector tells apart from 30 % of
-    held-out rows least often. Draws are rounded to each column's recorded grid, kept
+    numeric columns are each chosen by evidence, are all histograms
+    (`bayesgen.families.histogram`) or are one Gaussian copula
+    (`bayesgen.families.gaussian_copula`), and whose number of components is each
+    treatment's of best 3-fold held-out $\\log p(x, y)$ among ``n_components`` or the next
+    one tried: whichever pair a detector tells apart from 30 % of held-out rows least
+    often (module docstring). Draws are rounded to each column's recorded grid, kept
     inside the training range and left missing at the training rates by default.
 
     Parameters
@@ -76,9 +81,11 @@ class TableSynthesizer(BaseEstimator):
     numeric_columns : {"auto", "evidence", "histogram", "gaussian_copula"}, default="auto"
         How numeric columns of more than two values are modelled within a component:
         each by the family of best evidence, each a histogram, or together one Gaussian on
-        their normal scores; ``"auto"`` compares the three by the held-out detector.
+        their normal scores; ``"auto"`` compares the three by the held-out detector. A
+        table with no such column has only the evidence's choice (``choice_`` says so).
     rounding : {"training", None}, default="training"
-        Draws rounded to each column's recorded grid (``sample(rounding=...)`` of the
+        Draws rounded to each column's recorded grid, and in a column recorded on a set
+        of values (`value_sets_`) to its nearest training value (``sample(rounding=...)`` of the
         model); None: the model's own values.
     support : {"training", "model"}, default="training"
         Draws kept inside each numeric column's training range; ``"model"``: the
@@ -101,12 +108,19 @@ class TableSynthesizer(BaseEstimator):
         The chosen model, fitted on every row.
     choice_ : dict
         ``numeric_columns`` (the treatment chosen), ``n_components`` (int), the mean
-        held-out log-likelihood of each count tried (``cv_scores``) and, with
-        ``numeric_columns="auto"``, the held-out detector AUC of each treatment tried
-        (``detector_auc``: ``{"evidence": ..., "histogram": ..., ...}``; None when only
-        one was).
+        held-out log-likelihood of each count tried under that treatment (``cv_scores``)
+        and the held-out detector AUC of each treatment and count judged
+        (``detector_auc``: ``{"evidence": {2: ..., 5: ...}, "histogram": {...}, ...}``;
+        None when only one pair was left to judge).
     columns_ : list
         The table's columns, in order (the target among them).
+    value_sets_ : dict
+        Each numeric column recorded on a set of values (the median count of its distinct
+        values at least 2: most values repeat) -> its sorted training values; a column of
+        distinct measurements, or of one repeated value among distinct ones (the zeros of
+        a spending column), has none. With ``rounding="training"``
+        a drawn value is replaced by the nearest of them (the one whose cell between the
+        midpoints to its neighbours it fell in), except in columns given to ``sample``.
     target_ : str or None
         The class column of the fit.
 
@@ -174,28 +188,48 @@ class TableSynthesizer(BaseEstimator):
         )
         candidates = self._candidates(labels, split[0])
         treatments = _treatments(X, self.numeric_columns)
-        searches = {
-            treatment: self._search(X, labels, features, candidates)
+        # One set of folds for every count and treatment (a random_state of None would
+        # otherwise split anew for each).
+        folds = list(self._folds(labels).split(X, labels))
+        scores = {
+            treatment: self._likelihoods(X, labels, features, candidates, folds)
             for treatment, features in treatments.items()
         }
+        # The detector chooses among each treatment's likeliest count and the next count
+        # tried above it: held-out likelihood ranks sizes stably, but on values that repeat
+        # (a 1-7 scale) a density's likelihood can favour fewer components than fidelity does.
+        contenders = [
+            (treatment, count)
+            for treatment, tried in scores.items()
+            for count in _likeliest_and_next(tried)
+        ]
         aucs = None
-        if len(searches) > 1:
-            aucs = {
-                treatment: self._held_out_detection(table, split, search.model)
-                for treatment, search in searches.items()
+        treatment, count = contenders[0]
+        if len(contenders) > 1:
+            judged = {
+                (treatment, count): self._held_out_detection(
+                    table, split, treatments[treatment], count
+                )
+                for treatment, count in contenders
             }
-        treatment = min(aucs, key=aucs.get) if aucs else next(iter(searches))
-        search = searches[treatment]
-        self.model_ = search.model
+            aucs = {pair: auc for pair, (auc, _) in judged.items()}
+            sizes = {name: _size_judged(name, tried, judged) for name, tried in scores.items()}
+            treatment = min(sizes, key=lambda name: aucs[name, sizes[name]])
+            count = sizes[treatment]
+        self.model_ = self._model(treatments[treatment]).set_params(n_components=count)
+        self.model_.fit(X, labels)
         self.columns_ = list(table.columns)
+        self.value_sets_ = _value_sets(X)
         self.target_ = self.target
         self._target_dtype = None if self.target is None else table[self.target].dtype
         self._seeds = np.random.default_rng(self.random_state)
         self.choice_ = {
             "numeric_columns": treatment,
-            "n_components": int(search.model.n_components),
-            "cv_scores": search.scores,
-            "detector_auc": aucs,
+            "n_components": int(count),
+            "cv_scores": scores[treatment],
+            "detector_auc": None
+            if aucs is None
+            else {name: {c: auc for (t, c), auc in aucs.items() if t == name} for name in scores},
         }
         return self
 
@@ -237,6 +271,8 @@ class TableSynthesizer(BaseEstimator):
             random_state=seed,
         )
         rows = pd.DataFrame(X).reset_index(drop=True)
+        if self.rounding == "training":
+            rows = _nearest_values(rows, self.value_sets_, kept=given or {})
         if self.target_ is not None:
             rows[self.target_] = pd.Series(drawn).astype(self._target_dtype)
         return rows[self.columns_]
@@ -310,11 +346,10 @@ class TableSynthesizer(BaseEstimator):
             features=features, max_iter=self.max_iter, random_state=self.random_state
         )
 
-    def _search(self, X, labels, features, candidates) -> _Search:
-        """The count of best mean held-out log-likelihood, trying ``candidates`` in
-        increasing order and stopping at the first whose mean is below the one before it
-        (the larger counts, the costliest fits, are mostly past the peak then), refitted
-        on every row."""
+    def _likelihoods(self, X, labels, features, candidates, folds) -> dict:
+        """Count -> mean held-out log-likelihood, trying ``candidates`` in increasing order
+        and stopping at the first whose mean is below the one before it (the larger counts,
+        the costliest fits, are mostly past the peak then)."""
         scores = {}
         for count in candidates:
             model = self._model(features).set_params(n_components=count)
@@ -324,20 +359,20 @@ class TableSynthesizer(BaseEstimator):
                     X,
                     labels,
                     scoring=held_out_log_likelihood,
-                    cv=self._folds(labels),
+                    cv=folds,
                     error_score="raise",  # a column the model cannot take, named as it refuses it
                 ).mean()
             )
             if len(scores) > 1 and scores[count] < list(scores.values())[-2]:
                 break
-        best = max(scores, key=scores.get)
-        return _Search(self._model(features).set_params(n_components=best).fit(X, labels), scores)
+        return scores
 
-    def _held_out_detection(self, table, split, chosen) -> float:
-        """The detector AUC of a model like ``chosen`` fitted on the first part of
-        ``split`` (70 % of ``table``): its draws against the other 30 %."""
+    def _held_out_detection(self, table, split, features, count) -> tuple[float, float]:
+        """The detector AUC of the model of ``features`` and ``count`` components fitted on
+        the first part of ``split`` (70 % of ``table``), its draws against the other 30 %,
+        and the AUC's standard error over the detector's folds."""
         fitted_rows, held_out = split
-        model = self._model(chosen.features).set_params(n_components=chosen.n_components)
+        model = self._model(features).set_params(n_components=count)
         labels = (
             np.zeros(len(fitted_rows), dtype=np.int64)
             if self.target is None
@@ -356,16 +391,30 @@ class TableSynthesizer(BaseEstimator):
             self.target,
             list(table.columns),
         )
+        if self.rounding == "training":
+            drawn = _nearest_values(drawn, _value_sets(X), kept={})
         (_, synthetic, real), columns = check_tables(fitted_rows, drawn, held_out, self.target)
-        return detector_auc(real, synthetic, columns, self.random_state)[0]
+        mean, spread = detector_auc(real, synthetic, columns, self.random_state)
+        return mean, spread / np.sqrt(min(FOLDS, len(real), len(synthetic)))
 
 
-class _Search(NamedTuple):
-    """A treatment's chosen model (fitted on every row) and each tried count's mean
-    held-out log-likelihood."""
+def _likeliest_and_next(scores: dict) -> list:
+    """The count of best held-out log-likelihood and, if one was tried, the next larger."""
+    best = max(scores, key=scores.get)
+    larger = [count for count in scores if count > best]
+    return [best, min(larger)] if larger else [best]
 
-    model: LatentClassNB
-    scores: dict
+
+def _size_judged(treatment, tried: dict, judged: dict) -> int:
+    """A treatment's likeliest count, or the next tried above it where the detector's AUC
+    of that one is lower by more than its standard error: the detector overrides the
+    likelihood's size only beyond its own noise."""
+    likeliest, *larger = _likeliest_and_next(tried)
+    if larger:
+        auc, error = judged[treatment, larger[0]]
+        if auc + error < judged[treatment, likeliest][0]:
+            return larger[0]
+    return likeliest
 
 
 def _as_table(draw, target, columns) -> pd.DataFrame:
@@ -374,6 +423,41 @@ def _as_table(draw, target, columns) -> pd.DataFrame:
     if target is not None:
         rows[target] = labels
     return rows[columns]
+
+
+def _value_sets(X: pd.DataFrame) -> dict:
+    """Each numeric column most of whose distinct values are held by two rows or more (the
+    median count at least 2) -> its sorted distinct values (float64)."""
+    sets = {}
+    for column in X.columns:
+        values = X[column]
+        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        observed = values.dropna().to_numpy(dtype=np.float64)
+        distinct, counts = np.unique(observed, return_counts=True)
+        if distinct.size and np.median(counts) >= 2:
+            sets[column] = distinct
+    return sets
+
+
+def _nearest_values(rows: pd.DataFrame, value_sets: dict, kept) -> pd.DataFrame:
+    """``rows`` with each value of a column in ``value_sets`` (not in ``kept``) replaced by
+    the nearest of its training values (the lower one at an exact midpoint); missing cells
+    stay missing and each column keeps its dtype."""
+    rows = rows.copy()
+    for column, values in value_sets.items():
+        if column in kept or column not in rows.columns:
+            continue
+        x = rows[column].to_numpy(dtype=np.float64, na_value=np.nan)
+        if values.size == 1:
+            nearest = np.full(x.shape, values[0])
+        else:
+            above = np.clip(np.searchsorted(values, x), 1, values.size - 1)
+            low, high = values[above - 1], values[above]
+            nearest = np.where(x - low <= high - x, low, high)
+        snapped = np.where(np.isnan(x), np.nan, nearest)
+        rows[column] = pd.Series(snapped, index=rows.index).astype(rows[column].dtype)
+    return rows
 
 
 def _treatments(X: pd.DataFrame, setting: str) -> dict:

@@ -59,11 +59,19 @@ def test_a_column_of_exact_zeros_chooses_histogram_columns_and_keeps_its_zeros()
     synthesizer = TableSynthesizer(n_components=(1, 2)).fit(table)
     auc = synthesizer.choice_["detector_auc"]
     assert synthesizer.choice_["numeric_columns"] == "histogram"
-    assert auc["histogram"] == min(auc.values()) and set(auc) == {
-        "evidence",
-        "histogram",
-        "gaussian_copula",
-    }
+    assert set(auc) == {"evidence", "histogram", "gaussian_copula"}
+    chosen = auc["histogram"][synthesizer.choice_["n_components"]]
+    others = [
+        value
+        for name, by_count in auc.items()
+        if name != "histogram"
+        for value in by_count.values()
+    ]
+    assert chosen < min(others)
+    tried = synthesizer.choice_["cv_scores"]  # judged: the likeliest and the next tried
+    likeliest = max(tried, key=tried.get)
+    larger = [count for count in tried if count > likeliest]
+    assert set(auc["histogram"]) == {likeliest, *([min(larger)] if larger else [])}
     # The zeros are the model's point mass, not the rounding's: unrounded draws keep them.
     exact = synthesizer.set_params(rounding=None).sample(5000)
     share = (exact["spend"] == 0).mean()
@@ -157,3 +165,37 @@ def test_a_column_the_model_cannot_take_is_named():
     table["when"] = pd.Timestamp("2026-01-01") + pd.to_timedelta(np.arange(300), "D")
     with pytest.raises((ValueError, TypeError), match="when"):
         TableSynthesizer(target="label", n_components=(1,)).fit(table)
+
+
+def test_a_column_recorded_on_few_values_draws_its_nearest_training_values():
+    """A count's logarithm takes the count's few values: rounded draws are the training
+    value nearest to the unrounded draw of the same stream; a given value is kept; a
+    nullable integer column keeps its dtype and its gaps."""
+    rng = np.random.default_rng(3)
+    n = 600
+    count = rng.poisson(3.0, n) * 7
+    table = pd.DataFrame(
+        {
+            "count": count.astype(float),
+            "log_count": np.log(count + 0.1),
+            "size": rng.gamma(3.0, 2.0, n) + count / 10,  # all distinct: no value set
+        }
+    )
+    synthesizer = TableSynthesizer(n_components=(1, 2), numeric_columns="gaussian_copula")
+    synthesizer.fit(table)
+    assert set(synthesizer.value_sets_) == {"count", "log_count"}
+    values = synthesizer.value_sets_["log_count"]
+    np.testing.assert_array_equal(values, np.unique(table["log_count"]))
+    rounded = synthesizer.sample(500, random_state=4)
+    raw = clone(synthesizer).set_params(rounding=None).fit(table).sample(500, random_state=4)
+    distance = np.abs(raw["log_count"].to_numpy()[:, None] - values)
+    np.testing.assert_array_equal(rounded["log_count"], values[distance.argmin(axis=1)])
+    assert not np.isin(raw["log_count"], values).any()  # the model's own draws: a density
+    off_the_set = float(values[1] + values[2]) / 2
+    given = synthesizer.sample(50, given={"log_count": off_the_set}, random_state=5)
+    assert (given["log_count"] == off_the_set).all()
+    assert np.isin(given["count"], synthesizer.value_sets_["count"]).all()
+    table["count"] = pd.array(np.where(np.arange(n) % 10 == 0, None, count), dtype="Int64")
+    rows = synthesizer.fit(table).sample(400, random_state=6)
+    assert rows["count"].dtype == "Int64" and rows["count"].isna().any()
+    assert np.isin(rows["count"].dropna(), synthesizer.value_sets_["count"]).all()

@@ -60,10 +60,11 @@ def learn_scores(column: np.ndarray, n_knots: int) -> tuple[np.ndarray, np.ndarr
     below, counted as $(\\#\\text{below} + \\tfrac12) / (n + 1)$ so that the two tails
     beyond the first and last bounds keep $\\tfrac{1}{2(n + 1)}$ each. A standard normal
     score then falls in $v_i$'s cell with probability $c_i / (n + 1)$, and a value drawn
-    there and rounded to the column's grid is $v_i$. With more than ``n_knots`` bounds,
-    ``n_knots`` of them evenly spaced in rank are kept (the first and last always). A
-    column of one distinct value has the knot ``[v]`` and the score ``[0]`` (the map is
-    then $x - v$).
+    there is nearer to $v_i$ than to any other training value. With more than ``n_knots``
+    bounds, those nearest to ``n_knots`` evenly spaced ranks are kept (the first and last
+    always; fewer where values repeat, as ranks then jump). Values a floating-point step
+    apart share a piece. A column of one distinct value has the knot ``[v]`` and the score
+    ``[0]`` (the map is then $x - v$).
 
     Raises
     ------
@@ -74,18 +75,21 @@ def learn_scores(column: np.ndarray, n_knots: int) -> tuple[np.ndarray, np.ndarr
     if values.size == 0:
         raise ValueError("it has no observed value to learn its normal scores from")
     unique, counts = np.unique(values, return_counts=True)
-    if unique.size == 1:
-        return unique.astype(np.float64), np.zeros(1)
     unique = unique.astype(np.float64)
-    middles = (unique[1:] + unique[:-1]) / 2
-    bounds = np.r_[2 * unique[0] - middles[0], middles, 2 * unique[-1] - middles[-1]]
-    below = np.r_[0, np.cumsum(counts)]
-    if bounds.size > n_knots:
-        keep = np.unique(np.rint(np.linspace(0, bounds.size - 1, n_knots)).astype(int))
-        keep = np.unique(np.searchsorted(below, below[-1] * keep / (bounds.size - 1)))
-        keep = np.unique(np.r_[0, np.clip(keep, 0, bounds.size - 1), bounds.size - 1])
-        bounds, below = bounds[keep], below[keep]
-    return bounds, special.ndtri((below + 0.5) / (values.size + 1))
+    if unique.size > 1:
+        middles = (unique[1:] + unique[:-1]) / 2
+        bounds = np.r_[2 * unique[0] - middles[0], middles, 2 * unique[-1] - middles[-1]]
+        below = np.r_[0, np.cumsum(counts)]
+        # Values a floating-point step apart have no midpoint between them: their cells
+        # merge into one piece.
+        apart = np.r_[True, np.diff(bounds) > 0]
+        bounds, below = bounds[apart], below[apart]
+        if bounds.size > n_knots:
+            keep = np.searchsorted(below, np.linspace(0, below[-1], n_knots))
+            bounds, below = bounds[np.unique(keep)], below[np.unique(keep)]
+        if bounds.size > 1:
+            return bounds, special.ndtri((below + 0.5) / (values.size + 1))
+    return unique[:1], np.zeros(1)
 
 
 def _pieces(knots: np.ndarray, scores: np.ndarray):
@@ -265,10 +269,12 @@ class GaussianCopulaFamily(GaussianFamily):
         return np.stack(columns, axis=1).astype(dtype) if columns else X.astype(dtype)
 
     def decode(self, values) -> np.ndarray:
-        """The values $T^{-1}(z)$ of scores."""
-        Z = np.asarray(values, np.float64)
+        """The values $T^{-1}(z)$ of scores, in their float precision."""
+        values = np.asarray(values)
+        dtype = values.dtype if values.dtype in (np.float32, np.float64) else np.float64
+        Z = values.astype(np.float64)
         columns = [_to_values(Z[:, j], *m) for j, m in enumerate(self._maps())]
-        return np.stack(columns, axis=1) if columns else Z
+        return (np.stack(columns, axis=1) if columns else Z).astype(dtype)
 
     def log_jacobian(self, Z) -> np.ndarray:
         """``(n_samples,)`` $\\sum_j \\log T_j'(x_j)$ over each row's observed entries, from
@@ -293,6 +299,19 @@ class GaussianCopulaFamily(GaussianFamily):
         """`GaussianFamily.observed_log_likelihood` plus the Jacobian."""
         scores = super().observed_log_likelihood(params, X)
         return scores + self.log_jacobian(X)[:, None].astype(scores.dtype)
+
+    def expected_stats(self, params, X, responsibilities, *, with_log_likelihood=False):
+        """`GaussianFamily.expected_stats` of the scores; the log-likelihood, when asked
+        for, with each row's Jacobian weighted by its class weights (EM's history is then
+        the model's own log-likelihood)."""
+        result = super().expected_stats(
+            params, X, responsibilities, with_log_likelihood=with_log_likelihood
+        )
+        if not with_log_likelihood:
+            return result
+        stats, value = result
+        weights = np.asarray(responsibilities, np.float64).sum(axis=1)
+        return stats, value + float(weights @ self.log_jacobian(X))
 
     def predictive_log_likelihood(self, posterior, X) -> np.ndarray:
         """The Student-t posterior predictive of the scores plus the Jacobian."""

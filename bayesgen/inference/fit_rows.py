@@ -162,7 +162,7 @@ def m_step(family, value, X, R: np.ndarray, options: FitOptions):
         return fit_rows(family, X, R, options)
     learned = joint.family_of(family, value)
     with precision(R.dtype):
-        stats = learned.expected_stats(value.params, np.asarray(X), R)
+        stats = learned.expected_stats(value.params, learned.encode(np.asarray(X)), R)
     return joint.from_stats(
         family,
         options.classes,

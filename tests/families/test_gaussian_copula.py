@@ -189,13 +189,16 @@ def test_draws_keep_the_rank_dependence_within_each_class():
 
 
 def test_the_story_is_the_gaussian_story_of_the_scores_plus_the_jacobian():
+    """Same parameters substituted: the story's log density on rows with gaps is the
+    Gaussian story's on their scores plus the Jacobian; on complete rows both fits are
+    closed-form, and their joints differ by the Jacobian too."""
     X, y = _data(n=120, seed=8)
+    complete = X.copy()
     X[::5, 1] = np.nan
     model = _fitted(X, y)
     on_scores = FamilyClassifier(family=GaussianFamily(), estimate="mean").fit(
         model.family_.encode(X), y
     )
-    np.testing.assert_allclose(on_scores.joint_.params.means, model.joint_.params.means)
     means, covariances = model.joint_.params
     params = {"class_prior": model.class_prior_, "means": means, "covariances": covariances}
     with jax.enable_x64(True):
@@ -203,11 +206,15 @@ def test_the_story_is_the_gaussian_story_of_the_scores_plus_the_jacobian():
         reference, _ = log_density(on_scores.story, (model.family_.encode(X), y), {}, params)
     jacobian = model.family_.log_jacobian(model.family_.encode(X)).sum()
     np.testing.assert_allclose(float(density), float(reference) + jacobian, rtol=1e-10)
-    joint = model.predict_joint_log_proba(X)[np.arange(len(y)), y].sum()
-    scores_joint = on_scores.predict_joint_log_proba(model.family_.encode(X))
-    np.testing.assert_allclose(
-        joint, scores_joint[np.arange(len(y)), y].sum() + jacobian, rtol=1e-10
-    )
+    model = _fitted(complete, y)
+    scores = model.family_.encode(complete)
+    on_scores = FamilyClassifier(family=GaussianFamily(), estimate="mean").fit(scores, y)
+    np.testing.assert_allclose(on_scores.joint_.params.means, model.joint_.params.means)
+    rows = np.arange(len(y))
+    joint = model.predict_joint_log_proba(complete)[rows, y].sum()
+    scores_joint = on_scores.predict_joint_log_proba(scores)[rows, y].sum()
+    jacobian = model.family_.log_jacobian(scores).sum()
+    np.testing.assert_allclose(joint, scores_joint + jacobian, rtol=1e-10)
 
 
 def test_as_a_mixed_nb_group_and_a_latent_class_leaf_saved_and_loaded(tmp_path):
@@ -253,3 +260,28 @@ def test_bad_values_and_settings_are_refused_by_name():
     blank[:, 1] = np.nan
     with pytest.raises(ValueError, match="column 1: it has no observed value"):
         FamilyClassifier(family=GaussianCopulaFamily()).fit(blank, y)
+
+
+def test_em_over_gaps_and_unlabelled_rows_runs_on_the_scores():
+    """Missing entries and unlabelled rows: the same fit as the Gaussian family's on the
+    scores (the map learned from every row), its history shifted by the Jacobian."""
+    X, y = _data(n=400, seed=11)
+    X[::4, 1] = np.nan
+    y = np.where(y == 1, "yes", "no").astype(object)
+    y[::3] = None
+    settings = {"estimate": "map", "max_iter": 500, "tol": 1e-10, "unlabeled_marker": None}
+    model = FamilyClassifier(family=GaussianCopulaFamily(), **settings).fit(X, y)
+    scores = model.family_.encode(X)
+    on_scores = FamilyClassifier(family=GaussianFamily(), **settings).fit(scores, y)
+    np.testing.assert_allclose(model.joint_.params.means, on_scores.joint_.params.means, rtol=1e-6)
+    np.testing.assert_allclose(model.predict_proba(X), on_scores.predict_proba(scores), atol=1e-6)
+    assert abs(model.joint_.params.means).max() < 3  # scores, not raw values
+
+
+def test_float32_rows_stay_float32():
+    X, y = _data(n=200, seed=12)
+    model = _fitted(X.astype(np.float32), y)
+    rows = X[:5].astype(np.float32)
+    rows[:, 1] = np.nan
+    assert model.impute(rows).dtype == np.float32
+    assert model.sample(10, random_state=0)[0].dtype == np.float32
