@@ -28,9 +28,10 @@ latent class model of the whole table), chosen on the table itself:
 Its draws are rounded to each column's recorded grid, kept inside the training range and
 given the training table's missing cells (``rounding``, ``support``, ``missing``: all
 ``"training"`` by default, as SDV's ``enforce_rounding`` and ``enforce_min_max_values``). A
-numeric column recorded on a set of values (most of its distinct values held by two rows
-or more: a 1-7 scale, the logarithm of a whole-number count) is rounded to its nearest
-training value as well: its values are a set, not only a grid (`value_sets_`).
+numeric column recorded on a set of values (the median count of its distinct values at
+least 2, so that at least half of them repeat: a 1-7 scale, the logarithm of a
+whole-number count) is rounded to its nearest training value as well: its values are a
+set, not only a grid (`value_sets_`).
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ class TableSynthesizer(BaseEstimator):
         The class column: each class gets its own mixture, and ``sample(y=...)`` draws
         rows of a class. None: the whole table is one latent class model.
     n_components : sequence of int, default=(1, 2, 5, 10, 20)
-        The component counts compared by held-out log-likelihood. A count that the
+        The component counts compared by held-out log-likelihood (the detector then
+        judges the likeliest and the next tried: module docstring). A count that the
         smallest class's training rows in a fold (or in the 70 % of the column choice)
         cannot hold is left out; 1 if none is left.
     numeric_columns : {"auto", "evidence", "histogram", "gaussian_copula"}, default="auto"
@@ -89,7 +91,8 @@ class TableSynthesizer(BaseEstimator):
         model); None: the model's own values.
     support : {"training", "model"}, default="training"
         Draws kept inside each numeric column's training range; ``"model"``: the
-        model's own law.
+        model's own law (a value-set column's draws outside its range are then left as
+        drawn, not moved to its least or greatest value).
     missing : {"training", None}, default="training"
         Cells left missing at each column's training rate; None: complete rows.
     cv : int, default=3
@@ -116,7 +119,8 @@ class TableSynthesizer(BaseEstimator):
         The table's columns, in order (the target among them).
     value_sets_ : dict
         Each numeric column recorded on a set of values (the median count of its distinct
-        values at least 2: most values repeat) -> its sorted training values; a column of
+        values at least 2: at least half of them repeat) -> its sorted training values
+        (the held-out detection uses those of its 70 % of the rows); a column of
         distinct measurements, or of one repeated value among distinct ones (the zeros of
         a spending column), has none. With ``rounding="training"``
         a drawn value is replaced by the nearest of them (the one whose cell between the
@@ -205,7 +209,9 @@ class TableSynthesizer(BaseEstimator):
         ]
         aucs = None
         treatment, count = contenders[0]
-        if len(contenders) > 1:
+        # A held-out share too small for the detector's folds leaves the first treatment's
+        # likeliest count (tables of a few rows).
+        if len(contenders) > 1 and len(split[1]) >= FOLDS:
             judged = {
                 (treatment, count): self._held_out_detection(
                     table, split, treatments[treatment], count
@@ -426,8 +432,8 @@ def _as_table(draw, target, columns) -> pd.DataFrame:
 
 
 def _value_sets(X: pd.DataFrame) -> dict:
-    """Each numeric column most of whose distinct values are held by two rows or more (the
-    median count at least 2) -> its sorted distinct values (float64)."""
+    """Each numeric column at least half of whose distinct values are held by two rows or
+    more (the median count at least 2) -> its sorted distinct values (float64)."""
     sets = {}
     for column in X.columns:
         values = X[column]
@@ -441,9 +447,10 @@ def _value_sets(X: pd.DataFrame) -> dict:
 
 
 def _nearest_values(rows: pd.DataFrame, value_sets: dict, kept) -> pd.DataFrame:
-    """``rows`` with each value of a column in ``value_sets`` (not in ``kept``) replaced by
-    the nearest of its training values (the lower one at an exact midpoint); missing cells
-    stay missing and each column keeps its dtype."""
+    """``rows`` with each value of a column in ``value_sets`` (not in ``kept``) inside the
+    column's training range replaced by the nearest of its training values (the lower one
+    at an exact midpoint); values outside the range (``support="model"``) and missing cells
+    stay as they are, and each column keeps its dtype."""
     rows = rows.copy()
     for column, values in value_sets.items():
         if column in kept or column not in rows.columns:
@@ -455,7 +462,8 @@ def _nearest_values(rows: pd.DataFrame, value_sets: dict, kept) -> pd.DataFrame:
             above = np.clip(np.searchsorted(values, x), 1, values.size - 1)
             low, high = values[above - 1], values[above]
             nearest = np.where(x - low <= high - x, low, high)
-        snapped = np.where(np.isnan(x), np.nan, nearest)
+        inside = (x >= values[0]) & (x <= values[-1])  # False where x is NaN
+        snapped = np.where(inside, nearest, x)
         rows[column] = pd.Series(snapped, index=rows.index).astype(rows[column].dtype)
     return rows
 

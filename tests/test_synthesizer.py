@@ -181,8 +181,8 @@ def test_a_column_recorded_on_few_values_draws_its_nearest_training_values():
             "size": rng.gamma(3.0, 2.0, n) + count / 10,  # all distinct: no value set
         }
     )
-    synthesizer = TableSynthesizer(n_components=(1, 2), numeric_columns="gaussian_copula")
-    synthesizer.fit(table)
+    synthesizer = TableSynthesizer(n_components=(2,), numeric_columns="gaussian_copula")
+    synthesizer.fit(table)  # one pair: nothing for the detector to choose
     assert set(synthesizer.value_sets_) == {"count", "log_count"}
     values = synthesizer.value_sets_["log_count"]
     np.testing.assert_array_equal(values, np.unique(table["log_count"]))
@@ -195,7 +195,22 @@ def test_a_column_recorded_on_few_values_draws_its_nearest_training_values():
     given = synthesizer.sample(50, given={"log_count": off_the_set}, random_state=5)
     assert (given["log_count"] == off_the_set).all()
     assert np.isin(given["count"], synthesizer.value_sets_["count"]).all()
+    drawn = clone(synthesizer).set_params(support="model").fit(table).sample(5000, random_state=7)
+    outside = (drawn["log_count"] < values[0]) | (drawn["log_count"] > values[-1])
+    assert outside.any() and not np.isin(drawn["log_count"][outside], values).any()
+    assert np.isin(drawn["log_count"][~outside], values).all()  # the law's tails left as drawn
     table["count"] = pd.array(np.where(np.arange(n) % 10 == 0, None, count), dtype="Int64")
     rows = synthesizer.fit(table).sample(400, random_state=6)
     assert rows["count"].dtype == "Int64" and rows["count"].isna().any()
     assert np.isin(rows["count"].dropna(), synthesizer.value_sets_["count"]).all()
+
+
+def test_a_table_of_a_few_rows_takes_the_likeliest_count_without_the_detector():
+    rng = np.random.default_rng(8)
+    table = pd.DataFrame({"size": rng.gamma(3.0, 2.0, 9), "kind": rng.choice(["a", "b"], 9)})
+    synthesizer = TableSynthesizer(n_components=(1, 2), numeric_columns="gaussian_copula")
+    synthesizer.fit(table)
+    assert synthesizer.choice_["detector_auc"] is None
+    scores = synthesizer.choice_["cv_scores"]
+    assert synthesizer.choice_["n_components"] == max(scores, key=scores.get)
+    assert len(synthesizer.sample(20)) == 20

@@ -71,6 +71,8 @@ def learn_scores(column: np.ndarray, n_knots: int) -> tuple[np.ndarray, np.ndarr
     ValueError
         If the column has no observed value.
     """
+    if isinstance(n_knots, bool) or not isinstance(n_knots, (int, np.integer)) or n_knots < 2:
+        raise ValueError(f"n_knots must be an integer >= 2; got {n_knots!r}.")
     values = column[~np.isnan(column)]
     if values.size == 0:
         raise ValueError("it has no observed value to learn its normal scores from")
@@ -83,10 +85,13 @@ def learn_scores(column: np.ndarray, n_knots: int) -> tuple[np.ndarray, np.ndarr
         # Values a floating-point step apart have no midpoint between them: their cells
         # merge into one piece.
         apart = np.r_[True, np.diff(bounds) > 0]
-        bounds, below = bounds[apart], below[apart]
+        bounds, below = bounds[apart], np.r_[below[apart][:-1], values.size]
         if bounds.size > n_knots:
-            keep = np.searchsorted(below, np.linspace(0, below[-1], n_knots))
-            bounds, below = bounds[np.unique(keep)], below[np.unique(keep)]
+            targets = np.linspace(0, values.size, n_knots)
+            above = np.clip(np.searchsorted(below, targets), 1, below.size - 1)
+            nearer_below = targets - below[above - 1] <= below[above] - targets
+            keep = np.unique(np.where(nearer_below, above - 1, above))
+            bounds, below = bounds[keep], below[keep]
         if bounds.size > 1:
             return bounds, special.ndtri((below + 0.5) / (values.size + 1))
     return unique[:1], np.zeros(1)

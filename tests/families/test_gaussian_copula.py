@@ -42,6 +42,11 @@ def test_many_values_keep_the_ends_and_at_most_n_knots():
     full, full_scores = learn_scores(column, 10_000)
     assert knots[0] == full[0] and knots[-1] == full[-1]
     assert scores[0] == full_scores[0] and scores[-1] == full_scores[-1]
+    merged = learn_scores(np.array([1.0, np.nextafter(1.0, 2.0), np.nextafter(1.0, 2.0) * 1]), 10)
+    assert merged[0].size == 2 and merged[0][1] > merged[0][0]  # a float step: one piece
+    np.testing.assert_allclose(special.ndtr(merged[1]), [0.5 / 4, 3.5 / 4])
+    with pytest.raises(ValueError, match="n_knots must be an integer >= 2; got 1"):
+        learn_scores(column, 1)
     one = learn_scores(np.array([4.0, 4.0, np.nan]), 10)
     np.testing.assert_array_equal(one[0], [4.0])
     np.testing.assert_array_equal(one[1], [0.0])
