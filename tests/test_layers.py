@@ -30,6 +30,7 @@ LAYERS = {
     "dask": 5,
     "metrics": 5,
     "synthesizer": 5,
+    "class_strata": 5,
 }
 
 

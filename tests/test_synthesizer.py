@@ -11,6 +11,7 @@ import pytest
 from sklearn.base import clone
 
 from bayesgen import LatentClassNB, TableSynthesizer
+from bayesgen.synthesizer import _value_sets
 
 
 def _grouped_table(n=900, seed=0):
@@ -169,8 +170,9 @@ def test_a_column_the_model_cannot_take_is_named():
 
 def test_a_column_recorded_on_few_values_draws_its_nearest_training_values():
     """A count's logarithm takes the count's few values: rounded draws are the training
-    value nearest to the unrounded draw of the same stream; a given value is kept; a
-    nullable integer column keeps its dtype and its gaps."""
+    value nearest to the unrounded draw of the same stream; a given value is kept; the
+    count itself is explained by its grid (multiples of 7) and drawn on it; a nullable
+    integer column keeps its dtype and its gaps."""
     rng = np.random.default_rng(3)
     n = 600
     count = rng.poisson(3.0, n) * 7
@@ -183,7 +185,7 @@ def test_a_column_recorded_on_few_values_draws_its_nearest_training_values():
     )
     synthesizer = TableSynthesizer(n_components=(2,), numeric_columns="gaussian_copula")
     synthesizer.fit(table)  # one pair: nothing for the detector to choose
-    assert set(synthesizer.value_sets_) == {"count", "log_count"}
+    assert set(synthesizer.value_sets_) == {"log_count"}
     values = synthesizer.value_sets_["log_count"]
     np.testing.assert_array_equal(values, np.unique(table["log_count"]))
     rounded = synthesizer.sample(500, random_state=4)
@@ -194,7 +196,7 @@ def test_a_column_recorded_on_few_values_draws_its_nearest_training_values():
     off_the_set = float(values[1] + values[2]) / 2
     given = synthesizer.sample(50, given={"log_count": off_the_set}, random_state=5)
     assert (given["log_count"] == off_the_set).all()
-    assert np.isin(given["count"], synthesizer.value_sets_["count"]).all()
+    np.testing.assert_array_equal(given["count"] % 7, 0)
     drawn = clone(synthesizer).set_params(support="model").fit(table).sample(5000, random_state=7)
     outside = (drawn["log_count"] < values[0]) | (drawn["log_count"] > values[-1])
     assert outside.any() and not np.isin(drawn["log_count"][outside], values).any()
@@ -202,7 +204,7 @@ def test_a_column_recorded_on_few_values_draws_its_nearest_training_values():
     table["count"] = pd.array(np.where(np.arange(n) % 10 == 0, None, count), dtype="Int64")
     rows = synthesizer.fit(table).sample(400, random_state=6)
     assert rows["count"].dtype == "Int64" and rows["count"].isna().any()
-    assert np.isin(rows["count"].dropna(), synthesizer.value_sets_["count"]).all()
+    np.testing.assert_array_equal(rows["count"].dropna().to_numpy() % 7, 0)
 
 
 def test_a_table_of_a_few_rows_takes_the_likeliest_count_without_the_detector():
@@ -214,3 +216,17 @@ def test_a_table_of_a_few_rows_takes_the_likeliest_count_without_the_detector():
     scores = synthesizer.choice_["cv_scores"]
     assert synthesizer.choice_["n_components"] == max(scores, key=scores.get)
     assert len(synthesizer.sample(20)) == 20
+
+
+def test_a_grid_explains_chance_gaps_but_not_a_set_of_values():
+    """Body masses to 25 g in a few hundred rows leave grid points untaken by chance (the
+    grid rounds their draws); years of schooling 9, 12, 14, 16, 17, 20 in thousands of rows,
+    and populations of a few places in hundreds, are sets of values."""
+    rng = np.random.default_rng(11)
+    mass = np.round(rng.normal(4200, 800, 240) / 25) * 25
+    school = rng.choice([9, 12, 14, 16, 17, 20], 4000).astype(float)
+    places = rng.choice(rng.integers(100, 8000, 90), 660).astype(float)
+    assert np.median(np.unique(mass, return_counts=True)[1]) >= 2  # repeats, on the grid
+    assert _value_sets(pd.DataFrame({"mass": mass})) == {}
+    assert list(_value_sets(pd.DataFrame({"school": school}))) == ["school"]
+    assert list(_value_sets(pd.DataFrame({"popul": places}))) == ["popul"]
