@@ -16,8 +16,14 @@ penguins' species: `TableSynthesizer`'s copula treatment).
 Conditional draws are exact as the class model's are: the class of a row given the values
 $x_o$ is drawn from $p(k \mid x_o) \propto \pi_k\, p_k(x_o)$ (each $p_k(x_o)$ with the
 other columns integrated out), then the rest of the row from $p_k(x_m \mid x_o)$. With
-``support="training"`` a class whose training range excludes a given value has no mass
-there.
+``support="training"`` the class models draw from their laws truncated to each class's
+training range, and the class keeps the weight $\pi_k\,p_k(x_o)$ of its untruncated law
+wherever its range holds the given values (0 elsewhere), as `bayesgen.LatentClassNB`
+keeps its class shares under truncation: exact where a class's mass lies inside its range.
+
+A column a class never observed has no law in that class: its entries are left out of the
+class's density, as missing ones are (a value given there neither raises nor lowers the
+class's weight, and its rows hold it as given), and the class's drawn rows leave it missing.
 """
 
 from __future__ import annotations
@@ -62,10 +68,8 @@ class ClassStrata(BaseEstimator):
         Class ``classes_[k]``'s model, fitted on its rows with every label 0, over the
         columns it observed.
     observed_columns_ : list of list
-        The columns each class has an observed value of. A column a class never observed
-        has no law in that class: its rows leave it missing when drawn, its entries are
-        left out of their density (as missing ones are), and a value given in it is
-        impossible for that class.
+        The columns each class has an observed value of; the others are left out of the
+        class's density and missing in its drawn rows (module docstring).
     """
 
     def __init__(self, *, features=None, n_components=1, max_iter=200, random_state=0):
@@ -100,6 +104,18 @@ class ClassStrata(BaseEstimator):
             raise ValueError(
                 f"y must hold one label per row of X ({len(X)}); got shape {labels.shape}."
             )
+        missing = pd.isna(labels)
+        if missing.any():
+            raise ValueError(
+                f"y has {int(missing.sum())} missing labels (None or NaN); every row needs "
+                "its class."
+            )
+        unknown = [column for column in self.features or {} if column not in X.columns]
+        if unknown:
+            raise ValueError(
+                f"features names columns {unknown} that X does not have (columns: "
+                f"{list(X.columns)})."
+            )
         self.classes_, index, counts = np.unique(labels, return_inverse=True, return_counts=True)
         self.class_prior_ = counts / counts.sum()
         self.observed_columns_ = [
@@ -119,6 +135,7 @@ class ClassStrata(BaseEstimator):
         ]
         self._ranges = [_numeric_ranges(X[index == k]) for k in range(counts.size)]
         self._schema = column_schema(X.iloc[:0])
+        self._empty = X.iloc[:0]  # each column's training dtype, for the columns drawn by none
         self._columns = list(X.columns)
         return self
 
@@ -188,46 +205,51 @@ class ClassStrata(BaseEstimator):
         """
         check_is_fitted(self, "models_")
         rng = np.random.default_rng(random_state)
-        labels = self._labels(n_samples, y, given, support, rng)
+        labels, resolved = self._labels(n_samples, y, given, support, rng)
         parts = []
         for k, model in enumerate(self.models_):
             rows = np.flatnonzero(labels == self.classes_[k])
             if rows.size == 0:
                 continue
-            unseen = [c for c in given or {} if c not in self.observed_columns_[k]]
-            if unseen:
-                raise ValueError(
-                    f"class {self.classes_[k]!r} has no observed value of column {unseen[0]!r} "
-                    f"in training, so its rows cannot hold given[{unseen[0]!r}]."
-                )
+            own = {c: v[rows] for c, v in resolved.items() if c in self.observed_columns_[k]}
             drawn, _ = model.sample(
                 rows.size,
-                given=None if given is None else _rows_of(given, rows),
+                given=own or None,
                 support=support,
                 missing=missing,
                 rounding=rounding,
                 random_state=int(rng.integers(2**31 - 1)),
             )
-            parts.append(pd.DataFrame(drawn).set_axis(rows, axis=0))
-        # A column a class never observed is missing in every row of that class.
+            part = pd.DataFrame(drawn).set_axis(rows, axis=0)
+            for column, values in resolved.items():  # given where the class has no law
+                if column not in own:
+                    given_here = pd.Series(values[rows], index=rows)
+                    part[column] = given_here.astype(self._empty[column].dtype)
+            parts.append(part)
         frame = pd.concat(parts).sort_index().reset_index(drop=True)
-        return frame.reindex(columns=self._columns), labels
+        for column in self._columns:  # missing in every row drawn: no drawn class observed it
+            if column not in frame.columns:
+                frame[column] = self._empty[column].reindex(frame.index)
+        return frame[self._columns], labels
 
-    def _labels(self, n_samples, y, given, support, rng) -> np.ndarray:
+    def _labels(self, n_samples, y, given, support, rng):
+        """The rows' labels, and ``given`` as ``{column: one value per row}``."""
+        labels = None
         if y is not None:
             labels = np.asarray(y)
             if labels.ndim == 0:  # repeated as it is, not cast to the classes' dtype
                 labels = np.repeat(labels[None], _row_count(n_samples))
             unknown = ~np.isin(labels, self.classes_)
-            if labels.ndim != 1 or unknown.any():
+            if labels.ndim != 1 or labels.size == 0 or unknown.any():
                 shown = labels if labels.ndim != 1 else labels[unknown][:5]
                 raise ValueError(
-                    f"y must name classes among {list(self.classes_)}; got {list(np.ravel(shown))}."
+                    f"y must name at least one class among {list(self.classes_)}; got "
+                    f"{list(np.ravel(shown))}."
                 )
-            return labels
-        n_rows = _row_count(n_samples)
-        log_weights = np.broadcast_to(np.log(self.class_prior_), (n_rows, self.classes_.size))
-        if given is not None:
+        n_rows = _row_count(n_samples) if labels is None else labels.size
+        if given is None:
+            partial, resolved = None, {}
+        else:
             partial, resolved = conditioning.given_rows(
                 given,
                 n_rows,
@@ -235,6 +257,11 @@ class ClassStrata(BaseEstimator):
                 names=self._columns,
                 schema=self._schema,
             )
+        by_name = {key: values for key, values in resolved.values()}
+        if labels is not None:
+            return labels, by_name
+        log_weights = np.broadcast_to(np.log(self.class_prior_), (n_rows, self.classes_.size))
+        if partial is not None:
             log_weights = log_weights + self._given_log_likelihood(partial, resolved, support)
             impossible = np.isneginf(log_weights).all(axis=1)
             if impossible.any():
@@ -245,20 +272,18 @@ class ClassStrata(BaseEstimator):
                 )
         weights = softmax(np.asarray(log_weights, dtype=np.float64), axis=1)
         draws = (weights.cumsum(axis=1) < rng.random((n_rows, 1))).sum(axis=1)
-        return self.classes_[np.minimum(draws, self.classes_.size - 1)]
+        return self.classes_[np.minimum(draws, self.classes_.size - 1)], by_name
 
     def _given_log_likelihood(self, partial, resolved, support) -> np.ndarray:
-        """$\\log p_k(x_o)$ of the given rows under each class; $-\\infty$ for a class whose
-        training range excludes a given number when the draws keep to it."""
+        """$\\log p_k(x_o)$ of the given rows under each class, over the columns the class
+        observed; $-\\infty$ for a class whose training range excludes a given number when
+        the draws keep to it."""
         scores = np.column_stack(
             [
                 model.score_samples(partial[columns])
                 for model, columns in zip(self.models_, self.observed_columns_, strict=True)
             ]
         )
-        for k, columns in enumerate(self.observed_columns_):  # a class with no such values
-            if any(self._columns[position] not in columns for position in resolved):
-                scores[:, k] = -np.inf
         if support != "training":
             return scores
         for position, (key, values) in resolved.items():
@@ -267,7 +292,7 @@ class ClassStrata(BaseEstimator):
             if all(bounds is None for bounds in ranges):
                 continue  # not a numeric column
             numbers_ = np.asarray(values, dtype=np.float64)
-            outside = np.ones((numbers_.size, len(ranges)), dtype=bool)
+            outside = np.zeros((numbers_.size, len(ranges)), dtype=bool)
             for k, bounds in enumerate(ranges):
                 if bounds is not None:
                     outside[:, k] = (numbers_ < bounds[0]) | (numbers_ > bounds[1])
@@ -299,12 +324,3 @@ def _numeric_ranges(X: pd.DataFrame) -> dict:
             if len(observed):
                 ranges[column] = (float(observed.min()), float(observed.max()))
     return ranges
-
-
-def _rows_of(given: dict, rows: np.ndarray) -> dict:
-    """``given`` for the drawn rows at ``rows``: a value per row is indexed, one value for
-    all is kept."""
-    return {
-        column: value if np.ndim(value) == 0 else np.asarray(value, dtype=object)[rows]
-        for column, value in given.items()
-    }

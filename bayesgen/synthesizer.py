@@ -35,9 +35,9 @@ given the training table's missing cells (``rounding``, ``support``, ``missing``
 ``"training"`` by default, as SDV's ``enforce_rounding`` and ``enforce_min_max_values``). A
 numeric column recorded on a set of values is rounded to its nearest training value as
 well (`value_sets_`): at least half of its distinct values repeat (the median count at
-least 2), and they are fewer than its rows would show spread over its grid (the logarithm
-of a whole-number count, years of schooling 9, 12, 14, …; not body masses to 25 g, whose
-untaken grid points are chance gaps a new row may fill).
+least 2), and its recorded grid does not explain that (`bayesgen.value_sets`: the
+logarithm of a whole-number count, years of schooling 9, 12, 14, …; not body masses to
+25 g, whose untaken grid points are chance gaps a new row may fill).
 
 The candidates' fits warn of nothing: each is judged by its held-out figures, converged or
 not. The chosen model's own fit warns as any fit does.
@@ -55,12 +55,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold, StratifiedKFold, cross_val_score, train_test_split
 from sklearn.utils.validation import check_is_fitted
 
-from bayesgen import recorded_grid
 from bayesgen.class_strata import ClassStrata
 from bayesgen.estimators.latent_class_nb import LatentClassNB
 from bayesgen.synthetic.detection import FOLDS, detector_auc
 from bayesgen.synthetic.held_out import held_out_log_likelihood
 from bayesgen.synthetic.tables import check_tables
+from bayesgen.value_sets import nearest_values, value_sets
 
 #: The share of rows the choice of column families holds out.
 VALIDATION_SHARE = 0.3
@@ -68,10 +68,6 @@ VALIDATION_SHARE = 0.3
 #: The treatments of the numeric columns of more than two values, in the order they are
 #: tried (the first pair wins a tie of detector AUCs).
 NUMERIC_TREATMENTS = ("evidence", "histogram", "gaussian_copula")
-
-#: The share of the distinct values an even spread over a column's grid would show above
-#: which the grid explains the column's repeats (`_grid_explains`).
-GRID_SHARE = 0.6
 
 
 class TableSynthesizer(BaseEstimator):
@@ -139,8 +135,8 @@ class TableSynthesizer(BaseEstimator):
         The table's columns, in order (the target among them).
     value_sets_ : dict
         Each numeric column recorded on a set of values (the median count of its distinct
-        values at least 2: at least half of them repeat; and fewer of them than its rows
-        spread over its recorded grid would show, module docstring) -> its sorted
+        values at least 2: at least half of them repeat; and its recorded grid does not
+        explain them, `bayesgen.value_sets`) -> its sorted
         training values (the held-out detection uses those of its 70 % of the rows); a
         column of distinct measurements, of one repeated value among distinct ones (the
         zeros of a spending column), or whose grid explains its repeats (body masses to
@@ -253,7 +249,7 @@ class TableSynthesizer(BaseEstimator):
         self.model_ = self._model(treatment, treatments[treatment]).set_params(n_components=count)
         self.model_.fit(X, labels)
         self.columns_ = list(table.columns)
-        self.value_sets_ = _value_sets(X)
+        self.value_sets_ = value_sets(X)
         self.target_ = self.target
         self._target_dtype = None if self.target is None else table[self.target].dtype
         self._seeds = np.random.default_rng(self.random_state)
@@ -306,7 +302,7 @@ class TableSynthesizer(BaseEstimator):
         )
         rows = pd.DataFrame(X).reset_index(drop=True)
         if self.rounding == "training":
-            rows = _nearest_values(rows, self.value_sets_, kept=given or {})
+            rows = nearest_values(rows, self.value_sets_, kept=given or {})
         if self.target_ is not None:
             rows[self.target_] = pd.Series(drawn).astype(self._target_dtype)
         return rows[self.columns_]
@@ -429,7 +425,7 @@ class TableSynthesizer(BaseEstimator):
             list(table.columns),
         )
         if self.rounding == "training":
-            drawn = _nearest_values(drawn, _value_sets(X), kept={})
+            drawn = nearest_values(drawn, value_sets(X), kept={})
         (_, synthetic, real), columns = check_tables(fitted_rows, drawn, held_out, self.target)
         mean, spread = detector_auc(real, synthetic, columns, self.random_state)
         return mean, spread / np.sqrt(min(FOLDS, len(real), len(synthetic)))
@@ -460,68 +456,6 @@ def _as_table(draw, target, columns) -> pd.DataFrame:
     if target is not None:
         rows[target] = labels
     return rows[columns]
-
-
-def _value_sets(X: pd.DataFrame) -> dict:
-    """Each numeric column at least half of whose distinct values are held by two rows or
-    more (the median count at least 2), and whose values its recorded grid does not
-    explain (`_grid_explains`) -> its sorted distinct values (float64)."""
-    sets = {}
-    for column in X.columns:
-        values = X[column]
-        if not pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-            continue
-        observed = values.dropna().to_numpy(dtype=np.float64)
-        distinct, counts = np.unique(observed, return_counts=True)
-        if distinct.size and np.median(counts) >= 2 and not _grid_explains(observed, distinct):
-            sets[column] = distinct
-    return sets
-
-
-def _grid_explains(observed: np.ndarray, distinct: np.ndarray) -> bool:
-    r"""Whether a column's distinct values are about as many as its rows would show spread
-    over its recorded grid (`bayesgen.recorded_grid`): at least `GRID_SHARE` of
-    $P\,(1 - e^{-n/P})$, the distinct values of $n$ rows drawn evenly on its $P$ points.
-
-    Then the repeats are the grid's (body masses to 25 g) and the grid points no row took
-    are chance gaps a new row may fill, so the grid rounds the draws; a column of fewer
-    distinct values than that (years of schooling 9, 12, 14, 16, 17, 20 among 4,456 rows;
-    the populations of 93 places among 660 respondents) is a set of values.
-    """
-    if distinct.size < 2:
-        return False
-    _, step = recorded_grid.grids(
-        observed[:, None],
-        distinct[:1],
-        distinct[-1:],
-        recorded_grid.precision_of(np.float64),
-    )
-    if not step[0] > 0:
-        return False
-    points = (distinct[-1] - distinct[0]) / step[0] + 1
-    return distinct.size >= GRID_SHARE * points * -np.expm1(-observed.size / points)
-
-
-def _nearest_values(rows: pd.DataFrame, value_sets: dict, kept) -> pd.DataFrame:
-    """``rows`` with each value of a column in ``value_sets`` (not in ``kept``) inside the
-    column's training range replaced by the nearest of its training values (the lower one
-    at an exact midpoint); values outside the range (``support="model"``) and missing cells
-    stay as they are, and each column keeps its dtype."""
-    rows = rows.copy()
-    for column, values in value_sets.items():
-        if column in kept or column not in rows.columns:
-            continue
-        x = rows[column].to_numpy(dtype=np.float64, na_value=np.nan)
-        if values.size == 1:
-            nearest = np.full(x.shape, values[0])
-        else:
-            above = np.clip(np.searchsorted(values, x), 1, values.size - 1)
-            low, high = values[above - 1], values[above]
-            nearest = np.where(x - low <= high - x, low, high)
-        inside = (x >= values[0]) & (x <= values[-1])  # False where x is NaN
-        snapped = np.where(inside, nearest, x)
-        rows[column] = pd.Series(snapped, index=rows.index).astype(rows[column].dtype)
-    return rows
 
 
 def _treatments(X: pd.DataFrame, setting: str) -> dict:

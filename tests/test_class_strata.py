@@ -121,10 +121,16 @@ def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match="y must hold one label per row"):
         ClassStrata().fit(X, y[:-1])
     strata = ClassStrata(features=COPULA).fit(X, y)
-    with pytest.raises(ValueError, match="y must name classes"):
+    with pytest.raises(ValueError, match="y must name at least one class"):
         strata.sample(2, y="medium")
-    with pytest.raises(ValueError, match="y must name classes"):  # not cut to 'small'
+    with pytest.raises(ValueError, match="y must name at least one class"):  # not 'small'
         strata.sample(2, y="smaller")
+    with pytest.raises(ValueError, match="y must name at least one class"):
+        strata.sample(2, y=[])
+    with pytest.raises(ValueError, match="y has 1 missing labels"):
+        ClassStrata().fit(X, np.where(np.arange(len(y)) == 3, None, y))
+    with pytest.raises(ValueError, match=r"features names columns \['size'\]"):
+        ClassStrata(features={"size": "gaussian_copula"}).fit(X, y)
     with pytest.raises(ValueError, match="X must be a pandas DataFrame"):
         strata.predict_joint_log_proba(X.to_numpy())
     with pytest.raises(ValueError, match="n_samples must be an integer >= 1"):
@@ -140,10 +146,13 @@ def test_the_synthesizer_copula_is_per_class_with_a_target():
         target="label", numeric_columns="gaussian_copula", n_components=(1,)
     ).fit(table)
     assert isinstance(synthesizer.model_, ClassStrata)
-    rows = synthesizer.sample(500, random_state=0)
-    for label in ("small", "large"):  # each class inside its own training range
-        drawn, real = rows["mass"][rows["label"] == label], table["mass"][y == label]
-        assert drawn.min() >= real.min() and drawn.max() <= real.max()
+    # Each class inside its own training range (a pooled model's small class, truncated
+    # to the range of every row, draws masses up to the large class's).
+    for label in ("small", "large"):
+        rows = synthesizer.sample(4000, y=label, random_state=0)
+        for column in ("length", "mass"):
+            drawn, real = rows[column], table[column][y == label]
+            assert drawn.min() >= real.min() and drawn.max() <= real.max()
     again = clone(synthesizer).fit(table)
     pd.testing.assert_frame_equal(
         again.sample(50, random_state=1), synthesizer.sample(50, random_state=1)
@@ -152,26 +161,53 @@ def test_the_synthesizer_copula_is_per_class_with_a_target():
     assert isinstance(plain.model_, LatentClassNB)
 
 
-def test_a_column_a_class_never_observed_stays_missing_in_its_rows():
+def test_a_column_a_class_never_observed_is_left_out_of_its_law():
     X, y = _species(n=300)
-    X["width"] = np.where(y == "small", np.nan, X["length"] / 3.0)
-    X.loc[y == "small", "island"] = None
-    X.loc[y == "small", "mass"] = 2500.0  # one value in a class: its draws hold it
-    strata = ClassStrata(features={**COPULA, "width": "gaussian_copula"}).fit(X, y)
+    small = y == "small"
+    X["width"] = np.where(small, np.nan, X["length"] / 3.0)
+    X["island"] = X["island"].astype("category")
+    X.loc[small, "island"] = None
+    X["tag"] = pd.array(np.where(small, None, np.arange(len(X)) % 4), dtype="Int64")
+    X.loc[small, "mass"] = 2500.0  # one value in a class: its draws hold it
+    features = {**COPULA, "width": "gaussian_copula"}
+    strata = ClassStrata(features=features).fit(X, y)
     assert strata.observed_columns_ == [list(X.columns), ["length", "mass"]]
     rows, labels = strata.sample(400, support="training", random_state=0)
-    small = labels == "small"
-    assert rows.loc[small, ["width", "island"]].isna().all().all()
-    assert (rows.loc[small, "mass"] == 2500.0).all()
-    assert rows.loc[~small, ["width", "island"]].notna().all().all()
-    # Its entries are left out of that class's density, as missing ones are.
+    drawn_small = labels == "small"
+    assert rows.loc[drawn_small, ["width", "island", "tag"]].isna().all().all()
+    assert (rows.loc[drawn_small, "mass"] == 2500.0).all()
+    assert rows.loc[~drawn_small, ["width", "island", "tag"]].notna().all().all()
+    # Rows of that class alone keep every column's training dtype.
+    only_small, _ = strata.sample(5, y="small", random_state=0)
+    pd.testing.assert_series_equal(only_small.dtypes, X.dtypes)
+    # Its entries are left out of that class's density, as missing ones are ...
     own = LatentClassNB(features=COPULA, n_components=1, max_iter=200, random_state=0).fit(
-        X.loc[y == "small", ["length", "mass"]], np.zeros(int(np.sum(y == "small")), dtype=int)
+        X.loc[small, ["length", "mass"]], np.zeros(int(small.sum()), dtype=int)
     )
     expected = np.log(strata.class_prior_[1]) + own.score_samples(X[["length", "mass"]])
     np.testing.assert_allclose(strata.predict_joint_log_proba(X)[:, 1], expected, rtol=1e-12)
-    # A value given in such a column is impossible for that class.
-    _, labels = strata.sample(50, given={"width": float(X["width"].median())})
-    assert (labels == "large").all()
-    with pytest.raises(ValueError, match="class 'small' has no observed value of column 'width'"):
-        strata.sample(3, y="small", given={"width": 20.0})
+    # ... and a value given there leaves the class its weight: the class posterior is
+    # pi_k p_k(x_o) with p_small(width) = 1, and the rows hold the value as given.
+    width = float(X["width"].median())
+    partial = X.iloc[:0].reindex([0])  # every entry missing, the training dtypes
+    partial["width"] = width
+    joint = strata.predict_joint_log_proba(partial)[0]
+    posterior = np.exp(joint - np.logaddexp.reduce(joint))
+    assert 0.05 < posterior[1] < 0.95
+    rows, labels = strata.sample(3000, given={"width": width}, random_state=1)
+    share = np.mean(labels == "small")
+    assert abs(share - posterior[1]) <= 4 * np.sqrt(posterior[0] * posterior[1] / 3000)
+    assert (rows["width"] == width).all() and rows["width"].dtype == X["width"].dtype
+    rows, _ = strata.sample(3, y="small", given={"width": 20.0})
+    assert (rows["width"] == 20.0).all()
+
+
+def test_values_given_one_per_row_draw_each_row_its_own_class():
+    X, y = _species()
+    strata = ClassStrata(features=COPULA).fit(X, y)
+    masses = np.array([2000.0, 5000.0] * 50)
+    rows, labels = strata.sample(100, given={"mass": masses}, random_state=0)
+    np.testing.assert_array_equal(labels, np.where(masses < 3500, "small", "large"))
+    np.testing.assert_array_equal(rows["mass"], masses)
+    with pytest.raises(ValueError, match=r"given\['mass'\] must be one value or 3 values"):
+        strata.sample(1, y=["small", "large", "small"], given={"mass": masses})

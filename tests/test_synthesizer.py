@@ -11,7 +11,7 @@ import pytest
 from sklearn.base import clone
 
 from bayesgen import LatentClassNB, TableSynthesizer
-from bayesgen.synthesizer import _value_sets
+from bayesgen.value_sets import value_sets
 
 
 def _grouped_table(n=900, seed=0):
@@ -220,13 +220,18 @@ def test_a_table_of_a_few_rows_takes_the_likeliest_count_without_the_detector():
 
 def test_a_grid_explains_chance_gaps_but_not_a_set_of_values():
     """Body masses to 25 g in a few hundred rows leave grid points untaken by chance (the
-    grid rounds their draws); years of schooling 9, 12, 14, 16, 17, 20 in thousands of rows,
-    and populations of a few places in hundreds, are sets of values."""
+    grid rounds their draws), in float32 as in float64; years of schooling in thousands of
+    rows, whether they take half of their grid's points or most of them with gaps a smooth
+    law would fill, and populations of a few places in hundreds, are sets of values."""
     rng = np.random.default_rng(11)
     mass = np.round(rng.normal(4200, 800, 240) / 25) * 25
-    school = rng.choice([9, 12, 14, 16, 17, 20], 4000).astype(float)
-    places = rng.choice(rng.integers(100, 8000, 90), 660).astype(float)
     assert np.median(np.unique(mass, return_counts=True)[1]) >= 2  # repeats, on the grid
-    assert _value_sets(pd.DataFrame({"mass": mass})) == {}
-    assert list(_value_sets(pd.DataFrame({"school": school}))) == ["school"]
-    assert list(_value_sets(pd.DataFrame({"popul": places}))) == ["popul"]
+    tenths = (np.round(rng.normal(18.0, 1.5, 240) * 10) / 10).astype(np.float32)
+    school = rng.choice([9, 12, 14, 16, 17, 20], 4456).astype(float)
+    coded = rng.choice([8, 9, 10, 12, 14, 16, 17, 20], 4456).astype(float)  # 8 of 13 points
+    places = rng.choice(rng.integers(100, 8000, 90), 660).astype(float)
+    assert value_sets(pd.DataFrame({"mass": mass, "depth": tenths})) == {}
+    sets = value_sets(pd.DataFrame({"school": school, "coded": coded}))
+    assert list(sets) == ["school", "coded"]
+    np.testing.assert_array_equal(sets["coded"], [8, 9, 10, 12, 14, 16, 17, 20])
+    assert list(value_sets(pd.DataFrame({"popul": places}))) == ["popul"]

@@ -106,7 +106,8 @@ def _pieces(knots: np.ndarray, scores: np.ndarray):
 
 def _to_scores(x: np.ndarray, knots: np.ndarray, scores: np.ndarray) -> np.ndarray:
     slopes = _pieces(knots, scores)
-    z = np.interp(x, knots, scores)
+    # np.interp on one knot answers its score even for NaN: a missing entry stays missing.
+    z = np.where(np.isnan(x), np.nan, np.interp(x, knots, scores))
     z = np.where(x < knots[0], scores[0] + (x - knots[0]) * slopes[0], z)
     return np.where(x > knots[-1], scores[-1] + (x - knots[-1]) * slopes[-1], z)
 

@@ -69,6 +69,23 @@ def test_encode_and_decode_are_inverse_and_increasing_beyond_the_range():
     assert abs(scores.mean()) < 0.01 and abs(scores.std() - 1) < 0.02
 
 
+def test_a_missing_entry_of_a_column_of_one_value_stays_missing():
+    """A column of one training value maps x to x - v; its missing entries are integrated
+    out as any others (np.interp on one knot would answer 0 for NaN: the value itself)."""
+    X, y = _data()
+    X = np.column_stack([X[:, 0], np.full(len(X), 2500.0)])
+    rows = np.array([[np.nan, np.nan], [3.0, np.nan], [np.nan, 2500.0]])
+    family, _ = GaussianCopulaFamily().learn(X)
+    assert np.isnan(family.encode(rows)).tolist() == np.isnan(rows).tolist()
+    model = _fitted(X, y)
+    alone = _fitted(X[:, :1], y)
+    joint = model.predict_joint_log_proba(rows)
+    np.testing.assert_allclose(joint[0], np.log(model.class_prior_), rtol=1e-12)
+    np.testing.assert_allclose(
+        joint[1], alone.predict_joint_log_proba(rows[1:2, :1])[0], rtol=1e-12
+    )
+
+
 def _fitted(X, y, kind="mean"):
     return FamilyClassifier(family=GaussianCopulaFamily(), estimate=kind).fit(X, y)
 
