@@ -56,6 +56,9 @@ class ClassStrata(BaseEstimator):
         Components of every class's mixture.
     max_iter : int, default=200
         Most EM iterations of each class's fit.
+    tol : float, default=1e-6
+        Each class's EM stops when its objective changes by at most ``tol`` times its
+        size.
     random_state : int, default=0
         Seeds each class's fit.
 
@@ -72,10 +75,11 @@ class ClassStrata(BaseEstimator):
         class's density and missing in its drawn rows (module docstring).
     """
 
-    def __init__(self, *, features=None, n_components=1, max_iter=200, random_state=0):
+    def __init__(self, *, features=None, n_components=1, max_iter=200, tol=1e-6, random_state=0):
         self.features = features
         self.n_components = n_components
         self.max_iter = max_iter
+        self.tol = tol
         self.random_state = random_state
 
     def fit(self, X, y):
@@ -129,6 +133,7 @@ class ClassStrata(BaseEstimator):
                 else {c: f for c, f in self.features.items() if c in columns},
                 n_components=self.n_components,
                 max_iter=self.max_iter,
+                tol=self.tol,
                 random_state=self.random_state,
             ).fit(X.loc[index == k, columns], np.zeros(int(count), dtype=np.int64))
             for k, (count, columns) in enumerate(zip(counts, self.observed_columns_, strict=True))

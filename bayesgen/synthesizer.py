@@ -15,9 +15,14 @@ latent class model of the whole table), chosen on the table itself:
    rows, since a map learned from every row bends a class that occupies part of a
    column's range (the penguins' within-class correlations of 20,000 draws: 0.22 from the
    data's at worst with maps learned from every row, 0.10 with the class's own);
-2. **its size** under each treatment, by 3-fold held-out $\log p(x, y)$: the counts
-   tried in increasing order up to the first whose held-out log-likelihood is below the
-   one before it (the larger counts cost the most and are then mostly past the peak);
+2. **its size** under each treatment, by held-out $\log p(x, y)$: the counts tried in
+   increasing order up to the first whose held-out log-likelihood is below the one before
+   it (the larger counts cost the most and are then mostly past the peak). Below 2,000
+   rows by 3 folds; from 2,000 rows on the detector's 30 % of held-out rows, by the one fit
+   per count on the other 70 % that the detector then judges (``cv``: Fair's fit took 25 s
+   with 3 folds, 11 s so, choosing the same). A looser EM tolerance for the candidates
+   would save as much again, but it favours fewer components (the larger counts converge
+   last): on Fair's split of seed 1 it chose 10 components where 20 are likelier;
 3. **the pair**: each treatment's likeliest count, and the next count tried above it, are
    fitted on 70 % of the rows and their draws judged against the other 30 % as synthetic
    data is judged, by the detector of `bayesgen.synthetic.quality_report`: a treatment's
@@ -65,6 +70,11 @@ from bayesgen.value_sets import nearest_values, value_sets
 #: The share of rows the choice of column families holds out.
 VALIDATION_SHARE = 0.3
 
+#: ``cv="auto"``: tables of fewer rows choose the size by this many folds; tables of at
+#: least `SPLIT_ROWS` rows on the detector's held-out rows, by the fits it then judges.
+AUTO_FOLDS = 3
+SPLIT_ROWS = 2000
+
 #: The treatments of the numeric columns of more than two values, in the order they are
 #: tried (the first pair wins a tie of detector AUCs).
 NUMERIC_TREATMENTS = ("evidence", "histogram", "gaussian_copula")
@@ -79,7 +89,7 @@ class TableSynthesizer(BaseEstimator):
     (`bayesgen.families.histogram`) or are one Gaussian copula
     (`bayesgen.families.gaussian_copula`; with a ``target``, each class's on maps of its
     own rows: `bayesgen.class_strata.ClassStrata`), and whose number of components is each
-    treatment's of best 3-fold held-out $\\log p(x, y)$ among ``n_components`` or the next
+    treatment's of best held-out $\\log p(x, y)$ among ``n_components`` or the next
     one tried: whichever pair a detector tells apart from 30 % of held-out rows least
     often (module docstring). Draws are rounded to each column's recorded grid, kept
     inside the training range and left missing at the training rates by default.
@@ -110,8 +120,12 @@ class TableSynthesizer(BaseEstimator):
         drawn, not moved to its least or greatest value).
     missing : {"training", None}, default="training"
         Cells left missing at each column's training rate; None: complete rows.
-    cv : int, default=3
-        Folds of the choice of ``n_components``.
+    cv : "auto", int or None, default="auto"
+        How each count's held-out log-likelihood is measured: ``k`` folds (``k`` fits per
+        count), or None: on the detector's 30 % of held-out rows, by the same fit on the
+        other 70 % that the detector then judges (one fit per count). ``"auto"``: 3 folds
+        for tables of fewer than 2,000 rows, where one split's held-out rows are few, and
+        the split from 2,000 rows on, where the folds' extra fits cost the most.
     max_iter : int, default=200
         Most EM iterations of each fit.
     random_state : int, default=0
@@ -168,7 +182,7 @@ class TableSynthesizer(BaseEstimator):
         rounding="training",
         support="training",
         missing="training",
-        cv=3,
+        cv="auto",
         max_iter=200,
         random_state=0,
     ):
@@ -208,19 +222,29 @@ class TableSynthesizer(BaseEstimator):
             stratify=None if self.target is None else labels,
             random_state=self.random_state,
         )
-        candidates = self._candidates(labels, split[0])
+        folds = self._fold_count(len(table))
+        candidates = self._candidates(labels, split[0], folds)
         treatments = _treatments(X, self.numeric_columns)
-        # One set of folds for every count and treatment (a random_state of None would
-        # otherwise split anew for each).
-        folds = list(self._folds(labels).split(X, labels))
+        fitted = {}  # (treatment, count) -> its model fitted on the split's first part
         with warnings.catch_warnings():
             # A candidate is judged by its held-out figures, converged or not; the chosen
             # model's own fit below warns as any fit does.
             warnings.simplefilter("ignore", ConvergenceWarning)
-            scores = {
-                treatment: self._likelihoods(X, labels, treatment, features, candidates, folds)
-                for treatment, features in treatments.items()
-            }
+            if folds is None:
+                scores = {
+                    treatment: self._split_likelihoods(
+                        split, treatment, features, candidates, fitted
+                    )
+                    for treatment, features in treatments.items()
+                }
+            else:
+                # One set of folds for every count and treatment (a random_state of None
+                # would otherwise split anew for each).
+                splits = list(self._folds(folds).split(X, labels))
+                scores = {
+                    treatment: self._likelihoods(X, labels, treatment, features, candidates, splits)
+                    for treatment, features in treatments.items()
+                }
         # The detector chooses among each treatment's likeliest count and the next count
         # tried above it: held-out likelihood ranks sizes stably, but on values that repeat
         # (a 1-7 scale) a density's likelihood can favour fewer components than fidelity does.
@@ -238,7 +262,10 @@ class TableSynthesizer(BaseEstimator):
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 judged = {
                     (treatment, count): self._held_out_detection(
-                        table, split, treatment, treatments[treatment], count
+                        table,
+                        split,
+                        fitted.get((treatment, count))
+                        or self._fitted_on(split[0], treatment, treatments[treatment], count),
                     )
                     for treatment, count in contenders
                 }
@@ -329,14 +356,16 @@ class TableSynthesizer(BaseEstimator):
             raise ValueError(
                 f"n_components must be a sequence of integers >= 1; got {self.n_components!r}."
             )
-        if isinstance(self.cv, bool) or not isinstance(self.cv, numbers.Integral) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2; got {self.cv!r}.")
+        folds = isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool)
+        if not (self.cv is None or (folds and self.cv >= 2) or _is_auto(self.cv)):
+            raise ValueError(f"cv must be 'auto', None or an integer >= 2; got {self.cv!r}.")
         if table.columns.duplicated().any():
             repeated = sorted({str(c) for c in table.columns[table.columns.duplicated()]})
             raise ValueError(f"table has repeated column names: {repeated}.")
         if self.target is None:
-            if len(table) < self.cv:
-                raise ValueError(f"table has {len(table)} rows, fewer than cv={self.cv} folds.")
+            folds = self._fold_count(len(table)) or 2  # the split leaves rows on both sides
+            if len(table) < folds:
+                raise ValueError(f"table has {len(table)} rows, fewer than cv={folds} folds.")
             return table, np.zeros(len(table), dtype=np.int64)
         if self.target not in table.columns:
             raise ValueError(
@@ -351,20 +380,27 @@ class TableSynthesizer(BaseEstimator):
             )
         return table.drop(columns=self.target), labels.to_numpy()
 
-    def _folds(self, labels):
-        if self.target is None:
-            return KFold(self.cv, shuffle=True, random_state=self.random_state)
-        return StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
+    def _fold_count(self, n_rows: int):
+        """The folds of the size choice's likelihood: None for the detector's split."""
+        if _is_auto(self.cv):
+            return AUTO_FOLDS if n_rows < SPLIT_ROWS else None
+        return self.cv
 
-    def _candidates(self, labels, fitted_rows) -> list[int]:
-        """The counts a fit on ``cv - 1`` folds of the smallest class, and one on the
-        column choice's share of it (``fitted_rows``), can take."""
+    def _folds(self, folds: int):
+        if self.target is None:
+            return KFold(folds, shuffle=True, random_state=self.random_state)
+        return StratifiedKFold(folds, shuffle=True, random_state=self.random_state)
+
+    def _candidates(self, labels, fitted_rows, folds) -> list[int]:
+        """The counts a fit on the column choice's share of the smallest class
+        (``fitted_rows``), and with ``folds``, one on ``folds - 1`` of its folds, can
+        take."""
         _, sizes = np.unique(labels.astype(str), return_counts=True)
-        if sizes.min() < self.cv:
+        if sizes.min() < (folds or 2):
             raise ValueError(
-                f"the smallest class has {sizes.min()} rows, fewer than cv={self.cv} folds."
+                f"the smallest class has {sizes.min()} rows, fewer than cv={folds or 2} folds."
             )
-        room = int(sizes.min() * (self.cv - 1) // self.cv)
+        room = sizes.min() if folds is None else int(sizes.min() * (folds - 1) // folds)
         if self.target is not None:
             _, held = np.unique(fitted_rows[self.target].astype(str), return_counts=True)
             room = min(room, int(held.min()))
@@ -400,19 +436,36 @@ class TableSynthesizer(BaseEstimator):
                 break
         return scores
 
-    def _held_out_detection(self, table, split, treatment, features, count) -> tuple[float, float]:
-        """The detector AUC of the model of ``features`` and ``count`` components fitted on
-        the first part of ``split`` (70 % of ``table``), its draws against the other 30 %,
-        and the AUC's standard error over the detector's folds."""
-        fitted_rows, held_out = split
+    def _rows_of(self, part):
+        """A part of the table as the model's rows and labels."""
+        if self.target is None:
+            return part, np.zeros(len(part), dtype=np.int64)
+        return part.drop(columns=self.target), part[self.target].to_numpy()
+
+    def _fitted_on(self, rows, treatment, features, count):
+        """The candidate of ``features`` and ``count`` components fitted on ``rows``."""
         model = self._model(treatment, features).set_params(n_components=count)
-        labels = (
-            np.zeros(len(fitted_rows), dtype=np.int64)
-            if self.target is None
-            else fitted_rows[self.target].to_numpy()
-        )
-        X = fitted_rows if self.target is None else fitted_rows.drop(columns=self.target)
-        model.fit(X, labels)
+        return model.fit(*self._rows_of(rows))
+
+    def _split_likelihoods(self, split, treatment, features, candidates, fitted) -> dict:
+        """As `_likelihoods`, each count fitted once on the split's first part and scored
+        on the other (the detector's held-out rows); the fits are kept in ``fitted`` for
+        the detector."""
+        scores = {}
+        held_out, held_labels = self._rows_of(split[1])
+        for count in candidates:
+            model = self._fitted_on(split[0], treatment, features, count)
+            fitted[treatment, count] = model
+            scores[count] = float(held_out_log_likelihood(model, held_out, held_labels))
+            if len(scores) > 1 and scores[count] < list(scores.values())[-2]:
+                break
+        return scores
+
+    def _held_out_detection(self, table, split, model) -> tuple[float, float]:
+        """The detector AUC of ``model``, fitted on the first part of ``split`` (70 % of
+        ``table``), its draws against the other 30 %, and the AUC's standard error over the
+        detector's folds."""
+        fitted_rows, held_out = split
         drawn = _as_table(
             model.sample(
                 len(held_out),
@@ -425,10 +478,14 @@ class TableSynthesizer(BaseEstimator):
             list(table.columns),
         )
         if self.rounding == "training":
-            drawn = nearest_values(drawn, value_sets(X), kept={})
+            drawn = nearest_values(drawn, value_sets(self._rows_of(fitted_rows)[0]), kept={})
         (_, synthetic, real), columns = check_tables(fitted_rows, drawn, held_out, self.target)
         mean, spread = detector_auc(real, synthetic, columns, self.random_state)
         return mean, spread / np.sqrt(min(FOLDS, len(real), len(synthetic)))
+
+
+def _is_auto(setting) -> bool:
+    return isinstance(setting, str) and setting == "auto"
 
 
 def _likeliest_and_next(scores: dict) -> list:

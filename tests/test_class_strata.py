@@ -211,3 +211,13 @@ def test_values_given_one_per_row_draw_each_row_its_own_class():
     np.testing.assert_array_equal(rows["mass"], masses)
     with pytest.raises(ValueError, match=r"given\['mass'\] must be one value or 3 values"):
         strata.sample(1, y=["small", "large", "small"], given={"mass": masses})
+
+
+def test_each_class_runs_em_to_the_tolerance_given():
+    X, y = _species()
+    loose = ClassStrata(features=COPULA, n_components=2, tol=1e-2).fit(X, y)
+    tight = ClassStrata(features=COPULA, n_components=2).fit(X, y)
+    assert all(model.tol == 1e-2 for model in loose.models_)
+    iterations = [(a.n_iter_, b.n_iter_) for a, b in zip(loose.models_, tight.models_, strict=True)]
+    assert all(few <= many for few, many in iterations)
+    assert any(few < many for few, many in iterations)

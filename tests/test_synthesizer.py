@@ -9,8 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
+from sklearn.model_selection import train_test_split
 
 from bayesgen import LatentClassNB, TableSynthesizer
+from bayesgen.synthetic import held_out_log_likelihood
 from bayesgen.value_sets import value_sets
 
 
@@ -115,7 +117,7 @@ def test_the_same_seed_gives_the_same_synthesizer_and_rows():
         ({"numeric_columns": "yes"}, None, "numeric_columns must be 'auto' or one of"),
         ({"numeric_columns": True}, None, "numeric_columns must be 'auto' or one of"),
         ({"n_components": (0, 2)}, None, "n_components must be a sequence"),
-        ({"cv": 1}, None, "cv must be an integer >= 2"),
+        ({"cv": 1}, None, "cv must be 'auto', None or an integer >= 2"),
         ({"target": "label", "cv": 200}, None, "fewer than cv=200 folds"),
     ],
 )
@@ -235,3 +237,34 @@ def test_a_grid_explains_chance_gaps_but_not_a_set_of_values():
     assert list(sets) == ["school", "coded"]
     np.testing.assert_array_equal(sets["coded"], [8, 9, 10, 12, 14, 16, 17, 20])
     assert list(value_sets(pd.DataFrame({"popul": places}))) == ["popul"]
+
+
+def test_without_folds_each_count_is_scored_on_the_detector_s_held_out_rows():
+    """cv=None (cv="auto" from 2,000 rows): each count's held-out log-likelihood is that of
+    one candidate fitted on the 70 % the detector's split keeps and scored on its other
+    30 %, and the detector judges those same fits."""
+    table = _grouped_table(n=600)
+    synthesizer = TableSynthesizer(
+        target="label", cv=None, n_components=(1, 3, 5), numeric_columns="evidence"
+    ).fit(table)
+    fitted, held_out = train_test_split(
+        table, test_size=0.3, stratify=table["label"], random_state=0
+    )
+    tried = synthesizer.choice_["cv_scores"]
+    assert list(tried)[:2] == [1, 3]
+    for count in tried:
+        candidate = LatentClassNB(n_components=count, max_iter=200, random_state=0)
+        candidate.fit(fitted.drop(columns="label"), fitted["label"].to_numpy())
+        expected = held_out_log_likelihood(
+            candidate, held_out.drop(columns="label"), held_out["label"].to_numpy()
+        )
+        np.testing.assert_allclose(synthesizer.choice_["cv_scores"][count], expected, rtol=1e-12)
+    judged = synthesizer.choice_["detector_auc"]["evidence"]
+    likeliest = max(tried, key=tried.get)
+    assert set(judged) == {likeliest, *[c for c in tried if c > likeliest][:1]}
+    folded = TableSynthesizer(
+        target="label", cv=3, n_components=(1, 3, 5), numeric_columns="evidence"
+    )
+    assert folded.fit(table).choice_["cv_scores"] != synthesizer.choice_["cv_scores"]
+    auto = TableSynthesizer()  # cv="auto": folds below 2,000 rows, the split from there
+    assert auto._fold_count(1999) == 3 and auto._fold_count(2000) is None
