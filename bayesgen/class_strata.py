@@ -21,9 +21,11 @@ training range, and the class keeps the weight $\pi_k\,p_k(x_o)$ of its untrunca
 wherever its range holds the given values (0 elsewhere), as `bayesgen.LatentClassNB`
 keeps its class shares under truncation: exact where a class's mass lies inside its range.
 
-A column a class never observed has no law in that class: its entries are left out of the
-class's density, as missing ones are (a value given there neither raises nor lowers the
-class's weight, and its rows hold it as given), and the class's drawn rows leave it missing.
+A column a class never observed is missing in every row of that class: its drawn rows
+leave it missing, and a row with a value there (given, or scored) has probability zero
+under that class. (Leaving such an entry out of the class's density, as a missing one is,
+would weigh a probability of 1 against the other classes' densities, so that the class's
+share of rows given a value would depend on the column's units.)
 """
 
 from __future__ import annotations
@@ -71,8 +73,8 @@ class ClassStrata(BaseEstimator):
         Class ``classes_[k]``'s model, fitted on its rows with every label 0, over the
         columns it observed.
     observed_columns_ : list of list
-        The columns each class has an observed value of; the others are left out of the
-        class's density and missing in its drawn rows (module docstring).
+        The columns each class has an observed value of; the others are missing in its
+        drawn rows and impossible in its density (module docstring).
     """
 
     def __init__(self, *, features=None, n_components=1, max_iter=200, tol=1e-6, random_state=0):
@@ -159,14 +161,25 @@ class ClassStrata(BaseEstimator):
         check_is_fitted(self, "models_")
         if not isinstance(X, pd.DataFrame):
             raise ValueError(f"X must be a pandas DataFrame; got {type(X).__name__}.")
+        absent = [column for column in self._columns if column not in X.columns]
+        if absent:
+            raise ValueError(f"X lacks the columns {absent} of the fit.")
         return np.column_stack(
             [
-                np.log(prior) + model.score_samples(X[columns])
-                for prior, model, columns in zip(
-                    self.class_prior_, self.models_, self.observed_columns_, strict=True
-                )
+                np.log(prior) + self._class_log_likelihood(k, X)
+                for k, prior in enumerate(self.class_prior_)
             ]
         )
+
+    def _class_log_likelihood(self, k: int, X: pd.DataFrame) -> np.ndarray:
+        """$\\log p_k(x)$ over the columns class ``k`` observed; $-\\infty$ for a row with
+        a value in a column it never observed."""
+        columns = self.observed_columns_[k]
+        scores = self.models_[k].score_samples(X[columns])
+        unobserved = [column for column in self._columns if column not in columns]
+        if unobserved:
+            scores = np.where(X[unobserved].notna().any(axis=1).to_numpy(), -np.inf, scores)
+        return scores
 
     def sample(
         self,
@@ -216,21 +229,21 @@ class ClassStrata(BaseEstimator):
             rows = np.flatnonzero(labels == self.classes_[k])
             if rows.size == 0:
                 continue
-            own = {c: v[rows] for c, v in resolved.items() if c in self.observed_columns_[k]}
+            unseen = [c for c in resolved if c not in self.observed_columns_[k]]
+            if unseen:  # only where y names the class: the draw of classes never does
+                raise ValueError(
+                    f"class {self.classes_[k]!r} has no observed value of column "
+                    f"{unseen[0]!r} in training, so its rows cannot hold given[{unseen[0]!r}]."
+                )
             drawn, _ = model.sample(
                 rows.size,
-                given=own or None,
+                given={c: v[rows] for c, v in resolved.items()} or None,
                 support=support,
                 missing=missing,
                 rounding=rounding,
                 random_state=int(rng.integers(2**31 - 1)),
             )
-            part = pd.DataFrame(drawn).set_axis(rows, axis=0)
-            for column, values in resolved.items():  # given where the class has no law
-                if column not in own:
-                    given_here = pd.Series(values[rows], index=rows)
-                    part[column] = given_here.astype(self._empty[column].dtype)
-            parts.append(part)
+            parts.append(pd.DataFrame(drawn).set_axis(rows, axis=0))
         frame = pd.concat(parts).sort_index().reset_index(drop=True)
         for column in self._columns:  # missing in every row drawn: no drawn class observed it
             if column not in frame.columns:
@@ -244,12 +257,15 @@ class ClassStrata(BaseEstimator):
             labels = np.asarray(y)
             if labels.ndim == 0:  # repeated as it is, not cast to the classes' dtype
                 labels = np.repeat(labels[None], _row_count(n_samples))
-            unknown = ~np.isin(labels, self.classes_)
-            if labels.ndim != 1 or labels.size == 0 or unknown.any():
-                shown = labels if labels.ndim != 1 else labels[unknown][:5]
+            if labels.ndim != 1 or labels.size == 0:
                 raise ValueError(
-                    f"y must name at least one class among {list(self.classes_)}; got "
-                    f"{list(np.ravel(shown))}."
+                    f"y must be one label or a 1-D sequence of labels; got shape {labels.shape}."
+                )
+            unknown = ~np.isin(labels, self.classes_)
+            if unknown.any():
+                raise ValueError(
+                    f"y must name classes among {self.classes_.tolist()}; got "
+                    f"{pd.unique(labels[unknown])[:5].tolist()}."
                 )
         n_rows = _row_count(n_samples) if labels is None else labels.size
         if given is None:
@@ -281,13 +297,10 @@ class ClassStrata(BaseEstimator):
 
     def _given_log_likelihood(self, partial, resolved, support) -> np.ndarray:
         """$\\log p_k(x_o)$ of the given rows under each class, over the columns the class
-        observed; $-\\infty$ for a class whose training range excludes a given number when
-        the draws keep to it."""
+        observed ($-\\infty$ with a value in another); $-\\infty$ for a class whose training
+        range excludes a given number when the draws keep to it."""
         scores = np.column_stack(
-            [
-                model.score_samples(partial[columns])
-                for model, columns in zip(self.models_, self.observed_columns_, strict=True)
-            ]
+            [self._class_log_likelihood(k, partial) for k in range(len(self.models_))]
         )
         if support != "training":
             return scores
@@ -297,7 +310,7 @@ class ClassStrata(BaseEstimator):
             if all(bounds is None for bounds in ranges):
                 continue  # not a numeric column
             numbers_ = np.asarray(values, dtype=np.float64)
-            outside = np.zeros((numbers_.size, len(ranges)), dtype=bool)
+            outside = np.ones((numbers_.size, len(ranges)), dtype=bool)  # no range: no value
             for k, bounds in enumerate(ranges):
                 if bounds is not None:
                     outside[:, k] = (numbers_ < bounds[0]) | (numbers_ > bounds[1])

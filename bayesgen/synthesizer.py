@@ -21,8 +21,9 @@ latent class model of the whole table), chosen on the table itself:
    rows by 3 folds; from 2,000 rows on the detector's 30 % of held-out rows, by the one fit
    per count on the other 70 % that the detector then judges (``cv``: Fair's fit took 25 s
    with 3 folds, 11 s so, choosing the same). A looser EM tolerance for the candidates
-   would save as much again, but it favours fewer components (the larger counts converge
-   last): on Fair's split of seed 1 it chose 10 components where 20 are likelier;
+   (1e-4) would save about 5 s more there, but it favours fewer components (the larger
+   counts converge last): on Fair's split of seed 1 it chose 10 components where 20 are
+   likelier;
 3. **the pair**: each treatment's likeliest count, and the next count tried above it, are
    fitted on 70 % of the rows and their draws judged against the other 30 % as synthetic
    data is judged, by the detector of `bayesgen.synthetic.quality_report`: a treatment's
@@ -363,9 +364,11 @@ class TableSynthesizer(BaseEstimator):
             repeated = sorted({str(c) for c in table.columns[table.columns.duplicated()]})
             raise ValueError(f"table has repeated column names: {repeated}.")
         if self.target is None:
-            folds = self._fold_count(len(table)) or 2  # the split leaves rows on both sides
-            if len(table) < folds:
-                raise ValueError(f"table has {len(table)} rows, fewer than cv={folds} folds.")
+            folds = self._fold_count(len(table))
+            if len(table) < (folds or 2):  # the split leaves rows on both sides
+                raise ValueError(
+                    f"table has {len(table)} rows, fewer than {_folds_said(folds, self.cv)}."
+                )
             return table, np.zeros(len(table), dtype=np.int64)
         if self.target not in table.columns:
             raise ValueError(
@@ -397,11 +400,12 @@ class TableSynthesizer(BaseEstimator):
         take."""
         _, sizes = np.unique(labels.astype(str), return_counts=True)
         if sizes.min() < (folds or 2):
-            raise ValueError(
-                f"the smallest class has {sizes.min()} rows, fewer than cv={folds or 2} folds."
-            )
+            needed = _folds_said(folds, self.cv)
+            raise ValueError(f"the smallest class has {sizes.min()} rows, fewer than {needed}.")
         room = sizes.min() if folds is None else int(sizes.min() * (folds - 1) // folds)
-        if self.target is not None:
+        if self.target is None:
+            room = min(room, len(fitted_rows))
+        else:
             _, held = np.unique(fitted_rows[self.target].astype(str), return_counts=True)
             room = min(room, int(held.min()))
         counts = sorted({int(c) for c in np.ravel(self.n_components) if c <= room})
@@ -482,6 +486,13 @@ class TableSynthesizer(BaseEstimator):
         (_, synthetic, real), columns = check_tables(fitted_rows, drawn, held_out, self.target)
         mean, spread = detector_auc(real, synthetic, columns, self.random_state)
         return mean, spread / np.sqrt(min(FOLDS, len(real), len(synthetic)))
+
+
+def _folds_said(folds, cv) -> str:
+    """What the folds of ``cv`` (``folds`` of them, None for the split) ask of the rows."""
+    if folds is None:
+        return f"the 2 parts of cv={cv!r}'s split"
+    return f"the {folds} folds of cv={cv!r}"
 
 
 def _is_auto(setting) -> bool:

@@ -10,13 +10,14 @@ A column is a **set of values** when
 
 1. at least half of its distinct values repeat (the median count of a value at least 2),
    and
-2. its recorded grid does not explain that (`grid_explains`): on a grid of $P$ points, $n$
-   rows spread evenly show about $P\,(1 - e^{-n/P})$ distinct values, and a smooth law on
-   the grid leaves about $\sum_j (1 - \tilde p_j)^n$ of its points untaken, $\tilde p$ the
-   column's frequencies smoothed over the grid (a Gaussian kernel of Silverman's width, at
-   least one step). The grid explains the column when its distinct values are at least
-   `GRID_SHARE` of the first and its untaken points at most `GAP_FACTOR` times the second,
-   plus `GAP_SLACK`.
+2. its recorded grid does not explain that (`grid_explains`): $n$ rows of a smooth law on
+   the grid's $P$ points leave about $U = \sum_j (1 - \tilde p_j)^n$ of them untaken,
+   $\tilde p$ the column's frequencies smoothed over the grid (a Gaussian kernel of
+   Silverman's width, at least one step). The grid explains the column when its distinct
+   values are at least `GRID_SHARE` of the $P - U$ such rows take, and the points it left
+   untaken at most `GAP_FACTOR` times $U$, plus `GAP_SLACK`. (On a grid of more than
+   `MAX_GRID_POINTS` points, the first test is against $P\,(1 - e^{-n/P})$, the distinct
+   values of an even spread.)
 
 Body masses to 25 g in a few hundred rows repeat because of their grid and leave grid points
 untaken by chance, which a new row may fill: the grid rounds their draws. Years of schooling
@@ -29,11 +30,12 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import signal
 
 from bayesgen import recorded_grid
 
-#: The share of the distinct values an even spread over a column's grid would show at and
-#: above which the grid explains the column's repeats.
+#: The share of the distinct values a smooth law on a column's grid would show at and above
+#: which the grid explains the column's repeats.
 GRID_SHARE = 0.6
 
 #: How many times the untaken grid points a smooth law would leave, plus `GAP_SLACK`, a
@@ -42,7 +44,7 @@ GAP_FACTOR = 2.0
 GAP_SLACK = 2.0
 
 #: Grids of more points than this are not laid out: their gaps are not counted (a column
-#: on such a grid is explained only if its distinct values are as many as its rows show).
+#: on such a grid is explained only if its distinct values are about as many as its rows).
 MAX_GRID_POINTS = 100_000
 
 
@@ -99,15 +101,12 @@ def grid_explains(
     if not step[0] > 0:
         return False
     points = int(round((distinct[-1] - distinct[0]) / step[0])) + 1
-    if distinct.size < GRID_SHARE * points * -np.expm1(-observed.size / points):
-        return False
-    if points > MAX_GRID_POINTS:
-        return True
-    untaken = points - distinct.size
+    if points > MAX_GRID_POINTS:  # an even spread's distinct values: about n on such a grid
+        return distinct.size >= GRID_SHARE * points * -np.expm1(-observed.size / points)
+    untaken = _untaken_by_smooth_law(observed, distinct, counts, step[0], points)
     return (
-        untaken
-        <= GAP_FACTOR * _untaken_by_smooth_law(observed, distinct, counts, step[0], points)
-        + GAP_SLACK
+        distinct.size >= GRID_SHARE * (points - untaken)
+        and points - distinct.size <= GAP_FACTOR * untaken + GAP_SLACK
     )
 
 
@@ -123,8 +122,8 @@ def _untaken_by_smooth_law(observed, distinct, counts, step, points) -> float:
     width = max(1.0, 0.9 * spread * observed.size**-0.2 / step)
     reach = int(np.ceil(4 * width))
     kernel = np.exp(-0.5 * (np.arange(-reach, reach + 1) / width) ** 2)
-    smoothed = np.convolve(on_grid, kernel)[reach : reach + points]
-    share = np.minimum(smoothed / smoothed.sum(), 1.0)
+    smoothed = signal.oaconvolve(on_grid, kernel)[reach : reach + points]
+    share = np.clip(smoothed / smoothed.sum(), 0.0, 1.0)  # the FFT's rounding below 0
     return float(np.exp(observed.size * np.log1p(-share)).sum())
 
 

@@ -121,12 +121,14 @@ def test_bad_input_is_refused_by_name():
     with pytest.raises(ValueError, match="y must hold one label per row"):
         ClassStrata().fit(X, y[:-1])
     strata = ClassStrata(features=COPULA).fit(X, y)
-    with pytest.raises(ValueError, match="y must name at least one class"):
+    with pytest.raises(ValueError, match=r"y must name classes among \['large', 'small'\]"):
         strata.sample(2, y="medium")
-    with pytest.raises(ValueError, match="y must name at least one class"):  # not 'small'
+    with pytest.raises(ValueError, match="got \\['smaller'\\]"):  # not cut to 'small'
         strata.sample(2, y="smaller")
-    with pytest.raises(ValueError, match="y must name at least one class"):
+    with pytest.raises(ValueError, match="y must be one label or a 1-D sequence"):
         strata.sample(2, y=[])
+    with pytest.raises(ValueError, match="X lacks the columns \\['mass'\\]"):
+        strata.predict_joint_log_proba(X.drop(columns="mass"))
     with pytest.raises(ValueError, match="y has 1 missing labels"):
         ClassStrata().fit(X, np.where(np.arange(len(y)) == 3, None, y))
     with pytest.raises(ValueError, match=r"features names columns \['size'\]"):
@@ -161,7 +163,7 @@ def test_the_synthesizer_copula_is_per_class_with_a_target():
     assert isinstance(plain.model_, LatentClassNB)
 
 
-def test_a_column_a_class_never_observed_is_left_out_of_its_law():
+def test_a_column_a_class_never_observed_is_missing_in_all_its_rows():
     X, y = _species(n=300)
     small = y == "small"
     X["width"] = np.where(small, np.nan, X["length"] / 3.0)
@@ -180,26 +182,22 @@ def test_a_column_a_class_never_observed_is_left_out_of_its_law():
     # Rows of that class alone keep every column's training dtype.
     only_small, _ = strata.sample(5, y="small", random_state=0)
     pd.testing.assert_series_equal(only_small.dtypes, X.dtypes)
-    # Its entries are left out of that class's density, as missing ones are ...
+    # Its density is its model's over the columns it observed, and zero for a row with a
+    # value in another: whatever the column's units, such a row is not of that class.
     own = LatentClassNB(features=COPULA, n_components=1, max_iter=200, random_state=0).fit(
         X.loc[small, ["length", "mass"]], np.zeros(int(small.sum()), dtype=int)
     )
-    expected = np.log(strata.class_prior_[1]) + own.score_samples(X[["length", "mass"]])
-    np.testing.assert_allclose(strata.predict_joint_log_proba(X)[:, 1], expected, rtol=1e-12)
-    # ... and a value given there leaves the class its weight: the class posterior is
-    # pi_k p_k(x_o) with p_small(width) = 1, and the rows hold the value as given.
-    width = float(X["width"].median())
-    partial = X.iloc[:0].reindex([0])  # every entry missing, the training dtypes
-    partial["width"] = width
-    joint = strata.predict_joint_log_proba(partial)[0]
-    posterior = np.exp(joint - np.logaddexp.reduce(joint))
-    assert 0.05 < posterior[1] < 0.95
-    rows, labels = strata.sample(3000, given={"width": width}, random_state=1)
-    share = np.mean(labels == "small")
-    assert abs(share - posterior[1]) <= 4 * np.sqrt(posterior[0] * posterior[1] / 3000)
-    assert (rows["width"] == width).all() and rows["width"].dtype == X["width"].dtype
-    rows, _ = strata.sample(3, y="small", given={"width": 20.0})
-    assert (rows["width"] == 20.0).all()
+    rows_of_small = X[small]
+    expected = np.log(strata.class_prior_[1]) + own.score_samples(rows_of_small[["length", "mass"]])
+    joint = strata.predict_joint_log_proba(rows_of_small)
+    np.testing.assert_allclose(joint[:, 1], expected, rtol=1e-12)
+    assert np.isneginf(strata.predict_joint_log_proba(X[~small])[:, 1]).all()
+    for scale in (0.001, 1000.0):
+        rescaled = ClassStrata(features=features).fit(X.assign(width=X["width"] * scale), y)
+        _, labels = rescaled.sample(200, given={"width": float(X["width"].median()) * scale})
+        assert (labels == "large").all()
+    with pytest.raises(ValueError, match="class 'small' has no observed value of column 'width'"):
+        strata.sample(3, y="small", given={"width": 20.0})
 
 
 def test_values_given_one_per_row_draw_each_row_its_own_class():

@@ -118,7 +118,7 @@ def test_the_same_seed_gives_the_same_synthesizer_and_rows():
         ({"numeric_columns": True}, None, "numeric_columns must be 'auto' or one of"),
         ({"n_components": (0, 2)}, None, "n_components must be a sequence"),
         ({"cv": 1}, None, "cv must be 'auto', None or an integer >= 2"),
-        ({"target": "label", "cv": 200}, None, "fewer than cv=200 folds"),
+        ({"target": "label", "cv": 200}, None, "fewer than the 200 folds of cv=200"),
     ],
 )
 def test_bad_settings_and_tables_are_refused_by_name(settings, table, named):
@@ -233,6 +233,14 @@ def test_a_grid_explains_chance_gaps_but_not_a_set_of_values():
     coded = rng.choice([8, 9, 10, 12, 14, 16, 17, 20], 4456).astype(float)  # 8 of 13 points
     places = rng.choice(rng.integers(100, 8000, 90), 660).astype(float)
     assert value_sets(pd.DataFrame({"mass": mass, "depth": tenths})) == {}
+    # Long tails on a grid leave far fewer distinct values than an even spread would, but
+    # as many as a smooth law's: incomes to 100, a Pareto count, a negative binomial.
+    skewed = {
+        "income": np.round(rng.lognormal(10, 0.6, 3000), -2),
+        "claims": np.round(rng.pareto(1.5, 3000) * 10),
+        "visits": rng.negative_binomial(1, 0.05, 3000).astype(float),
+    }
+    assert value_sets(pd.DataFrame(skewed)) == {}
     sets = value_sets(pd.DataFrame({"school": school, "coded": coded}))
     assert list(sets) == ["school", "coded"]
     np.testing.assert_array_equal(sets["coded"], [8, 9, 10, 12, 14, 16, 17, 20])
@@ -268,3 +276,10 @@ def test_without_folds_each_count_is_scored_on_the_detector_s_held_out_rows():
     assert folded.fit(table).choice_["cv_scores"] != synthesizer.choice_["cv_scores"]
     auto = TableSynthesizer()  # cv="auto": folds below 2,000 rows, the split from there
     assert auto._fold_count(1999) == 3 and auto._fold_count(2000) is None
+
+
+def test_without_a_target_the_split_leaves_out_counts_its_rows_cannot_hold():
+    rng = np.random.default_rng(9)
+    table = pd.DataFrame({"size": rng.gamma(3.0, 2.0, 10), "kind": rng.choice(["a", "b"], 10)})
+    synthesizer = TableSynthesizer(cv=None, n_components=(1, 10), numeric_columns="evidence")
+    assert set(synthesizer.fit(table).choice_["cv_scores"]) == {1}  # fitted on 7 of the rows
