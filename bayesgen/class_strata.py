@@ -295,6 +295,38 @@ class ClassStrata(BaseEstimator):
         draws = (weights.cumsum(axis=1) < rng.random((n_rows, 1))).sum(axis=1)
         return self.classes_[np.minimum(draws, self.classes_.size - 1)], by_name
 
+    def outside_ranges(self, X) -> np.ndarray:
+        """Whether each row holds a number outside each class's training range (or in a
+        numeric column the class never observed): the classes that cannot hold the row
+        where draws keep to each class's range (``support="training"``).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Rows in the training columns; missing entries hold nothing.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_samples, n_classes)
+        """
+        check_is_fitted(self, "models_")
+        outside = np.zeros((len(X), len(self.models_)), dtype=bool)
+        for name in X.columns:
+            if any(name in class_ranges for class_ranges in self._ranges):
+                numbers_ = X[name].to_numpy(dtype=np.float64, na_value=np.nan)
+                outside |= self._outside(name, numbers_) & ~np.isnan(numbers_)[:, None]
+        return outside
+
+    def _outside(self, name, numbers_: np.ndarray) -> np.ndarray:
+        """Whether each of ``numbers_`` lies outside each class's training range of column
+        ``name`` (every number, for a class that never observed it)."""
+        outside = np.ones((numbers_.size, len(self._ranges)), dtype=bool)
+        for k, class_ranges in enumerate(self._ranges):
+            bounds = class_ranges.get(name)
+            if bounds is not None:
+                outside[:, k] = (numbers_ < bounds[0]) | (numbers_ > bounds[1])
+        return outside
+
     def _given_log_likelihood(self, partial, resolved, support) -> np.ndarray:
         """$\\log p_k(x_o)$ of the given rows under each class, over the columns the class
         observed ($-\\infty$ with a value in another); $-\\infty$ for a class whose training
@@ -310,10 +342,7 @@ class ClassStrata(BaseEstimator):
             if all(bounds is None for bounds in ranges):
                 continue  # not a numeric column
             numbers_ = np.asarray(values, dtype=np.float64)
-            outside = np.ones((numbers_.size, len(ranges)), dtype=bool)  # no range: no value
-            for k, bounds in enumerate(ranges):
-                if bounds is not None:
-                    outside[:, k] = (numbers_ < bounds[0]) | (numbers_ > bounds[1])
+            outside = self._outside(name, numbers_)
             if outside.all(axis=1).any():
                 low = min(bounds[0] for bounds in ranges if bounds is not None)
                 high = max(bounds[1] for bounds in ranges if bounds is not None)

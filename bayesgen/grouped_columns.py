@@ -20,11 +20,11 @@ the other columns. A column joins while both hold:
    count of occupied cells).
 
 A group needs two columns recorded on sets of values, neither a function of the other; no
-group is formed otherwise. A pair of which one is a function of the other is one variable
-written twice (anes96's population and its logarithm): the Gaussian copula draws both in
-the cells of one rank, and such a group only widened the detector's choice to treatments
-that draw the rest worse (anes96's seed-1 split: AUC 0.623 against 0.536). Columns with
-missing cells stay out.
+group is formed otherwise (each value-set column starts a group in turn). A pair of which
+one is a function of the other is one variable written twice (anes96's population and its
+logarithm): the Gaussian copula draws both in the cells of one rank, and such a group only
+widened the detector's choice to treatments that draw the rest worse (anes96's seed-1
+split: AUC 0.623 against 0.536). Columns with missing cells stay out.
 
 `Combinations` draws rows with a group: the class and the group's values from the
 training rows' combinations, then the other columns from the model given them, exactly:
@@ -35,7 +35,9 @@ $\hat p$ the training rows' frequencies. Given values ``x_c`` of other columns, 
 combination's weight is $\hat p(y, x_G)\, p(x_c \mid y, x_G)$ under the model; given values
 of the group's columns keep the combinations that hold them. A row whose conditions no
 training combination holds (a value never seen in the group) is drawn from the model alone.
-Every drawn combination of the group's columns is then a training one: a synthesizer that
+Where the model's draws keep to each class's training range (`excluded`), a class whose
+range excludes a given number gets no weight, as in the model's own draws. Every drawn
+combination of the group's columns is then a training one: a synthesizer that
 must not publish them is fitted with no group.
 """
 
@@ -63,6 +65,10 @@ def column_group(X: pd.DataFrame, sets) -> list:
     """The columns of ``X`` whose combinations repeat beyond independence (module
     docstring), value-set columns first; [] when fewer than two of ``sets`` join.
 
+    Each value-set column, most distinct values first, starts a group in turn (the first
+    to gain a second value-set column is kept), so a set of values that varies row by row
+    does not hide a pair that repeats.
+
     Parameters
     ----------
     X : pandas.DataFrame
@@ -78,21 +84,27 @@ def column_group(X: pd.DataFrame, sets) -> list:
     distinct = {column: X[column].nunique() for column in complete}
     by_count = sorted(complete, key=lambda column: -distinct[column])  # stable: table order
     order = [c for c in by_count if c in sets] + [c for c in by_count if c not in sets]
-    group, codes = [], None
-    for column in order:
-        values = pd.factorize(X[column])[0]
-        if codes is None:
-            if column in sets:
-                group, codes = [column], values
-            continue
+    codes = {column: pd.factorize(X[column])[0] for column in order}
+    for start in (column for column in order if column in sets):
+        group = _grown(start, order, codes, sets)
+        if len(group) >= 2:
+            return group
+    return []
+
+
+def _grown(start, order: list, codes: dict, sets) -> list:
+    """The group grown from ``start`` over the columns of ``order`` (module docstring)."""
+    group, combined = [start], codes[start]
+    for column in order[order.index(start) + 1 :]:
+        values = codes[column]
         if column not in sets and len(group) < 2:
-            break  # fewer than two value-set columns: no group
-        joined = pd.factorize(codes.astype(np.int64) * (values.max() + 1) + values)[0]
-        if len(group) == 1 and joined.max() <= max(codes.max(), values.max()):
+            break  # no second value-set column: no group
+        joined = pd.factorize(combined.astype(np.int64) * (values.max() + 1) + values)[0]
+        if len(group) == 1 and joined.max() <= max(combined.max(), values.max()):
             continue  # one a function of the other: one variable written twice
-        if _joins(codes, values, joined):
-            group, codes = [*group, column], joined
-    return group if len(group) >= 2 else []
+        if _joins(combined, values, joined):
+            group, combined = [*group, column], joined
+    return group
 
 
 def _joins(codes, values, joined) -> bool:
@@ -119,12 +131,15 @@ def expected_distinct(p, q, n: int) -> float:
     -------
     float
     """
-    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    # Frequencies repeat (counts over n): each distinct one once, weighed by how often.
+    p, p_times = np.unique(np.asarray(p, dtype=np.float64), return_counts=True)
+    q, q_times = np.unique(np.asarray(q, dtype=np.float64), return_counts=True)
     step = max(1, CHUNK_CELLS // max(q.size, 1))
     total = 0.0
     for start in range(0, p.size, step):
         cells = np.outer(p[start : start + step], q)
-        total += float(-np.expm1(n * np.log1p(-cells)).sum())
+        occupied = -np.expm1(n * np.log1p(-cells))
+        total += float(p_times[start : start + step] @ occupied @ q_times)
     return total
 
 
@@ -174,7 +189,7 @@ class Combinations:
         features = table if target is None else table.drop(columns=target)
         return cls(list(columns), target, rows, counted.to_numpy(), features.iloc[:0])
 
-    def sample(self, model, n_rows: int, *, y, given, draw, rng):
+    def sample(self, model, n_rows: int, *, y, given, draw, rng, excluded=None):
         """``n_rows`` rows: each one's class and group from the combinations (module
         docstring), the rest from ``draw``.
 
@@ -191,6 +206,10 @@ class Combinations:
         draw : callable
             ``draw(n, y, given, seed) -> (X, labels)``: the model's ``sample``.
         rng : numpy.random.Generator
+        excluded : callable, optional
+            ``excluded(rows) -> bool array (n, n_classes)``: classes that cannot hold a
+            row's given values (`bayesgen.class_strata.ClassStrata.outside_ranges` where
+            draws keep to each class's training range); their combinations get no weight.
 
         Returns
         -------
@@ -198,28 +217,46 @@ class Combinations:
         labels : ndarray of shape (n_rows,)
         """
         labels = None if y is None else np.asarray(y)
-        if labels is not None and labels.ndim == 0:
-            labels = np.repeat(labels[None], n_rows)
-        malformed = labels is not None and (labels.ndim != 1 or labels.size == 0)
-        if malformed or (labels is None and not _is_count(n_rows)):
+        one_label = labels is not None and labels.ndim == 0
+        malformed = labels is not None and (labels.ndim > 1 or labels.size == 0)
+        if (
+            malformed
+            or (labels is not None and self.target is None)
+            or ((labels is None or one_label) and not _is_count(n_rows))
+        ):
             return draw(n_rows, y, given, int(rng.integers(2**31 - 1)))  # the model refuses it
+        if one_label:
+            labels = np.repeat(labels[None], n_rows)
         n = n_rows if labels is None else labels.size
-        values = self._given_values(model, given, n)
-        conditions = pd.DataFrame({key: column for key, column in values.items()})
-        if labels is not None:
-            conditions.insert(0, "__class__", labels)
+        values = self._given_values(given, n)
+        in_group = {key: column for key, column in values.items() if key in self.columns}
+        others = {key: column for key, column in values.items() if key not in self.columns}
         picks = np.full(n, -1)
-        if conditions.empty:
-            picks[:] = self._pick(model, None, {}, n, rng)
-        else:
-            for _, rows in conditions.groupby(list(conditions), sort=False).indices.items():
-                first = conditions.iloc[rows[0]]
-                label = first["__class__"] if labels is not None else None
-                said = {key: first[key] for key in values}
-                picks[rows] = self._pick(model, label, said, rows.size, rng)
+        said = ([] if labels is None else [labels]) + list(in_group.values())
+        for rows in _alike(said, n):
+            first = rows[0]
+            candidates = self._candidates(
+                None if labels is None else labels[first],
+                {key: column[first] for key, column in in_group.items()},
+            )
+            if candidates.size == 0:
+                continue  # drawn from the model alone
+            log_counts = np.log(self.counts[candidates].astype(np.float64))
+            if not others:
+                picks[rows] = _choose(candidates, log_counts, rows.size, rng)
+                continue
+            alike = _alike([column[rows] for column in others.values()], rows.size)
+            conditional = self._log_conditional(
+                model,
+                candidates,
+                {key: column[rows[[part[0] for part in alike]]] for key, column in others.items()},
+                excluded,
+            )
+            for part, log_weights in zip(alike, conditional, strict=True):
+                picks[rows[part]] = _choose(candidates, log_counts + log_weights, part.size, rng)
         return self._rows(picks, labels, values, draw, rng)
 
-    def _given_values(self, model, given, n: int) -> dict:
+    def _given_values(self, given, n: int) -> dict:
         """``given`` as one value per row, checked as the model's ``sample`` checks it."""
         if given is None:
             return {}
@@ -227,47 +264,56 @@ class Combinations:
         _, resolved = conditioning.given_rows(
             given, n, n_features=len(names), names=names, schema=column_schema(self.template)
         )
-        return {key: np.asarray(column) for key, column in resolved.values()}
+        values = {key: np.asarray(column) for key, column in resolved.values()}
+        for key, column in values.items():
+            dtype = self.template[key].dtype
+            whole = pd.api.types.is_integer_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+            if whole and not np.all(np.mod(column.astype(np.float64), 1) == 0):
+                raise ValueError(
+                    f"given[{key!r}] must hold whole numbers, as its column ({dtype}) does; "
+                    f"got {column[np.mod(column.astype(np.float64), 1) != 0][0]!r}."
+                )
+        return values
 
-    def _pick(self, model, label, said: dict, size: int, rng) -> np.ndarray:
-        """``size`` combinations for rows of class ``label`` with the values ``said``; -1
-        where none holds them."""
+    def _candidates(self, label, said: dict) -> np.ndarray:
+        """The combinations of class ``label`` holding the group's values ``said``."""
         keep = np.ones(len(self.rows), dtype=bool)
         if label is not None:
             keep &= (self.rows[self.target] == label).to_numpy()
-        for column in self.columns:
-            if column in said:
-                keep &= (self.rows[column] == said[column]).to_numpy()
-        candidates = np.flatnonzero(keep)
-        if candidates.size == 0:
-            return np.full(size, -1)
-        log_weights = np.log(self.counts[candidates].astype(np.float64))
-        others = {key: value for key, value in said.items() if key not in self.columns}
-        if others:
-            log_weights = log_weights + self._log_conditional(model, candidates, others)
-        if np.isneginf(log_weights).all():
-            return np.full(size, -1)
-        weights = np.exp(log_weights - logsumexp(log_weights))
-        return candidates[rng.choice(candidates.size, size=size, p=weights / weights.sum())]
+        for column, value in said.items():
+            keep &= (self.rows[column] == value).to_numpy()
+        return np.flatnonzero(keep)
 
-    def _log_conditional(self, model, candidates, others: dict) -> np.ndarray:
-        r"""$\log p(x_c \mid y, x_G)$ of each candidate combination under ``model``."""
+    def _log_conditional(self, model, candidates, others: dict, excluded) -> np.ndarray:
+        r"""$\log p(x_c \mid y, x_G)$ of each candidate combination (columns) under ``model``,
+        for each set of values ``others`` of the other given columns (rows)."""
         chosen = self.rows.iloc[candidates].reset_index(drop=True)
-        empty = self.template.reindex(range(candidates.size))
+        base = self.template.reindex(range(candidates.size))
         for column in self.columns:
-            empty[column] = chosen[column].to_numpy()
-        with_others = empty.copy()
-        for column, value in others.items():
-            with_others[column] = pd.Series(np.repeat(value, candidates.size)).astype(
-                self.template[column].dtype
-            )
+            base[column] = chosen[column].to_numpy()
         if self.target is None:
             index = np.zeros(candidates.size, dtype=np.int64)
         else:
             index = np.searchsorted(model.classes_, chosen[self.target].to_numpy())
         take = np.arange(candidates.size)
-        joint = model.predict_joint_log_proba(with_others)[take, index]
-        return joint - model.predict_joint_log_proba(empty)[take, index]
+        alone = model.predict_joint_log_proba(base)[take, index]
+        conditions = len(next(iter(others.values())))
+        per_chunk = max(1, CHUNK_CELLS // (8 * candidates.size))
+        scores = []
+        for start in range(0, conditions, per_chunk):
+            stop = min(start + per_chunk, conditions)
+            frame = base.iloc[np.tile(take, stop - start)].reset_index(drop=True)
+            for column, value in others.items():
+                frame[column] = pd.Series(np.repeat(value[start:stop], candidates.size)).astype(
+                    self.template[column].dtype
+                )
+            cells = np.arange(len(frame))
+            classes = np.tile(index, stop - start)
+            joint = model.predict_joint_log_proba(frame)[cells, classes]
+            if excluded is not None:
+                joint = np.where(excluded(frame)[cells, classes], -np.inf, joint)
+            scores.append(joint.reshape(stop - start, candidates.size) - alone)
+        return np.concatenate(scores)
 
     def _rows(self, picks, labels, values: dict, draw, rng):
         """The rows of each pick (its class and group given), and the rows no combination
@@ -292,3 +338,21 @@ class Combinations:
 
 def _is_count(n) -> bool:
     return isinstance(n, numbers.Integral) and not isinstance(n, bool) and n >= 1
+
+
+def _alike(columns: list, n: int) -> list:
+    """The rows (index arrays) holding the same values in every one of ``columns``, in
+    order of first appearance; every row together when there are none."""
+    if not columns:
+        return [np.arange(n)]
+    codes, _ = pd.factorize(pd.MultiIndex.from_arrays(columns))
+    order = np.argsort(codes, kind="stable")
+    return np.split(order, np.cumsum(np.bincount(codes))[:-1])
+
+
+def _choose(candidates, log_weights, size: int, rng) -> np.ndarray:
+    """``size`` of ``candidates`` drawn by their weights; -1 where none has any."""
+    if np.isneginf(log_weights).all():
+        return np.full(size, -1)
+    weights = np.exp(log_weights - logsumexp(log_weights))
+    return candidates[rng.choice(candidates.size, size=size, p=weights / weights.sum())]

@@ -181,8 +181,10 @@ class TableSynthesizer(BaseEstimator):
         a drawn value is replaced by the nearest of them (the one whose cell between the
         midpoints to its neighbours it fell in), except in columns given to ``sample``.
     grouped_columns_ : list
-        The column group (``grouped_columns``), most distinct values first; [] for none.
-        The held-out detection groups the columns of its 70 % of the rows.
+        The column group drawn from the training combinations; [] for none. With
+        ``"auto"``, where the detector chose to draw the group it found on its 70 % of the
+        rows, the group found on all rows (most distinct values first; the 70 %'s where all
+        rows form none); a list keeps its order.
     target_ : str or None
         The class column of the fit.
 
@@ -290,8 +292,9 @@ class TableSynthesizer(BaseEstimator):
         ]
         aucs = None
         # A held-out share too small for the detector's folds leaves the first treatment's
-        # likeliest count (tables of a few rows), grouped where there is a group.
-        treatment, grouped = next(iter(variants))[0], group is not None
+        # likeliest count (tables of a few rows), grouped only where a group was named
+        # (the detector judges an "auto" group).
+        treatment, grouped = next(iter(variants))
         count = _likeliest_and_next(scores[treatment])[0]
         if len(contenders) > 1 and len(split[1]) >= FOLDS:
             with warnings.catch_warnings():
@@ -315,7 +318,11 @@ class TableSynthesizer(BaseEstimator):
         self.model_.fit(X, labels)
         self.columns_ = list(table.columns)
         self.value_sets_ = value_sets(X)
-        self._combinations = self._combinations_of(table) if grouped else None
+        # The detector judged the rule's group on the split; all rows find theirs as they
+        # find their value sets, or keep the split's where they find none.
+        self._combinations = (
+            (self._combinations_of(table) or self._judged_group(table, group)) if grouped else None
+        )
         self.grouped_columns_ = [] if self._combinations is None else self._combinations.columns
         self.target_ = self.target
         self._target_dtype = None if self.target is None else table[self.target].dtype
@@ -389,8 +396,15 @@ class TableSynthesizer(BaseEstimator):
         if combinations is None:
             X, drawn = draw(num_rows, y, given, seed)
         else:
+            keeps_ranges = self.support == "training" and isinstance(model, ClassStrata)
             X, drawn = combinations.sample(
-                model, num_rows, y=y, given=given, draw=draw, rng=np.random.default_rng(seed)
+                model,
+                num_rows,
+                y=y,
+                given=given,
+                draw=draw,
+                rng=np.random.default_rng(seed),
+                excluded=model.outside_ranges if keeps_ranges else None,
             )
         rows = pd.DataFrame(X).reset_index(drop=True)
         if self.rounding == "training":
@@ -544,6 +558,13 @@ class TableSynthesizer(BaseEstimator):
         else:
             columns = list(self.grouped_columns)
         return Combinations.of(part, columns, self.target) if columns else None
+
+    def _judged_group(self, table, group):
+        """The combinations in ``table`` of the columns of ``group``, the group the
+        detector judged on the split (without those of its columns that have missing cells
+        among the other rows); None if none is left."""
+        columns = [column for column in group.columns if not table[column].isna().any()]
+        return Combinations.of(table, columns, self.target) if columns else None
 
     def _fitted_on(self, rows, treatment, features, count):
         """The candidate of ``features`` and ``count`` components fitted on ``rows``."""

@@ -25,12 +25,18 @@ os.environ.setdefault("BAYESGEN_COMPILATION_CACHE", "0")
 # covariances (tests/estimators/test_predictive.py) spent minutes there. The variable reaches
 # subprocesses too; threadpoolctl covers a BLAS already loaded before this file.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# One OpenMP thread per test process: the two pytest-xdist workers each running
+# scikit-learn's HistGradientBoosting (the synthetic-data detector) with 2 OpenMP threads
+# on 2 cores spin against each other. Measured: tests/test_grouped_columns.py with -n 2
+# took 216 s so, 10.6 s with one thread each (14 s in one process).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 import pytest  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
 _BLAS_THREADS = threadpool_limits(int(os.environ["OPENBLAS_NUM_THREADS"]), user_api="blas")
+_OPENMP_THREADS = threadpool_limits(int(os.environ["OMP_NUM_THREADS"]), user_api="openmp")
 
 #: Names the folder under which each test process keeps its compiled kernels. The
 #: controlling process creates it before pytest-xdist starts the workers, which inherit the

@@ -41,6 +41,9 @@ def test_expected_distinct_pairs_are_the_closed_form_and_the_simulated_mean():
     p, q, n = np.array([0.5, 0.3, 0.2]), np.array([0.6, 0.25, 0.1, 0.05]), 12
     closed = sum(1 - (1 - a * b) ** n for a in p for b in q)
     assert expected_distinct(p, q, n) == pytest.approx(closed, rel=1e-12)
+    repeated = np.array([0.25, 0.125, 0.25, 0.125, 0.25])  # each distinct one weighed
+    closed_repeated = sum(1 - (1 - a * b) ** n for a in repeated for b in q)
+    assert expected_distinct(repeated, q, n) == pytest.approx(closed_repeated, rel=1e-12)
     rng = np.random.default_rng(0)
     pairs = [
         len(set(zip(rng.choice(3, n, p=p), rng.choice(4, n, p=q), strict=True)))
@@ -167,14 +170,21 @@ def test_given_group_values_are_held_and_an_unseen_one_is_drawn_from_the_model()
     assert (X["incentive"] == unseen).all()
 
 
-def test_labels_one_per_row_keep_their_order():
+def test_labels_and_given_values_one_per_row_keep_their_order():
     table = _panel()
     model, combinations = _model_and_combinations(table)
     wanted = np.array(["good", "other", "other", "good", "other"] * 20)
+    visits = np.arange(wanted.size) % 7
     X, labels = combinations.sample(
-        model, 0, y=wanted, given=None, draw=_draw(model), rng=np.random.default_rng(6)
+        model,
+        0,
+        y=wanted,
+        given={"visits": visits},
+        draw=_draw(model),
+        rng=np.random.default_rng(6),
     )
     assert labels.tolist() == wanted.tolist() and len(X) == wanted.size
+    assert X["visits"].tolist() == visits.tolist()
     for label in ("good", "other"):
         rows = X.assign(health=labels).loc[labels == label]
         of_class = set(_combination_keys(table.loc[table["health"] == label], combinations.columns))
@@ -233,6 +243,24 @@ def test_bad_sample_arguments_are_refused_as_the_model_refuses_them():
         synthesizer.sample(5, given={"nowhere": 1.0})
     with pytest.raises(ValueError, match="given"):
         synthesizer.sample(5, given={"visits": [1, 2]})
+    with pytest.raises(ValueError, match="n_samples"):
+        synthesizer.sample(2.5, y="good")
+    with pytest.raises(ValueError, match=r"given\['visits'\] must hold whole numbers"):
+        synthesizer.sample(5, given={"visits": 2.5})
+
+
+def test_a_set_of_values_varying_row_by_row_does_not_hide_the_pair_that_repeats():
+    rng = np.random.default_rng(0)
+    home = np.repeat(np.arange(300), 5)
+    X = pd.DataFrame(
+        {
+            "yearly": np.log(10.0 * rng.integers(1, 80, home.size)),  # most distinct values
+            "incentive": np.log(25.0 * rng.integers(1, 40, 300))[home],
+            "deductible": np.log(50.0 * rng.integers(2, 30, 300))[home],
+        }
+    )
+    assert set(value_sets(X)) == {"yearly", "incentive", "deductible"}
+    assert column_group(X, value_sets(X)) == ["incentive", "deductible"]
 
 
 def test_a_column_and_a_function_of_it_form_no_group():
@@ -264,3 +292,46 @@ def test_without_a_target_the_group_is_drawn_from_the_table_s_combinations():
     rows = synthesizer.sample(1000, given={"visits": 0}, random_state=0)
     assert list(rows.columns) == list(table.columns) and (rows["visits"] == 0).all()
     assert set(_combination_keys(rows, named)) <= set(_combination_keys(table, named))
+
+
+def test_a_value_only_one_class_holds_draws_that_class_under_each_class_s_ranges():
+    table = _panel()
+    rng = np.random.default_rng(7)
+    table["limited"] = np.where((table["health"] == "other") & (rng.random(len(table)) < 0.2), 1, 0)
+    named = ["incentive", "deductible", "plan"]
+    synthesizer = TableSynthesizer(
+        target="health",
+        numeric_columns="gaussian_copula",
+        n_components=(1,),
+        grouped_columns=named,
+    ).fit(table)
+    rows = synthesizer.sample(300, given={"limited": 1}, random_state=0)
+    assert (rows["health"] == "other").all() and (rows["limited"] == 1).all()
+    of_class = table.loc[table["health"] == "other"]
+    assert set(_combination_keys(rows, named)) <= set(_combination_keys(of_class, named))
+
+
+def test_the_group_drawn_is_the_one_the_detector_judged_on_the_split():
+    rng = np.random.default_rng(0)
+    households, singles, years = 100, 125, 10
+    cells = rng.choice(39 * 28, households + singles, replace=False)
+    incentive = np.log(25.0 * (1 + cells // 28))
+    deductible = np.log(50.0 * (2 + cells % 28))
+    home = np.concatenate(
+        [np.repeat(np.arange(households), years), np.arange(households, households + singles)]
+    )
+    label = np.where(rng.random(home.size) < 0.5, "A", "B")
+    table = pd.DataFrame(
+        {
+            "incentive": incentive[home],
+            "deductible": deductible[home],
+            "x": rng.normal(size=home.size),
+            "t": label,
+        }
+    )
+    X = table.drop(columns="t")
+    assert column_group(X, value_sets(X)) == []  # most pairs are singles in the whole table
+    synthesizer = TableSynthesizer(target="t", n_components=(1,), numeric_columns="histogram")
+    synthesizer.fit(table)
+    assert synthesizer.choice_["grouped"]  # the split's pairs repeat: judged and chosen
+    assert synthesizer.grouped_columns_ == ["incentive", "deductible"]
