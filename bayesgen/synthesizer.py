@@ -54,9 +54,9 @@ within a component draws pairs no row holds: the benchmark's detector tells rand
 synthetic rows apart at 0.72 with 20 histogram components, 0.67 with 150, and 0.54 with its
 group. Every drawn combination of a group is then a training one (``grouped_columns=None``
 for none). The fits are the same either way; with ``grouped_columns="auto"`` the detector
-judges each contender's draws both with the group of its 70 % of the rows and without, and
-the group is drawn where it is told apart less often by more than the detector's standard
-error.
+judges the winning treatment and size's draws again with the group of its 70 % of the
+rows, and the group is drawn where they are told apart less often by more than the
+detector's standard error.
 
 The candidates' fits warn of nothing: each is judged by its held-out figures, converged or
 not. The chosen model's own fit warns as any fit does.
@@ -139,8 +139,9 @@ class TableSynthesizer(BaseEstimator):
         Columns drawn together from the training rows' combinations of them (with the
         class), the others from the model given them (`bayesgen.grouped_columns`): ``"auto"``
         groups the columns whose combinations repeat beyond independence, at least two of
-        them recorded on sets of values (none in most tables), where the held-out detector
-        tells the grouped draws apart less often; a list names the group; None: no group.
+        them recorded on sets of values or holding categories (none in most tables), where
+        the held-out detector tells the chosen model's grouped draws apart less often; a
+        list names the group; None: no group.
         Every drawn combination of the group is a training row's.
     cv : "auto", int or None, default="auto"
         How each count's held-out log-likelihood is measured: ``k`` folds (``k`` fits per
@@ -164,10 +165,11 @@ class TableSynthesizer(BaseEstimator):
     choice_ : dict
         ``numeric_columns`` (the treatment chosen), ``n_components`` (int), ``grouped``
         (whether draws take the column group's combinations), the mean held-out
-        log-likelihood of each count tried under that treatment (``cv_scores``) and the
+        log-likelihood of each count tried under that treatment (``cv_scores``), the
         held-out detector AUC of each treatment and count judged (``detector_auc``:
-        ``{"evidence": {2: ..., 5: ...}, "histogram": {...}, "histogram, grouped": {...},
-        ...}``; None when only one pair was left to judge).
+        ``{"evidence": {2: ..., 5: ...}, "histogram": {...}, ...}``; None when only one
+        pair was left to judge) and that of the chosen pair's draws with an ``"auto"``
+        group (``grouped_detector_auc``; None when no such group was judged).
     columns_ : list
         The table's columns, in order (the target among them).
     value_sets_ : dict
@@ -278,42 +280,41 @@ class TableSynthesizer(BaseEstimator):
         # The detector chooses among each treatment's likeliest count and the next count
         # tried above it: held-out likelihood ranks sizes stably, but on values that repeat
         # (a 1-7 scale) a density's likelihood can favour fewer components than fidelity does.
-        # Drawing the group from its combinations is judged too (the fits are the same), where
-        # the split has a group and grouped_columns is "auto".
         group = self._combinations_of(split[0])
-        drawn_ways = (
-            (None, group) if group is not None and _is_auto(self.grouped_columns) else (group,)
-        )
-        variants = {(name, way is not None): way for name in scores for way in drawn_ways}
+        auto_group = group is not None and _is_auto(self.grouped_columns)
         contenders = [
-            (variant, count)
-            for variant in variants
-            for count in _likeliest_and_next(scores[variant[0]])
+            (treatment, count)
+            for treatment, tried in scores.items()
+            for count in _likeliest_and_next(tried)
         ]
-        aucs = None
+        aucs, grouped_auc = None, None
+        treatment, count = contenders[0]
         # A held-out share too small for the detector's folds leaves the first treatment's
-        # likeliest count (tables of a few rows), grouped only where a group was named
-        # (the detector judges an "auto" group).
-        treatment, grouped = next(iter(variants))
-        count = _likeliest_and_next(scores[treatment])[0]
-        if len(contenders) > 1 and len(split[1]) >= FOLDS:
+        # likeliest count (tables of a few rows), grouped only where a group was named.
+        grouped = group is not None and not auto_group
+        if (len(contenders) > 1 or auto_group) and len(split[1]) >= FOLDS:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                for (name, _), size in contenders:
+                for name, size in contenders:
                     if (name, size) not in fitted:
                         fitted[name, size] = self._fitted_on(split[0], name, treatments[name], size)
                 judged = {
-                    (variant, size): self._held_out_detection(
-                        table, split, fitted[variant[0], size], variants[variant]
+                    (name, size): self._held_out_detection(
+                        table, split, fitted[name, size], None if auto_group else group
                     )
-                    for variant, size in contenders
+                    for name, size in contenders
                 }
             aucs = {pair: auc for pair, (auc, _) in judged.items()}
-            sizes = {
-                variant: _size_judged(variant, scores[variant[0]], judged) for variant in variants
-            }
-            treatment, grouped = _variant_judged(sizes, judged)
-            count = sizes[treatment, grouped]
+            sizes = {name: _size_judged(name, tried, judged) for name, tried in scores.items()}
+            treatment = min(sizes, key=lambda name: aucs[name, sizes[name]])
+            count = sizes[treatment]
+            if auto_group:
+                # The winner's draws with the split's group (the same fit): drawn where the
+                # detector tells them apart less often by more than its standard error.
+                grouped_auc, error = self._held_out_detection(
+                    table, split, fitted[treatment, count], group
+                )
+                grouped = grouped_auc + error < aucs[treatment, count]
         self.model_ = self._model(treatment, treatments[treatment]).set_params(n_components=count)
         self.model_.fit(X, labels)
         self.columns_ = list(table.columns)
@@ -334,10 +335,8 @@ class TableSynthesizer(BaseEstimator):
             "cv_scores": scores[treatment],
             "detector_auc": None
             if aucs is None
-            else {
-                _variant_said(variant): {c: auc for (v, c), auc in aucs.items() if v == variant}
-                for variant in variants
-            },
+            else {name: {c: auc for (t, c), auc in aucs.items() if t == name} for name in scores},
+            "grouped_detector_auc": grouped_auc,
         }
         return self
 
@@ -615,34 +614,6 @@ def _folds_said(folds, cv) -> str:
 
 def _is_auto(setting) -> bool:
     return isinstance(setting, str) and setting == "auto"
-
-
-def _variant_judged(sizes: dict, judged: dict):
-    """The variant (treatment, grouped) of lowest detector AUC at its size; a grouped one
-    only where its AUC is lower than every ungrouped one's by more than its standard error
-    (drawing the group from its combinations overrides the model's own draws only beyond
-    the detector's noise), and grouped where there are only grouped ones."""
-
-    def best(variants):
-        return min(variants, key=lambda variant: judged[variant, sizes[variant]][0])
-
-    ungrouped = [variant for variant in sizes if not variant[1]]
-    grouped = [variant for variant in sizes if variant[1]]
-    if not ungrouped or not grouped:
-        return best(sizes)
-    auc, error = judged[best(grouped), sizes[best(grouped)]]
-    return (
-        best(grouped)
-        if auc + error < judged[best(ungrouped), sizes[best(ungrouped)]][0]
-        else best(ungrouped)
-    )
-
-
-def _variant_said(variant) -> str:
-    """A treatment's name in ``choice_["detector_auc"]``, with ", grouped" where its draws
-    took the column group's combinations."""
-    treatment, grouped = variant
-    return f"{treatment}, grouped" if grouped else treatment
 
 
 def _likeliest_and_next(scores: dict) -> list:

@@ -13,7 +13,6 @@ import pytest
 
 from bayesgen import LatentClassNB, TableSynthesizer, grouped_columns
 from bayesgen.grouped_columns import Combinations, column_group, expected_distinct
-from bayesgen.synthesizer import _variant_judged
 from bayesgen.value_sets import value_sets
 
 
@@ -37,19 +36,24 @@ def _panel(households=200, years=4, seed=0):
     )
 
 
-def test_expected_distinct_pairs_are_the_closed_form_and_the_simulated_mean():
+def test_expected_distinct_pairs_are_the_closed_form_and_bound_the_simulated_spread():
     p, q, n = np.array([0.5, 0.3, 0.2]), np.array([0.6, 0.25, 0.1, 0.05]), 12
-    closed = sum(1 - (1 - a * b) ** n for a in p for b in q)
-    assert expected_distinct(p, q, n) == pytest.approx(closed, rel=1e-12)
+    taken = [1 - (1 - a * b) ** n for a in p for b in q]
+    expected, bound = expected_distinct(p, q, n)
+    assert expected == pytest.approx(sum(taken), rel=1e-12)
+    assert bound == pytest.approx(sum(t * (1 - t) for t in taken), rel=1e-12)
     repeated = np.array([0.25, 0.125, 0.25, 0.125, 0.25])  # each distinct one weighed
     closed_repeated = sum(1 - (1 - a * b) ** n for a in repeated for b in q)
-    assert expected_distinct(repeated, q, n) == pytest.approx(closed_repeated, rel=1e-12)
+    assert expected_distinct(repeated, q, n)[0] == pytest.approx(closed_repeated, rel=1e-12)
     rng = np.random.default_rng(0)
-    pairs = [
-        len(set(zip(rng.choice(3, n, p=p), rng.choice(4, n, p=q), strict=True)))
-        for _ in range(4000)
-    ]
-    assert abs(np.mean(pairs) - closed) <= 4 * np.std(pairs) / np.sqrt(len(pairs))
+    pairs = np.array(
+        [
+            len(set(zip(rng.choice(3, n, p=p), rng.choice(4, n, p=q), strict=True)))
+            for _ in range(4000)
+        ]
+    )
+    assert abs(pairs.mean() - expected) <= 4 * pairs.std() / np.sqrt(pairs.size)
+    assert pairs.var() <= bound  # the cells' negative association
 
 
 def test_expected_distinct_is_the_same_in_chunks(monkeypatch):
@@ -194,16 +198,20 @@ def test_labels_and_given_values_one_per_row_keep_their_order():
 def test_the_synthesizer_draws_the_panel_s_combinations_or_none_when_told():
     table = _panel()
     auto = TableSynthesizer(target="health", n_components=(1, 2)).fit(table)
-    judged = auto.choice_["detector_auc"]
-    assert {"evidence", "evidence, grouped", "histogram", "histogram, grouped"} <= set(judged)
+    choice = auto.choice_
+    ungrouped = choice["detector_auc"][choice["numeric_columns"]][choice["n_components"]]
+    assert set(choice["detector_auc"]) == {"evidence", "histogram", "gaussian_copula"}
+    assert isinstance(choice["grouped_detector_auc"], float)  # the chosen pair, grouped
+    if choice["grouped"]:  # lower by more than the detector's standard error
+        assert choice["grouped_detector_auc"] < ungrouped
     assert auto.grouped_columns_ == (
-        ["incentive", "deductible", "plan"] if auto.choice_["grouped"] else []
+        ["incentive", "deductible", "plan"] if choice["grouped"] else []
     )
     named = ["incentive", "deductible", "plan"]
     grouped = TableSynthesizer(target="health", n_components=(1,), grouped_columns=named)
     grouped.fit(table)
     assert grouped.grouped_columns_ == named and grouped.choice_["grouped"]
-    assert all(variant.endswith(", grouped") for variant in grouped.choice_["detector_auc"])
+    assert grouped.choice_["grouped_detector_auc"] is None  # named: not judged against none
     training = set(_combination_keys(table, named))
     rows = grouped.sample(2000, random_state=0)
     assert set(_combination_keys(rows, named)) <= training
@@ -271,20 +279,6 @@ def test_a_column_and_a_function_of_it_form_no_group():
     assert column_group(X, value_sets(X)) == []
 
 
-def test_the_group_is_drawn_only_where_the_detector_prefers_it_beyond_its_noise():
-    sizes = {("histogram", False): 5, ("histogram", True): 5, ("evidence", True): 2}
-    judged = {
-        (("histogram", False), 5): (0.60, 0.01),
-        (("histogram", True), 5): (0.58, 0.01),
-        (("evidence", True), 2): (0.59, 0.03),
-    }
-    assert _variant_judged(sizes, judged) == ("histogram", True)  # 0.58 + 0.01 < 0.60
-    judged[("histogram", True), 5] = (0.595, 0.01)  # 0.595 + 0.01, 0.59 + 0.03 >= 0.60
-    assert _variant_judged(sizes, judged) == ("histogram", False)
-    only_grouped = {variant: size for variant, size in sizes.items() if variant[1]}
-    assert _variant_judged(only_grouped, judged) == ("evidence", True)
-
-
 def test_without_a_target_the_group_is_drawn_from_the_table_s_combinations():
     table = _panel().drop(columns="health")
     named = ["incentive", "deductible", "plan"]
@@ -335,3 +329,16 @@ def test_the_group_drawn_is_the_one_the_detector_judged_on_the_split():
     synthesizer.fit(table)
     assert synthesizer.choice_["grouped"]  # the split's pairs repeat: judged and chosen
     assert synthesizer.grouped_columns_ == ["incentive", "deductible"]
+
+
+def test_categories_that_exclude_each_other_s_values_form_a_group():
+    rng = np.random.default_rng(3)
+    n = 3000
+    age = rng.choice(["22", "27", "32", "37", "42"], n)
+    years = np.array(
+        [rng.choice(["0.5", "2.5", "6", "9", "13", "16.5", "23"][: 2 + int(a) // 9]) for a in age]
+    )
+    X = pd.DataFrame({"age": age, "years": years, "religious": rng.choice(["1", "2", "3"], n)})
+    assert column_group(X, value_sets(X)) == ["years", "age"]  # never married longer than adult
+    independent = X.assign(years=rng.permutation(X["years"].to_numpy()))
+    assert column_group(independent, value_sets(independent)) == []
