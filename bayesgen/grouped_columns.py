@@ -14,21 +14,24 @@ joins while both hold:
 
 1. at least half of the group's distinct combinations with it repeat (their median count
    at least 2), as for a set of values; and
-2. they are fewer than independence explains: $D < E - 3\sqrt{V}$, where $D$ is the
-   number of distinct combinations, $E = \sum_{g, v} o_{gv}$ with
-   $o_{gv} = 1 - (1 - p_g q_v)^n$ the number that $n$ rows of the group's combinations
-   (frequencies $p$) and the column's values ($q$), drawn independently, would show, and
-   $V = \sum_{g, v} o_{gv}(1 - o_{gv})$ a bound on its variance (a cell's being taken
-   is negatively associated with the others'). Six age bins by seven marriage lengths
-   leave none of their 42 cells empty in 4,456 independent rows; the Fair survey leaves
-   10, since no one is married longer than they have been adult.
+2. they leave more cells of the group's combinations by the column's values empty than
+   independent columns would, but with a chance below `FALSE_GROUP_CHANCE` (over all the
+   pairs the table's columns could form, for a group's first pair): $m$ empty cells where
+   $\lambda = \sum_{g, v} (1 - p_g q_v)^n$ are expected from $n$ rows of the group's
+   combinations (frequencies $p$) and the column's values ($q$) drawn independently,
+   with $e^{-\lambda} (e\lambda/m)^m$ (a Chernoff bound: a cell's staying empty is
+   negatively associated with the others') below that chance. Six age bins by seven
+   marriage lengths leave none of their 42 cells empty in 4,456 independent rows
+   ($\lambda = 0.002$); the Fair survey leaves 10, since no one is married longer than
+   they have been adult.
 
 A group needs two columns recorded on sets of values or holding categories, neither a
 function of the other; no group is formed otherwise (each such column starts a group in
 turn). A pair of which one is a function of the other is one variable written twice
 (anes96's population and its logarithm): the Gaussian copula draws both in the cells of one
 rank, and such a group only widened the detector's choice to treatments that draw the rest
-worse (anes96's seed-1 split: AUC 0.623 against 0.536). Columns with missing cells stay
+worse (anes96's seed-1 split: AUC 0.623 against 0.536). Columns with missing cells, and
+columns of more distinct values than a quarter of the rows (identifiers, or nearly), stay
 out.
 
 `Combinations` draws rows with a group: the class and the group's values from the
@@ -58,11 +61,16 @@ from scipy.special import logsumexp
 from bayesgen import conditioning
 from bayesgen.frames import column_schema
 
-#: Standard deviations below independence's count of distinct combinations at which a
+#: The chance that columns independent of each other form a group, over all the pairs a
+#: table's columns could start one with (a Bonferroni bound), and that an independent
 #: column joins a group.
-INDEPENDENCE_SIGMAS = 3.0
+FALSE_GROUP_CHANCE = 0.00135
 
-#: Cells of the group x column table weighed at once by `expected_distinct`.
+#: Columns of more distinct values than this share of the rows (identifiers, or nearly)
+#: stay out of groups: drawing them from the training rows would copy identifiers.
+IDENTIFIER_SHARE = 0.25
+
+#: Cells of the group x column table weighed at once by `expected_untaken`.
 CHUNK_CELLS = 4_000_000
 
 
@@ -87,19 +95,24 @@ def column_group(X: pd.DataFrame, sets) -> list:
     list
     """
     sets = set(sets) | {column for column in X.columns if _is_categorical(X[column])}
-    complete = [column for column in X.columns if not X[column].isna().any()]
+    complete = [
+        column
+        for column in X.columns
+        if not X[column].isna().any() and X[column].nunique() <= IDENTIFIER_SHARE * len(X)
+    ]
     distinct = {column: X[column].nunique() for column in complete}
     by_count = sorted(complete, key=lambda column: -distinct[column])  # stable: table order
     order = [c for c in by_count if c in sets] + [c for c in by_count if c not in sets]
     codes = {column: pd.factorize(X[column])[0] for column in order}
+    chance = FALSE_GROUP_CHANCE / max(1, len(order) * (len(order) - 1) // 2)
     for start in (column for column in order if column in sets):
-        group = _grown(start, order, codes, sets)
+        group = _grown(start, order, codes, sets, chance)
         if len(group) >= 2:
             return group
     return []
 
 
-def _grown(start, order: list, codes: dict, sets) -> list:
+def _grown(start, order: list, codes: dict, sets, chance: float) -> list:
     """The group grown from ``start`` over the columns of ``order`` (module docstring)."""
     group, combined = [start], codes[start]
     for column in order[order.index(start) + 1 :]:
@@ -109,28 +122,50 @@ def _grown(start, order: list, codes: dict, sets) -> list:
         joined = pd.factorize(combined.astype(np.int64) * (values.max() + 1) + values)[0]
         if len(group) == 1 and joined.max() <= max(combined.max(), values.max()):
             continue  # one a function of the other: one variable written twice
-        if _joins(combined, values, joined):
+        # Forming a group is judged against every pair the table could form; joining one,
+        # as one test (a column joined by chance is drawn with its own frequencies anyway).
+        if _joins(combined, values, joined, chance if len(group) == 1 else FALSE_GROUP_CHANCE):
             group, combined = [*group, column], joined
     return group
 
 
-def _joins(codes, values, joined) -> bool:
+def _joins(codes, values, joined, chance: float) -> bool:
     """Whether the combinations ``joined`` of a group (``codes``) and a column
-    (``values``) repeat, and are fewer than independence explains."""
+    (``values``) repeat, and leave more cells empty than independence would but with
+    probability ``chance`` (module docstring)."""
     counts = np.bincount(joined)
     if np.median(counts) < 2:
         return False
     n = codes.size
-    expected, variance = expected_distinct(np.bincount(codes) / n, np.bincount(values) / n, n)
-    return counts.size < expected - INDEPENDENCE_SIGMAS * np.sqrt(variance)
+    group_counts, value_counts = np.bincount(codes), np.bincount(values)
+    empty = group_counts.size * value_counts.size - counts.size
+    untaken = expected_untaken(group_counts / n, value_counts / n, n)
+    return empty > untaken and log_empty_tail(empty, untaken) < np.log(chance)
 
 
-def expected_distinct(p, q, n: int) -> tuple[float, float]:
-    r"""The expected number of distinct pairs among ``n`` independent draws of two
-    variables of frequencies ``p`` and ``q``, $E = \sum_{i, j} o_{ij}$ with
-    $o_{ij} = 1 - (1 - p_i q_j)^n$ the chance that cell $(i, j)$ is taken, and a bound on
-    its variance, $\sum_{i, j} o_{ij} (1 - o_{ij})$ (the cells' indicators are negatively
-    associated, so their covariances are at most 0).
+def log_empty_tail(empty: int, untaken: float) -> float:
+    r"""$\log$ of the Chernoff bound $e^{-\lambda} (e \lambda / m)^m$ on the chance that at
+    least $m$ = ``empty`` cells stay empty where $\lambda$ = ``untaken`` are expected to
+    (the cells' emptiness is negatively associated, so the bound of independent
+    indicators holds); for $m > \lambda$.
+
+    Parameters
+    ----------
+    empty : int
+    untaken : float
+
+    Returns
+    -------
+    float
+    """
+    if untaken <= 0.0:
+        return -np.inf
+    return float(-untaken + empty * (1.0 + np.log(untaken) - np.log(empty)))
+
+
+def expected_untaken(p, q, n: int) -> float:
+    r"""The expected number of cells left empty by ``n`` independent draws of two variables
+    of frequencies ``p`` and ``q``: $\lambda = \sum_{i, j} (1 - p_i q_j)^n$.
 
     Parameters
     ----------
@@ -139,21 +174,17 @@ def expected_distinct(p, q, n: int) -> tuple[float, float]:
 
     Returns
     -------
-    expected : float
-    variance_bound : float
+    float
     """
     # Frequencies repeat (counts over n): each distinct one once, weighed by how often.
     p, p_times = np.unique(np.asarray(p, dtype=np.float64), return_counts=True)
     q, q_times = np.unique(np.asarray(q, dtype=np.float64), return_counts=True)
     step = max(1, CHUNK_CELLS // max(q.size, 1))
-    total = bound = 0.0
+    total = 0.0
     for start in range(0, p.size, step):
-        log_untaken = n * np.log1p(-np.outer(p[start : start + step], q))
-        taken = -np.expm1(log_untaken)
-        times = p_times[start : start + step]
-        total += float(times @ taken @ q_times)
-        bound += float(times @ (taken * np.exp(log_untaken)) @ q_times)
-    return total, bound
+        untaken = np.exp(n * np.log1p(-np.outer(p[start : start + step], q)))
+        total += float(p_times[start : start + step] @ untaken @ q_times)
+    return total
 
 
 @dataclass(frozen=True)
@@ -372,5 +403,10 @@ def _choose(candidates, log_weights, size: int, rng) -> np.ndarray:
 
 
 def _is_categorical(column: pd.Series) -> bool:
-    """Whether a column holds categories (text, categorical or boolean), not numbers."""
-    return not pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column)
+    """Whether a column holds categories (text, categorical or boolean values)."""
+    return (
+        isinstance(column.dtype, pd.CategoricalDtype)
+        or pd.api.types.is_bool_dtype(column)
+        or pd.api.types.is_string_dtype(column)
+        or pd.api.types.is_object_dtype(column)
+    )

@@ -167,8 +167,8 @@ class TableSynthesizer(BaseEstimator):
         (whether draws take the column group's combinations), the mean held-out
         log-likelihood of each count tried under that treatment (``cv_scores``), the
         held-out detector AUC of each treatment and count judged (``detector_auc``:
-        ``{"evidence": {2: ..., 5: ...}, "histogram": {...}, ...}``; None when only one
-        pair was left to judge) and that of the chosen pair's draws with an ``"auto"``
+        ``{"evidence": {2: ..., 5: ...}, "histogram": {...}, ...}``; None where the
+        detector judged nothing) and that of the chosen pair's draws with an ``"auto"``
         group (``grouped_detector_auc``; None when no such group was judged).
     columns_ : list
         The table's columns, in order (the target among them).
@@ -314,7 +314,7 @@ class TableSynthesizer(BaseEstimator):
                 grouped_auc, error = self._held_out_detection(
                     table, split, fitted[treatment, count], group
                 )
-                grouped = grouped_auc + error < aucs[treatment, count]
+                grouped = bool(grouped_auc + error < aucs[treatment, count])
         self.model_ = self._model(treatment, treatments[treatment]).set_params(n_components=count)
         self.model_.fit(X, labels)
         self.columns_ = list(table.columns)
@@ -324,6 +324,9 @@ class TableSynthesizer(BaseEstimator):
         self._combinations = (
             (self._combinations_of(table) or self._judged_group(table, group)) if grouped else None
         )
+        if auto_group and self._combinations is not None and len(self._combinations.columns) < 2:
+            self._combinations = None  # the judged columns have gaps among the other rows
+        grouped = self._combinations is not None
         self.grouped_columns_ = [] if self._combinations is None else self._combinations.columns
         self.target_ = self.target
         self._target_dtype = None if self.target is None else table[self.target].dtype

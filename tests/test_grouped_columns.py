@@ -12,7 +12,12 @@ import pandas as pd
 import pytest
 
 from bayesgen import LatentClassNB, TableSynthesizer, grouped_columns
-from bayesgen.grouped_columns import Combinations, column_group, expected_distinct
+from bayesgen.grouped_columns import (
+    Combinations,
+    column_group,
+    expected_untaken,
+    log_empty_tail,
+)
 from bayesgen.value_sets import value_sets
 
 
@@ -36,32 +41,55 @@ def _panel(households=200, years=4, seed=0):
     )
 
 
-def test_expected_distinct_pairs_are_the_closed_form_and_bound_the_simulated_spread():
+def test_expected_empty_cells_are_the_closed_form_and_their_tail_bounds_the_simulated_one():
     p, q, n = np.array([0.5, 0.3, 0.2]), np.array([0.6, 0.25, 0.1, 0.05]), 12
-    taken = [1 - (1 - a * b) ** n for a in p for b in q]
-    expected, bound = expected_distinct(p, q, n)
-    assert expected == pytest.approx(sum(taken), rel=1e-12)
-    assert bound == pytest.approx(sum(t * (1 - t) for t in taken), rel=1e-12)
+    closed = sum((1 - a * b) ** n for a in p for b in q)
+    assert expected_untaken(p, q, n) == pytest.approx(closed, rel=1e-12)
     repeated = np.array([0.25, 0.125, 0.25, 0.125, 0.25])  # each distinct one weighed
-    closed_repeated = sum(1 - (1 - a * b) ** n for a in repeated for b in q)
-    assert expected_distinct(repeated, q, n)[0] == pytest.approx(closed_repeated, rel=1e-12)
+    closed_repeated = sum((1 - a * b) ** n for a in repeated for b in q)
+    assert expected_untaken(repeated, q, n) == pytest.approx(closed_repeated, rel=1e-12)
     rng = np.random.default_rng(0)
-    pairs = np.array(
+    empty = np.array(
         [
-            len(set(zip(rng.choice(3, n, p=p), rng.choice(4, n, p=q), strict=True)))
+            12 - len(set(zip(rng.choice(3, n, p=p), rng.choice(4, n, p=q), strict=True)))
             for _ in range(4000)
         ]
     )
-    assert abs(pairs.mean() - expected) <= 4 * pairs.std() / np.sqrt(pairs.size)
-    assert pairs.var() <= bound  # the cells' negative association
+    assert abs(empty.mean() - closed) <= 4 * empty.std() / np.sqrt(empty.size)
+    for m in range(int(np.ceil(closed)) + 1, 10):  # the Chernoff bound on P(M >= m)
+        seen = (empty >= m).mean()
+        assert seen <= np.exp(log_empty_tail(m, closed)) + 4 * np.sqrt(seen / empty.size) + 1e-3
 
 
-def test_expected_distinct_is_the_same_in_chunks(monkeypatch):
+def test_expected_empty_cells_are_the_same_in_chunks(monkeypatch):
     rng = np.random.default_rng(1)
     p, q = rng.dirichlet(np.ones(50)), rng.dirichlet(np.ones(30))
-    whole = expected_distinct(p, q, 500)
+    whole = expected_untaken(p, q, 500)
     monkeypatch.setattr(grouped_columns, "CHUNK_CELLS", 70)
-    assert expected_distinct(p, q, 500) == pytest.approx(whole, rel=1e-12)
+    assert expected_untaken(p, q, 500) == pytest.approx(whole, rel=1e-12)
+
+
+@pytest.mark.parametrize("n", [150, 300, 1000])
+def test_independent_categories_form_no_group(n):
+    rng = np.random.default_rng(n)
+    for _ in range(20):
+        X = pd.DataFrame(
+            {f"c{k}": rng.choice(k, n).astype(str) for k in (3, 4, 5, 6, 7, 8, 10, 12)}
+        )
+        assert column_group(X, value_sets(X)) == []
+
+
+def test_an_identifier_stays_out_of_groups():
+    rng = np.random.default_rng(4)
+    person = np.repeat(np.arange(400), 2)  # two waves
+    X = pd.DataFrame(
+        {
+            "person": person.astype(str),
+            "status": rng.choice(["a", "b", "c"], 400)[person],
+            "region": rng.choice(["n", "s"], 400)[person],
+        }
+    )
+    assert "person" not in column_group(X, value_sets(X))
 
 
 def test_a_panel_s_household_columns_form_the_group_and_yearly_ones_stay_out():
