@@ -61,6 +61,8 @@ class ClassStrata(BaseEstimator):
     tol : float, default=1e-6
         Each class's EM stops when its objective changes by at most ``tol`` times its
         size.
+    estimate : {"map", "mle", "mean"}, default="map"
+        The components' point estimate, as in ``LatentClassNB``.
     random_state : int, default=0
         Seeds each class's fit.
 
@@ -77,11 +79,21 @@ class ClassStrata(BaseEstimator):
         drawn rows and impossible in its density (module docstring).
     """
 
-    def __init__(self, *, features=None, n_components=1, max_iter=200, tol=1e-6, random_state=0):
+    def __init__(
+        self,
+        *,
+        features=None,
+        n_components=1,
+        max_iter=200,
+        tol=1e-6,
+        estimate="map",
+        random_state=0,
+    ):
         self.features = features
         self.n_components = n_components
         self.max_iter = max_iter
         self.tol = tol
+        self.estimate = estimate
         self.random_state = random_state
 
     def fit(self, X, y):
@@ -136,6 +148,7 @@ class ClassStrata(BaseEstimator):
                 n_components=self.n_components,
                 max_iter=self.max_iter,
                 tol=self.tol,
+                estimate=self.estimate,
                 random_state=self.random_state,
             ).fit(X.loc[index == k, columns], np.zeros(int(count), dtype=np.int64))
             for k, (count, columns) in enumerate(zip(counts, self.observed_columns_, strict=True))

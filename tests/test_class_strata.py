@@ -219,3 +219,62 @@ def test_each_class_runs_em_to_the_tolerance_given():
     iterations = [(a.n_iter_, b.n_iter_) for a, b in zip(loose.models_, tight.models_, strict=True)]
     assert all(few <= many for few, many in iterations)
     assert any(few < many for few, many in iterations)
+
+
+def _scores_covariance(X: pd.DataFrame) -> np.ndarray:
+    """The covariance (over n) of a class's training rows on its own normal scores."""
+    scores = np.column_stack(
+        [np.interp(X[c], *learn_scores(X[c].to_numpy(dtype=float), 1024)) for c in X.columns]
+    )
+    return np.cov(scores.T, bias=True)
+
+
+def test_the_scores_covariance_is_the_posterior_mean_or_mode_asked():
+    # One component: the Normal-Inverse-Wishart prior's mean is the rows' own, its scale
+    # Psi_0 their covariance C and nu_0 = d + 2, so Psi_n = (n + 1) C (plus the ridge).
+    # The posterior mean is Psi_n / (nu_n - d - 1) = C, the mode Psi_n / (nu_n + d + 2)
+    # = (n + 1) C / (n + 2d + 4).
+    rng = np.random.default_rng(0)
+    n, d = 30, 4
+    X = pd.DataFrame(
+        rng.multivariate_normal(np.zeros(d), 0.5 * np.eye(d) + 0.5, size=n), columns=list("abcd")
+    )
+    features = dict.fromkeys(X.columns, "gaussian_copula")
+    C = _scores_covariance(X)
+    for estimate, factor in (("mean", 1.0), ("map", (n + 1) / (n + 2 * d + 4))):
+        strata = ClassStrata(features=features, estimate=estimate).fit(X, np.zeros(n, int))
+        assert strata.models_[0].estimate == estimate
+        fitted = strata.models_[0].joint_.params.leaves["gaussian_copula"].covariances[0]
+        np.testing.assert_allclose(fitted, factor * C, rtol=1e-5)
+
+
+def test_the_synthesizer_copula_keeps_each_column_spread():
+    # 30 rows of 8 columns per class: the posterior mode would shrink each class's
+    # scores' variances by 31 / 50 (standard deviations by 0.79).
+    rng = np.random.default_rng(1)
+    n, d = 30, 8
+    columns = [f"x{j}" for j in range(d)]
+    parts = [
+        pd.DataFrame(
+            rng.multivariate_normal(np.full(d, shift), 0.6 * np.eye(d) + 0.4, size=n),
+            columns=columns,
+        ).assign(label=label)
+        for shift, label in ((0.0, "a"), (3.0, "b"))
+    ]
+    table = pd.concat(parts, ignore_index=True)
+    synthesizer = TableSynthesizer(
+        target="label",
+        numeric_columns="gaussian_copula",
+        n_components=(1,),
+        rounding=None,
+        support="model",
+    ).fit(table)
+    assert synthesizer.model_.estimate == "mean"
+    for k, part in enumerate(parts):
+        fitted = synthesizer.model_.models_[k].joint_.params.leaves["gaussian_copula"]
+        np.testing.assert_allclose(
+            fitted.covariances[0], _scores_covariance(part[columns]), rtol=1e-5
+        )
+        drawn = synthesizer.sample(20000, y=part["label"].iloc[0], random_state=k)
+        ratio = drawn[columns].std() / part[columns].std()
+        assert ratio.between(0.9, 1.1).all(), ratio

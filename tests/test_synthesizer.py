@@ -278,6 +278,32 @@ def test_without_folds_each_count_is_scored_on_the_detector_s_held_out_rows():
     assert auto._fold_count(1999) == 3 and auto._fold_count(2000) is None
 
 
+def test_below_the_split_s_rows_the_detector_judges_as_many_draws_as_fitted_rows(monkeypatch):
+    """Tables under `SPLIT_ROWS` rows: each judged model draws as many rows as the 70 % it
+    was fitted on (the detector learns the synthetic law from more rows); from there as
+    many as the 30 % held out."""
+    import bayesgen.synthesizer as module
+
+    sizes, judge = [], module.detector_auc
+
+    def recorded(real, synthetic, columns, random_state):
+        sizes.append((len(real), len(synthetic)))
+        return judge(real, synthetic, columns, random_state)
+
+    monkeypatch.setattr(module, "detector_auc", recorded)
+    table = _grouped_table(n=600)
+    fitted, held_out = train_test_split(
+        table, test_size=0.3, stratify=table["label"], random_state=0
+    )
+    settings = {"target": "label", "n_components": (1, 3)}  # three treatments judged
+    TableSynthesizer(**settings).fit(table)
+    assert sizes and set(sizes) == {(len(held_out), len(fitted))}
+    sizes.clear()
+    monkeypatch.setattr(module, "SPLIT_ROWS", len(table))
+    TableSynthesizer(**settings, cv=3).fit(table)
+    assert sizes and set(sizes) == {(len(held_out), len(held_out))}
+
+
 def test_without_a_target_the_split_leaves_out_counts_its_rows_cannot_hold():
     rng = np.random.default_rng(9)
     table = pd.DataFrame({"size": rng.gamma(3.0, 2.0, 10), "kind": rng.choice(["a", "b"], 10)})
