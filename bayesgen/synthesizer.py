@@ -16,11 +16,11 @@ latent class model of the whole table), chosen on the table itself:
    column's range (the penguins' within-class correlations of 20,000 draws: 0.22 from the
    data's at worst with maps learned from every row, 0.10 with the class's own). Each
    component's covariance of the scores is its posterior mean (``estimate="mean"``): the
-   posterior mode, the components' default estimate, shrinks the covariance of $n$ rows
-   of $d$ columns by $(n + 1) / (n + 2d + 4)$ under the default prior, and drew wine's
-   first class (41 rows) with 0.62-0.77 of each column's standard deviation (the other
-   columns' probabilities are then their Dirichlet means too, a pseudo-count of 2 per
-   value where the mode has 1);
+   posterior mode, the components' default estimate, shrinks the covariance of one
+   component of $n$ rows and $d$ columns by $(n + 1) / (n + 2d + 4)$ under the default
+   prior, and drew wine's first class (41 rows) with 0.62-0.77 of each column's standard
+   deviation (the other columns' probabilities are then their Dirichlet means too, a
+   pseudo-count of 2 per value where the mode has 1);
 2. **its size** under each treatment, by held-out $\log p(x, y)$: the counts tried in
    increasing order up to the first whose held-out log-likelihood is below the one before
    it (the larger counts cost the most and are then mostly past the peak). Below 2,000
@@ -527,7 +527,7 @@ class TableSynthesizer(BaseEstimator):
         settings = {"features": features, "max_iter": self.max_iter}
         if treatment == "gaussian_copula":
             # The posterior mean of the scores' covariances: the default prior's mode
-            # shrinks them toward zero by (n + 1) / (n + 2d + 4) (module docstring).
+            # shrinks one component's by (n + 1) / (n + 2d + 4) (module docstring).
             settings["estimate"] = "mean"
             if self.target is not None:
                 return ClassStrata(**settings, random_state=self.random_state)

@@ -18,6 +18,7 @@ The table of ``docs/synthetic-data.md`` ("Small tables") is
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import time
 import warnings
@@ -49,8 +50,22 @@ class Split:
 
 
 def run(tables, seeds: int, settings: dict | None = None) -> list[Split]:
-    """Each of ``tables`` (names of `benchmarks.synthetic_data.TABLES`) over ``seeds``
-    splits, ``TableSynthesizer`` with ``settings`` besides its target and seed."""
+    """Each of ``tables`` over ``seeds`` splits.
+
+    Parameters
+    ----------
+    tables : iterable of str
+        Names of `benchmarks.synthetic_data.TABLES`; a table whose package is not
+        installed is left out.
+    seeds : int
+        Splits 0, 1, …, ``seeds - 1`` (each also the synthesizer's and the draws' seed).
+    settings : dict, optional
+        ``TableSynthesizer``'s settings besides its target and seed.
+
+    Returns
+    -------
+    list of Split
+    """
     from bayesgen import TableSynthesizer
     from bayesgen.synthetic import quality_report
     from bayesgen.synthetic.detection import detector_auc
@@ -58,7 +73,10 @@ def run(tables, seeds: int, settings: dict | None = None) -> list[Split]:
 
     results = []
     for name in tables:
-        frame, target = TABLES[name][0]()
+        load, package = TABLES[name]
+        if package is not None and importlib.util.find_spec(package) is None:
+            continue
+        frame, target = load()
         frame = frame.dropna(subset=[target]).reset_index(drop=True)
         for seed in range(seeds):
             train, holdout = train_test_split(
@@ -93,7 +111,18 @@ def run(tables, seeds: int, settings: dict | None = None) -> list[Split]:
 
 
 def table(results: list[Split]) -> list[str]:
-    """The means over each table's splits, as Markdown lines."""
+    """The means over each table's splits.
+
+    Parameters
+    ----------
+    results : list of Split
+        What `run` returned.
+
+    Returns
+    -------
+    list of str
+        Markdown lines: a header and one row per table.
+    """
     lines = [
         "| table | splits | detector AUC (real vs real) | held-out AUC | TSTR (TRTR) | DCR "
         "| fit s |",
