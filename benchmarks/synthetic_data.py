@@ -291,6 +291,25 @@ def skipped() -> list[str]:
     return reasons
 
 
+def labelled_table(name: str) -> tuple[pd.DataFrame, str] | None:
+    """The table ``name`` of `TABLES` (its rows with a target) and its target column; None
+    where the package it ships in is not installed."""
+    load, package = TABLES[name]
+    if package is not None and importlib.util.find_spec(package) is None:
+        return None
+    frame, target = load()
+    return frame.dropna(subset=[target]).reset_index(drop=True), target
+
+
+def split_of(frame: pd.DataFrame, target: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The benchmark's 70/30 split of ``frame``, stratified by ``target``, seeded by
+    ``seed``: ``(train, holdout)``, each indexed from 0."""
+    train, holdout = train_test_split(
+        frame, test_size=0.3, stratify=frame[target], random_state=seed
+    )
+    return train.reset_index(drop=True), holdout.reset_index(drop=True)
+
+
 def run(quick: bool = False, seed: int = 0, only: set[str] | None = None) -> list[Result]:
     """Every generator (or those named in ``only``) on every available table (``quick``: the
     penguins, few iterations)."""
@@ -299,15 +318,11 @@ def run(quick: bool = False, seed: int = 0, only: set[str] | None = None) -> lis
     results = []
     names = ["penguins"] if quick else list(TABLES)
     for name in names:
-        load, package = TABLES[name]
-        if package is not None and importlib.util.find_spec(package) is None:
+        loaded = labelled_table(name)
+        if loaded is None:
             continue
-        frame, target = load()
-        frame = frame.dropna(subset=[target]).reset_index(drop=True)
-        train, holdout = train_test_split(
-            frame, test_size=0.3, stratify=frame[target], random_state=seed
-        )
-        train, holdout = train.reset_index(drop=True), holdout.reset_index(drop=True)
+        frame, target = loaded
+        train, holdout = split_of(frame, target, seed)
         numeric = (
             all(
                 pd.api.types.is_float_dtype(frame[c]) or pd.api.types.is_integer_dtype(frame[c])

@@ -18,7 +18,6 @@ The table of ``docs/synthetic-data.md`` ("Small tables") is
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import time
 import warnings
@@ -28,9 +27,8 @@ os.environ.setdefault("XLA_FLAGS", "--xla_cpu_enable_concurrency_optimized_sched
 
 import numpy as np  # noqa: E402
 from sklearn.exceptions import ConvergenceWarning  # noqa: E402
-from sklearn.model_selection import train_test_split  # noqa: E402
 
-from benchmarks.synthetic_data import TABLES  # noqa: E402
+from benchmarks.synthetic_data import TABLES, labelled_table, split_of  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -73,16 +71,12 @@ def run(tables, seeds: int, settings: dict | None = None) -> list[Split]:
 
     results = []
     for name in tables:
-        load, package = TABLES[name]
-        if package is not None and importlib.util.find_spec(package) is None:
+        loaded = labelled_table(name)
+        if loaded is None:
             continue
-        frame, target = load()
-        frame = frame.dropna(subset=[target]).reset_index(drop=True)
+        frame, target = loaded
         for seed in range(seeds):
-            train, holdout = train_test_split(
-                frame, test_size=0.3, stratify=frame[target], random_state=seed
-            )
-            train, holdout = train.reset_index(drop=True), holdout.reset_index(drop=True)
+            train, holdout = split_of(frame, target, seed)
             started = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
