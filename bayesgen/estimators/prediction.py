@@ -73,6 +73,7 @@ class ClassPrediction:
                 lambda rows: log_likelihood(family, params, rows, dtype, row_terms=row_terms),
                 X,
                 self.classes_.shape[0],
+                whole=family.scores_in_blocks,
             )
         log_prior = self._log_prior_of(scores.dtype, value)
         return class_posterior.with_log_prior(

@@ -123,6 +123,13 @@ class FeatureFamily(abc.ABC):
         How rows without a label are fitted (`bayesgen.inference.unlabelled_em`): EM from
         the family's own fit and scores (the default), the Gaussian's jitted EM, or the
         kernel density's self-training (it has no parameters for EM to maximise).
+    scores_in_blocks : bool
+        Whether ``log_likelihood`` goes through the rows a block at a time itself, so that
+        its intermediates stay a few blocks' worth however many rows it is given. Callers
+        then give it every row at once (`bayesgen.inference.class_posterior.chunked`):
+        cutting them into chunks would redo its per-call work (the Gaussian's Cholesky
+        factor per class) once per chunk. False: a family may hold a (rows, classes,
+        features) intermediate, and rows reach it in chunks.
     """
 
     name: ClassVar[str]
@@ -138,6 +145,7 @@ class FeatureFamily(abc.ABC):
     column_preference: ClassVar[int] = 100
     is_density: ClassVar[bool] = True
     unlabelled_loop: ClassVar[str] = "em"
+    scores_in_blocks: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

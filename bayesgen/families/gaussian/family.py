@@ -90,6 +90,7 @@ class GaussianFamily(FeatureFamily):
     name = "gaussian"
     estimator = "GaussianNB"
     missing_needs_em: ClassVar[bool] = True
+    scores_in_blocks: ClassVar[bool] = True  # scores.py; gappy rows by observed blocks
 
     HYPERPARAMETERS: ClassVar[tuple[str, ...]] = (
         "covariance_type",
