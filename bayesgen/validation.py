@@ -330,6 +330,17 @@ def check_labels(y) -> np.ndarray:
     return y
 
 
+def check_class_list(classes) -> np.ndarray:
+    """`check_labels` for a list of every class (``partial_fit``'s ``classes``): each class
+    is listed once, so scikit-learn's warning that most labels are distinct (a regression
+    target?) does not apply, and is not raised for a list of more than 20 classes."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message="The number of unique classes is greater", category=UserWarning
+        )
+        return check_labels(classes)
+
+
 def check_weights(sample_weight, X: np.ndarray) -> np.ndarray:
     """Validate ``sample_weight`` (None means ones) against ``X``: right length, finite, >= 0.
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, column_or_1d
 
@@ -39,7 +40,13 @@ from bayesgen.estimators.uses import GenerativeUses
 from bayesgen.families.namespace import tree_leaves, tree_map
 from bayesgen.frames import column_schema
 from bayesgen.inference import semi_supervised
-from bayesgen.validation import check_labels, check_rows, check_weights, unknown_labels
+from bayesgen.validation import (
+    check_class_list,
+    check_labels,
+    check_rows,
+    check_weights,
+    unknown_labels,
+)
 
 
 def _set_class_prior(estimator, probabilities) -> None:
@@ -270,7 +277,13 @@ class GenerativeClassifier(
     def _add_labelled_rows(self, X, class_index, weights, n_classes: int, *, reset: bool):
         """``_add_rows`` for labelled rows, a chunk of rows at a time when there are many
         classes (`bayesgen.joint.row_chunks`); the statistics are sums, so chunks merge
-        exactly. Rows an EM needs all at once (`_needs_all_rows`) are not cut."""
+        exactly. Rows an EM needs all at once (`_needs_all_rows`) are not cut. A family that
+        sums sparse class weights (``sparse_class_weights``) takes every row in one pass,
+        linear in the number of classes (chunks re-estimate all classes once per chunk)."""
+        if self._base_family().sparse_class_weights and not self._fits_by_em():
+            R = joint.sparse_responsibilities(class_index, weights, n_classes)
+            self._add_rows(X, R, reset=reset)
+            return
         chunks = joint.row_chunks(X.shape[0], n_classes)
         if len(chunks) == 1 or self._needs_all_rows(X, reset):
             self._add_rows(X, joint.responsibilities(class_index, weights, n_classes), reset=reset)
@@ -284,7 +297,11 @@ class GenerativeClassifier(
         dtype = compute_dtype(X.dtype)
         if value is not None:
             dtype = compute_dtype(dtype, np.asarray(value.class_stats.counts).dtype)
-        R = np.asarray(responsibilities).astype(dtype, copy=False)
+        R = (
+            responsibilities.astype(dtype, copy=False)
+            if sp.issparse(responsibilities)
+            else np.asarray(responsibilities).astype(dtype, copy=False)
+        )
         family = self._base_family()
         if self._fits_by_em():
             self._fit_by_em(family, X, R, value)
@@ -336,7 +353,7 @@ class GenerativeClassifier(
                 raise ValueError("classes must be passed on the first call to partial_fit.")
             self._check_hyperparameters()
             self._training_columns = column_schema(X)
-            all_classes = np.unique(check_labels(classes))
+            all_classes = np.unique(check_class_list(classes))
             if all_classes.shape[0] < self.min_classes:
                 raise ValueError(
                     f"classes has {all_classes.shape[0]} class; a classifier needs at least two."

@@ -162,6 +162,7 @@ class BernoulliFamily(FeatureFamily):
     """
 
     name = "bernoulli"
+    sparse_class_weights = True  # count_data.class_sums
     input_rows = InputRows(counts=True, binary=True)
     estimator = "BernoulliNB"
     column_preference = 0

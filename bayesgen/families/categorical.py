@@ -307,6 +307,7 @@ class CategoricalFamily(FeatureFamily):
     """
 
     name = "categorical"
+    sparse_class_weights = True  # count_data.class_sums
     estimator = "CategoricalNB"
     column_values = "categories"
     merges_exactly = False  # blocks learn different categories
@@ -516,9 +517,9 @@ class CategoricalFamily(FeatureFamily):
 
     def suff_stats(self, X, responsibilities, dtype) -> CategoricalStats:
         """Class counts and ``R^T onehot(codes)``."""
-        xp = namespace(responsibilities)
+        xp = np if sp.issparse(responsibilities) else namespace(responsibilities)
         sums = count_data.class_sums(responsibilities, self.one_hot(X).astype(dtype))
-        counts = xp.sum(responsibilities, axis=0)
+        counts = count_data.class_totals(responsibilities)
         return CategoricalStats(counts, xp.asarray(sums, dtype))
 
     def merge(self, a, b):

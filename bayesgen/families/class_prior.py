@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
+import scipy.sparse as sp
 
 from bayesgen.families import dirichlet, numpy_draws
 from bayesgen.families.namespace import namespace
@@ -51,13 +52,15 @@ def suff_stats(responsibilities: Array) -> ClassCounts:
 
     Parameters
     ----------
-    responsibilities : Array of shape (n_samples, n_classes)
+    responsibilities : Array or sparse matrix of shape (n_samples, n_classes)
         Per-row class weights: one-hot times sample weight for labelled rows.
 
     Returns
     -------
     ClassCounts
     """
+    if sp.issparse(responsibilities):  # labelled rows over many classes
+        return ClassCounts(np.asarray(responsibilities.sum(axis=0)).ravel())
     return ClassCounts(namespace(responsibilities).sum(responsibilities, axis=0))
 
 

@@ -16,11 +16,27 @@ from bayesgen.families.namespace import namespace
 
 
 def class_sums(responsibilities, X) -> np.ndarray:
-    """``R^T X``: per-class weighted sums of every feature, shape (n_classes, n_features)."""
+    """``R^T X``: per-class weighted sums of every feature, shape (n_classes, n_features).
+
+    ``R`` may be a SciPy sparse matrix (labelled rows: one entry per row,
+    `bayesgen.joint.sparse_responsibilities`): the product then costs one pass over ``X``'s
+    entries whatever the number of classes, where a dense ``R`` costs one per class.
+    """
+    if sp.issparse(responsibilities):
+        sums = responsibilities.T.astype(X.dtype) @ X
+        return sums.toarray() if sp.issparse(sums) else np.asarray(sums)
     responsibilities = np.asarray(responsibilities, dtype=X.dtype)
     if sp.issparse(X):
         return np.asarray((X.T @ responsibilities).T)
     return responsibilities.T @ X
+
+
+def class_totals(responsibilities):
+    """``R^T 1``, each class's total weight, for a dense array (NumPy or JAX) or a SciPy
+    sparse matrix of class weights."""
+    if sp.issparse(responsibilities):
+        return np.asarray(responsibilities.sum(axis=0)).ravel()
+    return namespace(responsibilities).sum(responsibilities, axis=0)
 
 
 def class_statistics(X, responsibilities, dtype):
@@ -32,7 +48,7 @@ def class_statistics(X, responsibilities, dtype):
     Parameters
     ----------
     X : ndarray or sparse matrix of shape (n_samples, n_features)
-    responsibilities : Array of shape (n_samples, n_classes)
+    responsibilities : Array or sparse matrix of shape (n_samples, n_classes)
     dtype : numpy dtype
         Precision of the returned statistics.
 
@@ -42,14 +58,14 @@ def class_statistics(X, responsibilities, dtype):
         Shapes (n_classes,), (n_classes, n_features), (n_classes, n_features); NumPy
         arrays for NumPy responsibilities, JAX arrays otherwise.
     """
-    xp = namespace(responsibilities)
+    xp = np if sp.issparse(responsibilities) else namespace(responsibilities)
     filled, missing = split_missing(X)
     sums = class_sums(responsibilities, filled)
     missing_counts = (
         np.zeros_like(sums) if missing is None else class_sums(responsibilities, missing)
     )
     return (
-        xp.sum(responsibilities, axis=0),
+        class_totals(responsibilities),
         xp.asarray(sums, dtype),
         xp.asarray(missing_counts, dtype),
     )

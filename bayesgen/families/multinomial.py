@@ -129,6 +129,7 @@ class MultinomialFamily(FeatureFamily):
     """
 
     name = "multinomial"
+    sparse_class_weights = True  # count_data.class_sums
     input_rows = InputRows(counts=True, missing_at_fit=False)
     estimator = "MultinomialNB"
 

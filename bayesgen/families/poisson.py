@@ -158,6 +158,7 @@ class PoissonFamily(FeatureFamily):
     """
 
     name = "poisson"
+    sparse_class_weights = True  # count_data.class_sums
     input_rows = InputRows(counts=True)
     estimator = "PoissonNB"
     site = "rates"

@@ -130,6 +130,12 @@ class FeatureFamily(abc.ABC):
         cutting them into chunks would redo its per-call work (the Gaussian's Cholesky
         factor per class) once per chunk. False: a family may hold a (rows, classes,
         features) intermediate, and rows reach it in chunks.
+    sparse_class_weights : bool
+        Whether ``suff_stats`` takes the class weights of labelled rows as a SciPy sparse
+        matrix, one entry per row (`bayesgen.joint.sparse_responsibilities`). A fit of
+        labelled rows then takes them all in one pass, in time and memory linear in the
+        number of classes; otherwise the rows go in chunks of a dense rows x classes array,
+        each merged into the statistics and estimated again.
     """
 
     name: ClassVar[str]
@@ -146,6 +152,7 @@ class FeatureFamily(abc.ABC):
     is_density: ClassVar[bool] = True
     unlabelled_loop: ClassVar[str] = "em"
     scores_in_blocks: ClassVar[bool] = False
+    sparse_class_weights: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -16,6 +16,7 @@ from bayesgen.joint.fitting import (
     responsibilities,
     row_chunks,
     rows_to_learn_from,
+    sparse_responsibilities,
     update,
 )
 from bayesgen.joint.scoring import (
@@ -51,6 +52,7 @@ __all__ = [
     "responsibilities",
     "row_chunks",
     "rows_to_learn_from",
+    "sparse_responsibilities",
     "update",
     "with_params",
 ]

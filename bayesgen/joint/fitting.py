@@ -12,6 +12,7 @@ up to rounding, and `merge` combines fits made anywhere (Dask workers, chunks).
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from bayesgen import training_range
 from bayesgen._precision import compute_dtype, precision
@@ -39,6 +40,17 @@ def responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: in
     return matrix
 
 
+def sparse_responsibilities(class_index: np.ndarray, weights: np.ndarray, n_classes: int):
+    """`responsibilities` as a SciPy CSR matrix, one entry per row: what a family that
+    declares ``sparse_class_weights`` sums in one pass over the rows, with no rows x classes
+    array (50,000 classes of 100 rows each would make 2 x 10^10 entries)."""
+    n_rows = class_index.shape[0]
+    return sp.csr_matrix(
+        (np.asarray(weights), np.asarray(class_index), np.arange(n_rows + 1)),
+        shape=(n_rows, n_classes),
+    )
+
+
 #: A fit adds rows in chunks when one-hot responsibilities for all rows would hold more
 #: (row, class) entries than this (256 MiB in float64); below it, one pass as always.
 RESPONSIBILITY_ENTRIES = 2**25
@@ -60,7 +72,8 @@ def rows_to_learn_from(family, X, R: np.ndarray):
     family that learns nothing from the rows (``learned()`` empty) gets ``X`` as it is."""
     if not family.learned():
         return X
-    weighted = np.asarray(R).sum(axis=1) > 0
+    totals = R.sum(axis=1)  # a sparse R gives a (n, 1) matrix
+    weighted = np.asarray(totals).ravel() > 0
     if weighted.all():
         return X
     if isinstance(X, dict):
