@@ -27,18 +27,46 @@ PAIRS = {
 
 @dataclass
 class Timing:
-    """Median seconds of one operation for both libraries, plus bayesgen's first call."""
+    """Median seconds of one operation for both libraries, plus bayesgen's first call and,
+    where one applies, the machine's floor for the operation (issue 34): the median time of
+    the least work it must do, measured in the same run (``floor_name`` says which)."""
 
     model: str
     operation: str
     first_call: float
     bayesgen: float
     sklearn: float
+    floor: float = float("nan")
+    floor_name: str = ""
 
     @property
     def ratio(self) -> float:
         """bayesgen time / scikit-learn time (below 1: bayesgen is faster)."""
         return self.bayesgen / self.sklearn
+
+    @property
+    def floor_ratio(self) -> float:
+        """bayesgen time / the floor's time (NaN where no floor applies)."""
+        return self.bayesgen / self.floor
+
+
+def floors(X: np.ndarray, repeats: int) -> dict[str, float]:
+    """Median seconds of one read of ``X`` (``X.sum(axis=0)``, the bound of a statistics or
+    scoring pass that reads each entry once) and of one ``X.T @ X`` (the bound of a
+    scatter matrix, one product per class in all)."""
+    return {
+        "one read of X": _median_seconds(lambda: X.sum(axis=0), (), repeats),
+        "X.T @ X": _median_seconds(lambda: X.T @ X, (), repeats),
+    }
+
+
+#: The floor each dense operation is held to: Gaussian naive Bayes' statistics and every
+#: prediction read X once; LDA's and QDA's scatter matrices need its Gram matrix.
+DENSE_FLOORS = {
+    ("LDA", "fit"): "X.T @ X",
+    ("QDA", "fit"): "X.T @ X",
+    ("GaussianNB", "fit"): "one read of X",
+}
 
 
 def make_data(n_samples: int, n_features: int, n_classes: int, seed: int = 0):
@@ -63,6 +91,7 @@ def _median_seconds(operation, args, repeats: int) -> float:
 def run(n_samples: int, n_features: int, n_classes: int, repeats: int) -> list[Timing]:
     """Time fit and predict_proba of every pair on one synthetic dataset."""
     X, y = make_data(n_samples, n_features, n_classes)
+    bounds = floors(X, repeats)
     timings = []
     for name, (ours_factory, reference_factory) in PAIRS.items():
         ours, reference = ours_factory(), reference_factory()
@@ -91,6 +120,9 @@ def run(n_samples: int, n_features: int, n_classes: int, repeats: int) -> list[T
                 _median_seconds(reference.predict_proba, (X,), repeats),
             )
         )
+    for timing in timings:
+        timing.floor_name = DENSE_FLOORS.get((timing.model, timing.operation), "one read of X")
+        timing.floor = bounds[timing.floor_name]
     return timings
 
 

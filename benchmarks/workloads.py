@@ -38,6 +38,7 @@ def sparse_counts(n_samples, n_features, nnz_per_row, n_classes, repeats) -> lis
         ours.fit(data, y).predict_proba(data[:1000])
         first = time.perf_counter() - start
         reference.fit(data, y)
+        read = _median_seconds(lambda data=data: data.data.sum(), (), repeats)
         for operation in ("fit", "predict_proba"):
             args = (data, y) if operation == "fit" else (data,)
             timings.append(
@@ -47,8 +48,44 @@ def sparse_counts(n_samples, n_features, nnz_per_row, n_classes, repeats) -> lis
                     first if operation == "fit" else float("nan"),
                     _median_seconds(getattr(ours, operation), args, repeats),
                     _median_seconds(getattr(reference, operation), args, repeats),
+                    read,
+                    "one read of the CSR data",
                 )
             )
+    return timings
+
+
+#: The most (rows x classes) entries of scikit-learn's dense one-hot labels this benchmark
+#: lets it build (2 GiB of float64); past it, only bayesgen is timed.
+REFERENCE_LABEL_ENTRIES = 2**28
+
+
+def many_classes(n_samples, n_features, nnz_per_row, class_counts, repeats) -> list[Timing]:
+    """MultinomialNB's fit on CSR counts over ever more classes: linear in the number of
+    classes (issue 34). scikit-learn's fit makes a dense rows x classes label matrix, so it
+    is timed only where that stays within `REFERENCE_LABEL_ENTRIES`."""
+    timings = []
+    for n_classes in class_counts:
+        X, _ = make_counts(n_samples, n_features, nnz_per_row, 1)
+        y = np.arange(n_samples) % n_classes
+        ours = bayesgen.MultinomialNB()
+        start = time.perf_counter()
+        ours.fit(X, y)
+        first = time.perf_counter() - start
+        reference = float("nan")
+        if n_samples * n_classes <= REFERENCE_LABEL_ENTRIES:
+            reference = _median_seconds(naive_bayes.MultinomialNB().fit, (X, y), repeats)
+        timings.append(
+            Timing(
+                f"MultinomialNB, {n_classes:,} classes",
+                "fit",
+                first,
+                _median_seconds(ours.fit, (X, y), repeats),
+                reference,
+                _median_seconds(lambda X=X: X.data.sum(), (), repeats),
+                "one read of the CSR data",
+            )
+        )
     return timings
 
 

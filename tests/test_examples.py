@@ -35,13 +35,16 @@ def test_benchmark_smoke_run(tmp_path):
     report = main(["--quick", "--write", str(report_path)])
     assert report_path.read_text(encoding="utf-8") == report
     rows = [line for line in report.splitlines() if line.startswith("| ") and "x |" in line]
-    # 6 dense, 4 sparse, 1 EM, 6 first-call, 6 missing-feature and 4 gappy-uncertainty rows,
-    # each with a positive ratio.
-    assert len(rows) == 27
+    # 6 dense, 4 sparse, 2 many-class, 1 EM, 6 first-call, 6 missing-feature and 4
+    # gappy-uncertainty rows, each with a positive ratio.
+    assert len(rows) == 29
     ratios = [[c.strip() for c in line.split("|") if RATIO.fullmatch(c.strip())] for line in rows]
     assert all(len(cells) == 1 and float(cells[0].rstrip("x")) > 0 for cells in ratios)
     assert report.count("| LDA | ") >= 3 and "Peak memory" in report
     assert report.count("| QDA | one EM iteration |") == 1
+    # Each dense and sparse row beside its floor: LDA's and QDA's fits the Gram matrix.
+    assert report.count("| X.T @ X |") == 2 and report.count("| one read of X |") == 4
+    assert report.count("| one read of the CSR data |") == 6
     # Draws kept with the model: a repeated call with the same random_state repeats them.
     uncertainty = [row for row in rows if "predict_proba_draws" in row or "n_imputations" in row]
     assert len(uncertainty) == 4 and all(line.endswith("| yes |") for line in uncertainty)
