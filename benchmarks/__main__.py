@@ -136,8 +136,9 @@ def main(argv: list[str] | None = None) -> str:
         "",
         "Floor: the median time, in the same run, of the least work an operation must do: "
         "one read of X (`X.sum(axis=0)`) for a pass over the rows, one `X.T @ X` for the "
-        "scatter matrices of LDA and QDA, one read of a CSR matrix's stored values for the "
-        "sparse naive Bayes; bayesgen / floor is bayesgen's time as a multiple of it.",
+        "scatter matrices of LDA and QDA and for QDA's scores (one such product per class), "
+        "one read of a CSR matrix's stored values for the sparse naive Bayes; bayesgen / "
+        "floor is bayesgen's time as a multiple of it.",
         "",
         "OpenBLAS kernel override: "
         + (

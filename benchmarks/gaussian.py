@@ -60,11 +60,13 @@ def floors(X: np.ndarray, repeats: int) -> dict[str, float]:
     }
 
 
-#: The floor each dense operation is held to: Gaussian naive Bayes' statistics and every
-#: prediction read X once; LDA's and QDA's scatter matrices need its Gram matrix.
+#: The floor each dense operation is held to: Gaussian naive Bayes' statistics and the
+#: linear and diagonal scores read X once; LDA's and QDA's scatter matrices need its Gram
+#: matrix, and QDA's scores one product of that size per class (K floors at the least).
 DENSE_FLOORS = {
     ("LDA", "fit"): "X.T @ X",
     ("QDA", "fit"): "X.T @ X",
+    ("QDA", "predict_proba"): "X.T @ X",
     ("GaussianNB", "fit"): "one read of X",
 }
 

@@ -64,7 +64,8 @@ REFERENCE_LABEL_ENTRIES = 2**28
 def many_classes(n_samples, n_features, nnz_per_row, class_counts, repeats) -> list[Timing]:
     """MultinomialNB's fit on CSR counts over ever more classes: linear in the number of
     classes (issue 34). scikit-learn's fit makes a dense rows x classes label matrix, so it
-    is timed only where that stays within `REFERENCE_LABEL_ENTRIES`."""
+    is timed only where that stays within `REFERENCE_LABEL_ENTRIES`. No floor: the
+    classes x features statistics it writes, not the rows it reads, bound it here."""
     timings = []
     for n_classes in class_counts:
         X, _ = make_counts(n_samples, n_features, nnz_per_row, 1)
@@ -86,8 +87,6 @@ def many_classes(n_samples, n_features, nnz_per_row, class_counts, repeats) -> l
                 first,
                 seconds,
                 reference,
-                _median_seconds(lambda X=X: X.data.sum(), (), repeats),
-                "one read of the CSR data",
             )
         )
     return timings

@@ -88,15 +88,25 @@ def test_one_sparse_pass_equals_dense_chunks(monkeypatch, case):
         )
 
 
-def test_fifty_thousand_classes_in_one_pass():
-    """50,000 classes of two rows each: the class counts and word counts are the rows' own
-    (summed here by np.add.at), and the probabilities are a distribution over every class."""
+def test_fifty_thousand_classes_in_one_pass(monkeypatch):
+    """50,000 classes of two rows each are added in one pass (dense chunks would take 149),
+    the class counts and word counts are the rows' own (summed here by np.add.at), and the
+    probabilities are a distribution over every class."""
     n_classes = 50_000
     rng = np.random.default_rng(6)
     y = np.repeat(np.arange(n_classes), 2)
     X = sp.random(y.shape[0], 20, density=0.2, format="csr", random_state=6, data_rvs=rng.random)
     X.data = np.ceil(X.data * 3)
+    calls = []
+    original = GenerativeClassifier._add_rows
+
+    def spy(self, rows, responsibilities, *, reset):
+        calls.append(rows.shape[0])
+        return original(self, rows, responsibilities, reset=reset)
+
+    monkeypatch.setattr(GenerativeClassifier, "_add_rows", spy)
     model = bayesgen.MultinomialNB().fit(X, y)
+    assert calls == [y.shape[0]]
     expected = np.zeros((n_classes, 20))
     np.add.at(expected, y, X.toarray())
     np.testing.assert_array_equal(model.class_count_, np.full(n_classes, 2.0))
@@ -116,3 +126,16 @@ def test_partial_fit_takes_a_list_of_many_classes_without_a_warning():
         warnings.simplefilter("error")
         model = bayesgen.MultinomialNB().partial_fit(X, y, classes=np.arange(N_CLASSES))
     np.testing.assert_array_equal(model.classes_, np.arange(N_CLASSES))
+
+
+def test_a_subclass_with_statistics_of_its_own_gets_dense_weights():
+    """A subclass that writes its own suff_stats may not read sparse weights: it gets the
+    dense path unless it declares the capability (the histogram family does)."""
+    from bayesgen.families.histogram import HistogramFamily
+
+    class Counted(MultinomialFamily):
+        def suff_stats(self, X, responsibilities, dtype):
+            return super().suff_stats(X, np.asarray(responsibilities), dtype)
+
+    assert not Counted.sparse_class_weights
+    assert HistogramFamily.sparse_class_weights and MultinomialFamily.sparse_class_weights

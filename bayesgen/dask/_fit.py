@@ -12,7 +12,7 @@ from bayesgen.dask import _blocks, _em, _family
 from bayesgen.dask._input import row_blocks
 from bayesgen.dask._passes import run_pass
 from bayesgen.inference import semi_supervised
-from bayesgen.validation import check_labels
+from bayesgen.validation import check_class_list
 
 
 def fit(estimator, X, y, sample_weight=None):
@@ -89,7 +89,7 @@ def fit(estimator, X, y, sample_weight=None):
             )
         semi_supervised.warn_if_marker_is_a_class(marker, labels, sum(n_unlabeled))
         return _em.fit(estimator, blocks, labels, n_unlabeled, dtype)
-    classes = np.unique(check_labels(labels))
+    classes = np.unique(check_class_list(labels))  # each block's distinct labels
     if classes.shape[0] < 2:
         raise ValueError(
             f"y has {classes.shape[0]} class ({classes.tolist()}); a classifier needs at "

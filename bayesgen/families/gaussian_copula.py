@@ -170,6 +170,7 @@ class GaussianCopulaFamily(GaussianFamily):
     """
 
     name = "gaussian_copula"
+    scores_in_blocks = False  # encode and log_jacobian copy all the rows given
     estimator = None
     column_family = True
     merges_exactly = False  # the map is learned from the rows

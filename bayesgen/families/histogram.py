@@ -123,6 +123,7 @@ class HistogramFamily(CategoricalFamily):
     """
 
     name = "histogram"
+    sparse_class_weights = True  # its suff_stats is the categorical one of cell codes
     estimator = None
     column_family = True
     column_values = "numbers"

@@ -135,7 +135,8 @@ class FeatureFamily(abc.ABC):
         matrix, one entry per row (`bayesgen.joint.sparse_responsibilities`). A fit of
         labelled rows then takes them all in one pass, in time and memory linear in the
         number of classes; otherwise the rows go in chunks of a dense rows x classes array,
-        each merged into the statistics and estimated again.
+        each merged into the statistics and estimated again. A subclass that writes its
+        own ``suff_stats`` is False unless it declares the capability itself.
     """
 
     name: ClassVar[str]
@@ -158,6 +159,9 @@ class FeatureFamily(abc.ABC):
         super().__init_subclass__(**kwargs)
         if "name" in vars(cls):
             registry.register_family(cls.name, cls)
+        if "suff_stats" in vars(cls) and "sparse_class_weights" not in vars(cls):
+            # A subclass's own statistics may not read sparse class weights: it says so.
+            cls.sparse_class_weights = False
 
     def __repr__(self) -> str:
         """``PoissonFamily(alpha=0.5)``: the arguments that differ from their defaults, as

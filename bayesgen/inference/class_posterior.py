@@ -35,7 +35,7 @@ def chunked(score: Callable, X, n_classes: int, *, whole: bool = False) -> np.nd
     0.085 s, against 0.017 s class by class).
     """
     chunks = row_chunks(X.shape[0], n_classes * max(1, X.shape[1]))
-    if whole or len(chunks) == 1 or not isinstance(X, np.ndarray):
+    if whole or len(chunks) <= 1 or not isinstance(X, np.ndarray):
         return np.asarray(score(X))
     scores = None
     for rows in chunks:

@@ -24,7 +24,25 @@ def test_blocks_of_rows_score_as_one_block(monkeypatch, covariance_type, row_ter
     monkeypatch.setattr(scores, "LINEAR_BLOCK_ROWS", 5)
     blocked = scores.log_likelihood(means, covariances, X, covariance_type, row_terms=row_terms)
     assert blocked.shape == (n, K) and blocked.T.flags.c_contiguous
-    np.testing.assert_array_equal(blocked, one_block)
+    # The same arithmetic per row; BLAS may order a product's sums by the block's size.
+    np.testing.assert_allclose(blocked, one_block, rtol=1e-13)
+
+
+def test_many_classes_keep_the_linear_blocks_bounded(monkeypatch):
+    """The tied linear form holds at most LINEAR_BLOCK_SCORES scores a block: fewer rows a
+    block for many classes, and the same scores."""
+    assert scores.linear_block_rows(5) == scores.LINEAR_BLOCK_ROWS
+    assert scores.linear_block_rows(1_000) * 1_000 <= scores.LINEAR_BLOCK_SCORES
+    assert scores.linear_block_rows(10**7) == 1
+    rng = np.random.default_rng(5)
+    n, d, K = 40, 3, 9
+    means, covariance = _params(rng, "tied", K, d, 0.0)
+    X = rng.normal(size=(n, d))
+    one_block = scores.log_likelihood(means, covariance, X, "tied", row_terms=False)
+    monkeypatch.setattr(scores, "LINEAR_BLOCK_SCORES", 4 * K)  # blocks of 4 rows
+    assert scores.linear_block_rows(K) == 4
+    blocked = scores.log_likelihood(means, covariance, X, "tied", row_terms=False)
+    np.testing.assert_allclose(blocked, one_block, rtol=1e-13)
 
 
 @pytest.mark.parametrize("covariance_type", ["full", "tied"])

@@ -44,7 +44,7 @@ def test_a_family_scoring_in_blocks_is_given_every_row_at_once(monkeypatch):
 def test_the_gaussian_scores_in_blocks_and_poisson_in_chunks(monkeypatch):
     """GaussianDA's predict_proba calls its family's log-likelihood once whatever the
     chunk budget, and gives the probabilities of a generous budget."""
-    assert RegularisedGaussian.scores_in_blocks and not PoissonFamily.scores_in_blocks
+    assert RegularisedGaussian("full").scores_in_blocks and not PoissonFamily.scores_in_blocks
     rng = np.random.default_rng(2)
     y = np.repeat(np.arange(12), 6)
     X = rng.normal(size=(y.shape[0], 4)) + y[:, None]
@@ -61,3 +61,38 @@ def test_the_gaussian_scores_in_blocks_and_poisson_in_chunks(monkeypatch):
     monkeypatch.setattr(fitting, "RESPONSIBILITY_ENTRIES", 12 * 4 * 5)  # 5 rows a chunk
     np.testing.assert_allclose(model.predict_proba(X), expected, rtol=1e-12, atol=1e-15)
     assert sizes == [X.shape[0]]
+
+
+def test_families_that_copy_every_row_are_given_chunks():
+    """e1071's floor and the copula's scores copy all the rows they are given, so they are
+    not given every row at once."""
+    from bayesgen.families.gaussian_copula import GaussianCopulaFamily
+
+    assert not RegularisedGaussian("diag", variance_floor=(0.001, 0.0)).scores_in_blocks
+    assert not GaussianCopulaFamily.scores_in_blocks
+
+
+def test_gappy_rows_are_scored_a_chunk_at_a_time(monkeypatch):
+    """Rows with missing entries given at once are scored by their observed blocks a chunk of
+    rows at a time (at most CHUNK_VALUES rows x classes x features), with the scores of one
+    chunk."""
+    from bayesgen.families.gaussian import missing
+
+    rng = np.random.default_rng(3)
+    y = np.repeat(np.arange(3), 40)
+    X = rng.normal(size=(y.shape[0], 4)) + y[:, None]
+    model = bayesgen.QDA().fit(X, y)
+    gappy = X.copy()
+    gappy[::2, 1] = np.nan
+    expected = model.predict_joint_log_proba(gappy)
+    sizes = []
+    original = missing.log_likelihood
+
+    def spy(means, covariances, rows, **options):
+        sizes.append(rows.shape[0])
+        return original(means, covariances, rows, **options)
+
+    monkeypatch.setattr(missing, "log_likelihood", spy)
+    monkeypatch.setattr(missing, "CHUNK_VALUES", 3 * 4 * 10)  # 10 rows a chunk
+    np.testing.assert_allclose(model.predict_joint_log_proba(gappy), expected, rtol=1e-12)
+    assert sizes == [10] * 6

@@ -388,6 +388,12 @@ class RegularisedGaussian(GaussianFamily):
         reduced = fisher.reduced_rank_means(means, covariance, coordinates, kept)
         return params._replace(means=np.asarray(reduced, params.means.dtype))
 
+    @property
+    def scores_in_blocks(self) -> bool:
+        """As `GaussianFamily`, but not with e1071's floor, whose densities are made over all
+        the rows given at once (`e1071_floor.gaussian_log_likelihood`)."""
+        return self.variance_floor is None
+
     # ------------------------------------------------------------ densities
     def log_likelihood(self, params: GaussianParams, X, *, row_terms: bool = True):
         """As `GaussianFamily.log_likelihood`; with ``variance_floor``, e1071's floored
