@@ -61,3 +61,19 @@ def test_whitened_squares_are_the_quadratic_form(covariance_type):
         _, log_det = np.linalg.slogdet(covariance)
         expected = -0.5 * (quadratic + log_det + d * np.log(2 * np.pi))
         np.testing.assert_allclose(ours[:, k], expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_blocks_in_threads_score_as_one_after_another(monkeypatch, covariance_type):
+    """Blocks scored side by side in threads (`bayesgen._parallel.run_pieces`) write the
+    scores of blocks scored one after the other."""
+    rng = np.random.default_rng(6)
+    n, d, K = 301, 5, 4
+    means, covariances = _params(rng, covariance_type, K, d, 1.0)
+    X = rng.normal(size=(n, d)) * 2.0
+    monkeypatch.setattr(scores, "BLOCK_ROWS", 16)
+    monkeypatch.setattr(scores, "PARALLEL_ROWS", 10**9)
+    serial = scores.log_likelihood(means, covariances, X, covariance_type)
+    monkeypatch.setattr(scores, "PARALLEL_ROWS", 1)
+    threaded = scores.log_likelihood(means, covariances, X, covariance_type)
+    np.testing.assert_array_equal(threaded, serial)
