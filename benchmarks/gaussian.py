@@ -55,7 +55,7 @@ def floors(X: np.ndarray, repeats: int) -> dict[str, float]:
     scoring pass that reads each entry once) and of one ``X.T @ X`` (the bound of a
     scatter matrix, one product per class in all)."""
     return {
-        "one read of X": _median_seconds(lambda: X.sum(axis=0), (), repeats),
+        "read X": _median_seconds(lambda: X.sum(axis=0), (), repeats),
         "X.T @ X": _median_seconds(lambda: X.T @ X, (), repeats),
     }
 
@@ -67,7 +67,7 @@ DENSE_FLOORS = {
     ("LDA", "fit"): "X.T @ X",
     ("QDA", "fit"): "X.T @ X",
     ("QDA", "predict_proba"): "X.T @ X",
-    ("GaussianNB", "fit"): "one read of X",
+    ("GaussianNB", "fit"): "read X",
 }
 
 
@@ -123,7 +123,7 @@ def run(n_samples: int, n_features: int, n_classes: int, repeats: int) -> list[T
             )
         )
     for timing in timings:
-        timing.floor_name = DENSE_FLOORS.get((timing.model, timing.operation), "one read of X")
+        timing.floor_name = DENSE_FLOORS.get((timing.model, timing.operation), "read X")
         timing.floor = bounds[timing.floor_name]
     return timings
 

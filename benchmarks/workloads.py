@@ -50,7 +50,7 @@ def sparse_counts(n_samples, n_features, nnz_per_row, n_classes, repeats) -> lis
                     _median_seconds(getattr(ours, operation), args, repeats),
                     _median_seconds(getattr(reference, operation), args, repeats),
                     read,
-                    "one read of the CSR data",
+                    "read data",
                 )
             )
     return timings
