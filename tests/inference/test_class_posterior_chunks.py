@@ -20,6 +20,20 @@ def _scorer(calls):
     return score, weights
 
 
+def _count_rows(monkeypatch, owner, name: str, *, row_argument: int) -> list:
+    """Replace ``owner.name`` by itself, recording the number of rows of its positional
+    argument ``row_argument`` at each call; returns the record."""
+    sizes = []
+    original = getattr(owner, name)
+
+    def spy(*args, **options):
+        sizes.append(args[row_argument].shape[0])
+        return original(*args, **options)
+
+    monkeypatch.setattr(owner, name, spy)
+    return sizes
+
+
 def test_chunks_fill_one_class_by_class_array(monkeypatch):
     X = np.random.default_rng(0).normal(size=(101, 2))
     calls = []
@@ -50,14 +64,7 @@ def test_the_gaussian_scores_in_blocks_and_poisson_in_chunks(monkeypatch):
     X = rng.normal(size=(y.shape[0], 4)) + y[:, None]
     model = bayesgen.QDA(reg_covar=1e-3).fit(X, y)
     expected = model.predict_proba(X)
-    sizes = []
-    original = RegularisedGaussian.log_likelihood
-
-    def spy(self, params, rows, **options):
-        sizes.append(rows.shape[0])
-        return original(self, params, rows, **options)
-
-    monkeypatch.setattr(RegularisedGaussian, "log_likelihood", spy)
+    sizes = _count_rows(monkeypatch, RegularisedGaussian, "log_likelihood", row_argument=2)
     monkeypatch.setattr(fitting, "RESPONSIBILITY_ENTRIES", 12 * 4 * 5)  # 5 rows a chunk
     np.testing.assert_allclose(model.predict_proba(X), expected, rtol=1e-12, atol=1e-15)
     assert sizes == [X.shape[0]]
@@ -85,14 +92,7 @@ def test_gappy_rows_are_scored_a_chunk_at_a_time(monkeypatch):
     gappy = X.copy()
     gappy[::2, 1] = np.nan
     expected = model.predict_joint_log_proba(gappy)
-    sizes = []
-    original = missing.log_likelihood
-
-    def spy(means, covariances, rows, **options):
-        sizes.append(rows.shape[0])
-        return original(means, covariances, rows, **options)
-
-    monkeypatch.setattr(missing, "log_likelihood", spy)
+    sizes = _count_rows(monkeypatch, missing, "log_likelihood", row_argument=2)
     monkeypatch.setattr(missing, "CHUNK_VALUES", 3 * 4 * 10)  # 10 rows a chunk
     np.testing.assert_allclose(model.predict_joint_log_proba(gappy), expected, rtol=1e-12)
     assert sizes == [10] * 6
