@@ -348,19 +348,7 @@ class GaussianFamily(FeatureFamily):
         return result
 
     def _score_observed_blocks(self, params, result, incomplete, rows, row_terms) -> None:
-        """``result[incomplete]``: the observed-block densities of the gappy ``rows``, a
-        chunk of rows at a time (at most `missing.CHUNK_VALUES` rows x classes x features):
-        the observed blocks and their whitened copies stay bounded however many rows are
-        given at once (``scores_in_blocks``)."""
-        if isinstance(incomplete, slice):
-            incomplete = np.arange(result.shape[0])[incomplete]
-        n_classes, n_features = np.shape(params.means)
-        size = max(1, missing.CHUNK_VALUES // (n_classes * max(1, n_features)))
-        for start in range(0, len(incomplete), size):
-            part = slice(start, start + size)
-            self._score_observed_chunk(params, result, incomplete[part], rows[part], row_terms)
-
-    def _score_observed_chunk(self, params, result, incomplete, rows, row_terms) -> None:
+        """``result[incomplete]``: the observed-block densities of the gappy ``rows``."""
         dtype = result.dtype
         means = np.asarray(params.means).astype(dtype)
         if self.covariance_type in ("diag", "spherical"):

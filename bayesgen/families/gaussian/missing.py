@@ -193,16 +193,23 @@ def observed_block_forms(means: np.ndarray, covariances: np.ndarray, X: np.ndarr
     covariances = np.broadcast_to(covariances, (n_classes, *covariances.shape[-2:]))
     squared = np.zeros((X.shape[0], n_classes), dtype=X.dtype)
     half_log_det = np.zeros_like(squared)
+    # A pattern's rows a chunk at a time: its observed block and whitened copies stay within
+    # CHUNK_VALUES however many rows share the pattern (every row of a table given at once).
+    size = max(1, CHUNK_VALUES // (n_classes * max(1, X.shape[1])))
     for missing, rows in zip(patterns, groups, strict=True):
         observed = ~missing
         if not observed.any():
             continue
-        block = X[np.ix_(rows, observed)]
-        for k in range(n_classes):
-            lower = np.linalg.cholesky(covariances[k][np.ix_(observed, observed)])
-            whitened = solve_triangular(lower, (block - means[k, observed]).T, lower=True)
-            squared[rows, k] = np.sum(whitened**2, axis=0)
-            half_log_det[rows, k] = np.sum(np.log(np.diag(lower)))
+        lowers = [
+            np.linalg.cholesky(covariances[k][np.ix_(observed, observed)]) for k in range(n_classes)
+        ]
+        for start in range(0, rows.size, size):
+            chunk = rows[start : start + size]
+            block = X[np.ix_(chunk, observed)]
+            for k, lower in enumerate(lowers):
+                whitened = solve_triangular(lower, (block - means[k, observed]).T, lower=True)
+                squared[chunk, k] = np.sum(whitened**2, axis=0)
+                half_log_det[chunk, k] = np.sum(np.log(np.diag(lower)))
     return squared, half_log_det, np.sum(~np.isnan(X), axis=1)
 
 
