@@ -127,9 +127,10 @@ class FeatureFamily(abc.ABC):
         Whether ``log_likelihood`` goes through the rows a block at a time itself, so that
         its intermediates stay a few blocks' worth however many rows it is given. Callers
         then give it every row at once (`bayesgen.inference.class_posterior.chunked`):
-        cutting them into chunks would redo its per-call work (the Gaussian's Cholesky
-        factor per class) once per chunk. False: a family may hold a (rows, classes,
-        features) intermediate, and rows reach it in chunks.
+        cutting them into chunks redoes its per-call work once per chunk (QDA's
+        ``predict_proba`` of 1,000,000 rows, 50 features, 5 classes: 1.98-2.11 s in 8
+        chunks, 0.83-1.73 s whole, before its blocks ran in threads). False: a family may
+        hold a (rows, classes, features) intermediate, and rows reach it in chunks.
     sparse_class_weights : bool
         Whether ``suff_stats`` takes the class weights of labelled rows as a SciPy sparse
         matrix, one entry per row (`bayesgen.joint.sparse_responsibilities`). A fit of
