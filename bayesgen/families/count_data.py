@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.special import gammaln
 
+from bayesgen import sparse_rows
 from bayesgen.families.linear import LinearLogLikelihood
 from bayesgen.families.namespace import namespace
 
@@ -23,8 +24,9 @@ def class_sums(responsibilities, X) -> np.ndarray:
     entries whatever the number of classes, where a dense ``R`` costs one per class.
     """
     if sp.issparse(responsibilities):
-        sums = responsibilities.T.astype(X.dtype) @ X
-        return sums.toarray() if sp.issparse(sums) else np.asarray(sums)
+        if sp.issparse(X):
+            return sparse_rows.weighted_sums(responsibilities, X)
+        return np.asarray(responsibilities.T.astype(X.dtype) @ X)
     responsibilities = np.asarray(responsibilities, dtype=X.dtype)
     if sp.issparse(X):
         return np.asarray((X.T @ responsibilities).T)
@@ -99,8 +101,8 @@ def split_missing(X):
 
 
 def _times(X, matrix: np.ndarray) -> np.ndarray:
-    # A C-ordered (n_features, n_classes) right operand: SciPy's sparse product is several
-    # times slower on the transposed view.
+    if sp.issparse(X):
+        return sparse_rows.times(X, matrix.T)
     return np.asarray(X @ np.ascontiguousarray(matrix.T))
 
 
