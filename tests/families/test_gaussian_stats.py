@@ -65,6 +65,35 @@ def test_suff_stats_match_numpy_loop(covariance_type, kind):
 
 
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("kind", ["onehot", "weighted"])
+def test_labelled_rows_in_ranges_side_by_side_equal_one_pass(monkeypatch, covariance_type, kind):
+    """Labelled rows cut into ranges of whole blocks (run in threads) and merged give the
+    one-pass statistics, whether the cuts fall inside a class's rows or not."""
+    from bayesgen.families.gaussian import blocked_stats
+
+    rng = np.random.default_rng(3)
+    n, d, K = 203, 3, 4
+    X = rng.normal(size=(n, d)) * [1.0, 2.0, 0.5] + [3.0, -1.0, 0.0]
+    R = _responsibilities(rng, n, K, kind)
+    monkeypatch.setattr(blocked_stats, "ONE_HOT_BLOCK_ROWS", 16)
+    whole = blocked_stats.suff_stats(X, R, covariance_type)
+    ranges = []
+    real = blocked_stats.run_pieces
+    monkeypatch.setattr(
+        blocked_stats,
+        "run_pieces",
+        lambda f, pieces, **kw: ranges.append(list(pieces)) or real(f, pieces, **kw),
+    )
+    monkeypatch.setattr(blocked_stats, "PARALLEL_ROWS", 32)
+    monkeypatch.setattr(blocked_stats, "thread_count", lambda: 3)
+    cut = blocked_stats.suff_stats(X, R, covariance_type)
+    assert ranges == [[slice(0, 64), slice(64, 128), slice(128, n)]]
+    for got, expected in zip(cut, whole, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
+    _assert_stats_close(gaussian.GaussianStats(*cut), _numpy_stats(X, R, covariance_type))
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 @pytest.mark.parametrize("kind", ["onehot", "weighted", "soft"])
 def test_merge_equals_stats_of_union(covariance_type, kind):
     """merge(stats(A), stats(B)) equals a NumPy loop over A ∪ B, also when B lacks a class."""

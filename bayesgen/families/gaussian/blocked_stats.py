@@ -19,10 +19,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesgen._parallel import run_pieces, thread_count
+
 BLOCK_ROWS = 32_768
 #: Rows per block of the one-pass labelled statistics: a block and its grouped copy stay in
 #: cache (measured fastest here among 2,048 to 32,768 for 50 features).
 ONE_HOT_BLOCK_ROWS = 4_096
+#: Fewest rows whose one-pass statistics are taken in ranges side by side in threads.
+PARALLEL_ROWS = 4 * ONE_HOT_BLOCK_ROWS
 
 
 def _blocks(n_rows: int):
@@ -55,9 +59,14 @@ def suff_stats(X: np.ndarray, responsibilities: np.ndarray, covariance_type: str
     if not np.array_equal(R[np.arange(R.shape[0]), labels], weights):  # not one class per row
         counts, means, scatter = _soft_stats(X, R, covariance_type)
     elif covariance_type in ("diag", "spherical"):
-        counts, means, scatter = _one_hot_diagonal_stats(X, R, labels)
+        counts, means, scatter = _in_row_ranges(
+            lambda rows: _one_hot_diagonal_stats(X[rows], R[rows], labels[rows]), X.shape[0]
+        )
     else:
-        counts, means, scatter = _one_hot_stats(X, labels, weights, R.shape[1])
+        counts, means, scatter = _in_row_ranges(
+            lambda rows: _one_hot_stats(X[rows], labels[rows], weights[rows], R.shape[1]),
+            X.shape[0],
+        )
     if covariance_type == "tied":
         # Summed exactly as pooled_scatter does, so that RDA's pooled covariance from "full"
         # statistics equals LDA's bit for bit.
@@ -85,6 +94,27 @@ def _merge(running, block):
         means + delta * (block_counts / safe)[:, None],
         scatter + block_scatter + correction,
     )
+
+
+def _in_row_ranges(statistics, n_rows: int):
+    """``statistics(rows)`` of one range of whole blocks per thread, side by side, merged
+    exactly (`_merge`).
+
+    The blocks are those of one pass over all rows, so only the order of the merges
+    changes. In threads, BLAS runs on one thread in each (`bayesgen._parallel`): left to
+    its own threads, the small products of every block woke them per call, and GaussianNB's
+    statistics took 0.35 s where two ranges take about half (1,000,000 x 50, 5 classes,
+    2 cores).
+    """
+    n_blocks = -(-n_rows // ONE_HOT_BLOCK_ROWS)
+    n_ranges = min(thread_count(), n_blocks) if n_rows >= PARALLEL_ROWS else 1
+    cuts = [ONE_HOT_BLOCK_ROWS * (n_blocks * i // n_ranges) for i in range(n_ranges)]
+    ranges = [slice(a, b) for a, b in zip(cuts, [*cuts[1:], n_rows], strict=True)]
+    parts = run_pieces(statistics, ranges, in_threads=n_ranges > 1)
+    merged = parts[0]
+    for part in parts[1:]:
+        merged = _merge(merged, part)
+    return merged
 
 
 def _one_hot_diagonal_stats(X, R, labels):
