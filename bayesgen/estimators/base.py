@@ -45,6 +45,7 @@ from bayesgen.validation import (
     check_labels,
     check_rows,
     check_weights,
+    encode_labels,
     unknown_labels,
 )
 
@@ -247,8 +248,7 @@ class GenerativeClassifier(
             self._fit_unlabelled(X, y, unlabeled, weights)
             self.joint_ = self.joint_._replace(record=record)
             return self
-        y = check_labels(y)
-        classes, class_index = np.unique(y, return_inverse=True)
+        classes, class_index = encode_labels(y)
         if classes.shape[0] < self.min_classes:
             raise ValueError(
                 f"y has {classes.shape[0]} class ({classes.tolist()}); a classifier needs at "
