@@ -59,10 +59,11 @@ def precision_of(dtype) -> float:
 
 def _off_decimals(values: np.ndarray, decimals: np.ndarray, precision: np.ndarray):
     """Per column: whether some value (NaN skipped) is no decimal with ``decimals`` places,
-    or too large to resolve at that many (`RESOLVED`). ``values`` (rows x columns)."""
-    scaled = values * 10.0**decimals
-    allowed = (precision + _FLOAT64_ERROR) * np.abs(scaled)
-    with np.errstate(invalid="ignore"):
+    or too large to resolve at that many (`RESOLVED`). ``values`` (rows x columns); a value
+    that overflows when scaled (1e300) is too large, without a warning."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = values * 10.0**decimals
+        allowed = (precision + _FLOAT64_ERROR) * np.abs(scaled)
         off = (np.abs(scaled - np.rint(scaled)) > allowed) | (allowed > RESOLVED)
     return off.any(axis=0)
 

@@ -18,6 +18,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from bayesgen import recorded_grid
+from bayesgen._parallel import run_pieces
 from bayesgen._precision import precision
 from bayesgen.device_arrays import is_device_array
 from bayesgen.missing import missing_entries, underlying_table
@@ -129,13 +130,32 @@ def _down_rows(values: np.ndarray, ufunc) -> np.ndarray:
     return result
 
 
+#: Rows of a block whose least and greatest values are taken while it is in cache.
+RANGE_BLOCK_ROWS = 4_096
+
+
+def _least_and_greatest(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``minimum`` and ``fmax`` down the rows, each block of rows read from memory once for
+    both, the blocks side by side in threads (exact in any order)."""
+    if values.shape[0] <= RANGE_BLOCK_ROWS:
+        return _down_rows(values, np.minimum), _down_rows(values, np.fmax)
+
+    def block(start: int) -> tuple[np.ndarray, np.ndarray]:
+        rows = values[start : start + RANGE_BLOCK_ROWS]
+        return _down_rows(rows, np.minimum), _down_rows(rows, np.fmax)
+
+    parts = run_pieces(block, range(0, values.shape[0], RANGE_BLOCK_ROWS))
+    lows, highs = zip(*parts, strict=True)
+    return np.minimum.reduce(lows), np.fmax.reduce(highs)
+
+
 def _dense_ranges(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(least, greatest, missing cells)`` down the rows.
 
     ``minimum`` keeps NaN and ``fmax`` skips it: only a table in which some least value
     comes out NaN has a missing cell, and only such a table is read again, for its
     ``fmin`` and its count of NaN, so a table without gaps costs the one pass."""
-    low, high = _down_rows(values, np.minimum), _down_rows(values, np.fmax)
+    low, high = _least_and_greatest(values)
     missing = np.zeros(values.shape[1])
     if np.isnan(low).any():
         low = _down_rows(values, np.fmin)

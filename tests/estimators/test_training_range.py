@@ -36,6 +36,24 @@ def test_a_fit_records_each_numeric_column_range_and_partial_fit_merges_it():
     np.testing.assert_array_equal(gaussian.data_max_, np.nan_to_num(X).max(axis=0))
 
 
+@pytest.mark.parametrize("block_rows", [3, 7, 100])
+def test_ranges_taken_a_block_at_a_time_equal_nanmin_and_nanmax(monkeypatch, block_rows):
+    """Blocks of rows (in threads) give each column's least and greatest value and missing
+    cells exactly, wherever the gaps and the extremes fall."""
+    monkeypatch.setattr(training_range, "RANGE_BLOCK_ROWS", block_rows)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 4))
+    X[[0, 13, 49], 1] = np.nan
+    X[:, 3] = np.nan  # a column never observed
+    X[22, 0], X[48, 2] = -1e300, 1e300
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):
+        low, high = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
+    record = training_range.column_ranges(X)
+    np.testing.assert_array_equal(record.low, low)
+    np.testing.assert_array_equal(record.high, high)
+    np.testing.assert_array_equal(record.n_missing, [0, 3, 0, 50])
+
+
 def test_sparse_input_records_no_range_and_a_table_keeps_its_non_numeric_columns_out():
     counts = sp.random(40, 6, density=0.3, format="csr", random_state=1)
     model = bayesgen.MultinomialNB().fit(counts, np.arange(40) % 2)
