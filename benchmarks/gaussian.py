@@ -71,11 +71,14 @@ DENSE_FLOORS = {
 }
 
 
-def make_data(n_samples: int, n_features: int, n_classes: int, seed: int = 0):
-    """Gaussian classes with random means and correlated covariances, float64."""
+def make_data(
+    n_samples: int, n_features: int, n_classes: int, seed: int = 0, separation: float = 2.0
+):
+    """Gaussian classes with random means (spread ``separation`` around 0) and correlated
+    covariances, float64."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, n_classes, size=n_samples)
-    means = rng.normal(scale=2.0, size=(n_classes, n_features))
+    means = rng.normal(scale=separation, size=(n_classes, n_features))
     mixing = rng.normal(size=(n_features, n_features)) / np.sqrt(n_features) + np.eye(n_features)
     X = means[y] + rng.standard_normal((n_samples, n_features)) @ mixing
     return X, y
