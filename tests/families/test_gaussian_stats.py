@@ -65,10 +65,11 @@ def test_suff_stats_match_numpy_loop(covariance_type, kind):
 
 
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
-@pytest.mark.parametrize("kind", ["onehot", "weighted"])
-def test_labelled_rows_in_ranges_side_by_side_equal_one_pass(monkeypatch, covariance_type, kind):
-    """Labelled rows cut into ranges of whole blocks (run in threads) and merged give the
-    one-pass statistics, whether the cuts fall inside a class's rows or not."""
+@pytest.mark.parametrize("kind", ["onehot", "weighted", "soft"])
+def test_rows_in_ranges_side_by_side_equal_one_range(monkeypatch, covariance_type, kind):
+    """Rows cut into ranges of whole blocks (run in threads) and merged (labelled rows) or
+    added up (soft responsibilities, both passes) give the statistics of one range, whether
+    the cuts fall inside a class's rows or not."""
     from bayesgen.families.gaussian import blocked_stats
 
     rng = np.random.default_rng(3)
@@ -76,6 +77,7 @@ def test_labelled_rows_in_ranges_side_by_side_equal_one_pass(monkeypatch, covari
     X = rng.normal(size=(n, d)) * [1.0, 2.0, 0.5] + [3.0, -1.0, 0.0]
     R = _responsibilities(rng, n, K, kind)
     monkeypatch.setattr(blocked_stats, "ONE_HOT_BLOCK_ROWS", 16)
+    monkeypatch.setattr(blocked_stats, "SOFT_BLOCK_ROWS", 16)
     whole = blocked_stats.suff_stats(X, R, covariance_type)
     ranges = []
     real = blocked_stats.run_pieces
@@ -87,7 +89,8 @@ def test_labelled_rows_in_ranges_side_by_side_equal_one_pass(monkeypatch, covari
     monkeypatch.setattr(blocked_stats, "PARALLEL_ROWS", 32)
     monkeypatch.setattr(blocked_stats, "thread_count", lambda: 3)
     cut = blocked_stats.suff_stats(X, R, covariance_type)
-    assert ranges == [[slice(0, 64), slice(64, 128), slice(128, n)]]
+    passes = 2 if kind == "soft" else 1
+    assert ranges == [[slice(0, 64), slice(64, 128), slice(128, n)]] * passes
     for got, expected in zip(cut, whole, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
     _assert_stats_close(gaussian.GaussianStats(*cut), _numpy_stats(X, R, covariance_type))
