@@ -26,7 +26,7 @@ from bayesgen import joint, progress
 from bayesgen._lazy import lazy_module
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.families import kernel_density as kde
-from bayesgen.families.namespace import as_jax
+from bayesgen.families.namespace import as_jax, as_numpy
 from bayesgen.inference import em, gaussian_semi_supervised, row_buckets, semi_supervised
 from bayesgen.inference.fit_rows import FitOptions, fit_rows, m_step, objective_log_prior
 from bayesgen.missing import has_missing
@@ -162,31 +162,59 @@ def _gaussian(family, options, value, X, rows, initial) -> EMRun:
     n_classes = len(options.classes)
     weights = np.zeros(X.shape[0])
     weights[rows.unlabeled] = rows.weights
-    # Rows padded to a bucket (weightless copies of the first row): the loop compiles once
-    # per bucket, not once per row count.
-    n_rows = row_buckets.bucket(X.shape[0])
+    loop_settings = {
+        "covariance_type": family.covariance_type,
+        "kind": settings.estimate,
+        "max_iter": int(options.max_iter),
+    }
     with precision(dtype):
-        result = gaussian_semi_supervised.semi_supervised_em(
-            jnp.asarray(row_buckets.pad_rows(X, n_rows, X[0]), dtype),
-            jnp.asarray(row_buckets.pad_rows(rows.fixed, n_rows), dtype),
-            jnp.asarray(row_buckets.pad_rows(weights, n_rows), dtype),
-            jnp.asarray(row_buckets.pad_rows(initial, n_rows), dtype),
-            as_jax(value.feature_prior, dtype),
-            jnp.asarray(ridge, dtype),
-            jnp.full(n_classes, settings.class_prior.concentration, dtype),
-            float(options.tol),
-            covariance_type=family.covariance_type,
-            kind=settings.estimate,
-            max_iter=int(options.max_iter),
-            class_probabilities_fixed=None if fixed_pi is None else jnp.asarray(fixed_pi, dtype),
-            report=progress.reporting(),
-        )
-        if progress.reporting():
-            jax.effects_barrier()  # the last iterations' ticks reach the bar
+        if isinstance(X, np.ndarray):  # the same loop in NumPy: BLAS-bound on a CPU
+            result = gaussian_semi_supervised.semi_supervised_em_numpy(
+                X,
+                rows.fixed.astype(dtype),
+                weights.astype(dtype),
+                np.asarray(initial, dtype),
+                as_numpy(value.feature_prior, dtype),
+                np.asarray(ridge, dtype),
+                np.full(n_classes, settings.class_prior.concentration, dtype),
+                float(options.tol),
+                class_probabilities_fixed=None if fixed_pi is None else np.asarray(fixed_pi, dtype),
+                **loop_settings,
+            )
+        else:
+            result = _gaussian_jitted(
+                X, rows, weights, initial, value, ridge, options, fixed_pi, loop_settings
+            )
     R = np.asarray(result.responsibilities, dtype=np.float64)[: X.shape[0]].astype(dtype)
     n_iter = int(result.n_iter)
     history = np.asarray(result.history)[:n_iter].tolist()
     return EMRun(fit_rows(family, X, R, options), R, history, bool(result.converged))
+
+
+def _gaussian_jitted(X, rows, weights, initial, value, ridge, options, fixed_pi, loop_settings):
+    """The Gaussian's loop jitted, for rows that are not a NumPy array (a ``jax.Array``)."""
+    settings = options.settings
+    dtype = compute_dtype(X.dtype)
+    n_classes = len(options.classes)
+    # Rows padded to a bucket (weightless copies of the first row): the loop compiles once
+    # per bucket, not once per row count.
+    n_rows = row_buckets.bucket(X.shape[0])
+    result = gaussian_semi_supervised.semi_supervised_em(
+        jnp.asarray(row_buckets.pad_rows(X, n_rows, X[0]), dtype),
+        jnp.asarray(row_buckets.pad_rows(rows.fixed, n_rows), dtype),
+        jnp.asarray(row_buckets.pad_rows(weights, n_rows), dtype),
+        jnp.asarray(row_buckets.pad_rows(initial, n_rows), dtype),
+        as_jax(value.feature_prior, dtype),
+        jnp.asarray(ridge, dtype),
+        jnp.full(n_classes, settings.class_prior.concentration, dtype),
+        float(options.tol),
+        class_probabilities_fixed=None if fixed_pi is None else jnp.asarray(fixed_pi, dtype),
+        report=progress.reporting(),
+        **loop_settings,
+    )
+    if progress.reporting():
+        jax.effects_barrier()  # the last iterations' ticks reach the bar
+    return result
 
 
 def _self_training(family, options, value, X, rows, initial) -> EMRun:
