@@ -21,12 +21,14 @@ PIECE_VALUES = 2**20
 
 def _row_range(X: sp.csr_matrix, start: int, stop: int) -> sp.csr_matrix:
     """Rows ``start:stop`` of ``X`` as a CSR matrix over views of its value and index
-    arrays (slicing a CSR matrix would copy them)."""
+    arrays (slicing a CSR matrix would copy them, and so would SciPy's constructor, where
+    it narrows 64-bit indices that fit in 32 bits): the arrays are set, not passed."""
     first, last = X.indptr[start], X.indptr[stop]
-    return sp.csr_matrix(
-        (X.data[first:last], X.indices[first:last], X.indptr[start : stop + 1] - first),
-        shape=(stop - start, X.shape[1]),
-    )
+    piece = sp.csr_matrix((stop - start, X.shape[1]), dtype=X.dtype)
+    piece.data = X.data[first:last]
+    piece.indices = X.indices[first:last]
+    piece.indptr = X.indptr[start : stop + 1] - first
+    return piece
 
 
 def row_cuts(X) -> np.ndarray:
@@ -34,7 +36,7 @@ def row_cuts(X) -> np.ndarray:
     least `PIECE_VALUES` stored values (a single piece for a small or non-CSR ``X``)."""
     n_rows = X.shape[0]
     pieces = 1
-    if sp.issparse(X) and X.format == "csr":
+    if sp.issparse(X) and X.format == "csr" and X.nnz >= 2 * PIECE_VALUES:
         pieces = max(1, min(thread_count(), X.nnz // PIECE_VALUES, n_rows))
     # Cut at equal numbers of stored values, not of rows: the work is per stored value.
     if pieces == 1:
@@ -78,7 +80,7 @@ def weighted_sums(weights: sp.csr_matrix, X) -> np.ndarray:
     ``X`` with many stored values is summed in ranges of rows, in threads, where the
     pieces' ``(k, n_features)`` partial sums take no more memory than ``X``'s values.
     """
-    dtype = np.result_type(weights.dtype, X.dtype)
+    dtype = X.dtype
     cuts = row_cuts(X)
     n_partial = weights.shape[1] * X.shape[1] * (cuts.size - 1)
     if cuts.size == 2 or n_partial > X.nnz:

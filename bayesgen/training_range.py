@@ -132,6 +132,9 @@ def _down_rows(values: np.ndarray, ufunc) -> np.ndarray:
 
 #: Rows of a block whose least and greatest values are taken while it is in cache.
 RANGE_BLOCK_ROWS = 4_096
+#: Fewest values whose blocks are handed to threads: below it the first call's setup of the
+#: threads (about 10 ms in a fresh process) costs more than the pass.
+PARALLEL_RANGE_VALUES = 2**20
 
 
 def _least_and_greatest(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -144,7 +147,11 @@ def _least_and_greatest(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         rows = values[start : start + RANGE_BLOCK_ROWS]
         return _down_rows(rows, np.minimum), _down_rows(rows, np.fmax)
 
-    parts = run_pieces(block, range(0, values.shape[0], RANGE_BLOCK_ROWS))
+    parts = run_pieces(
+        block,
+        range(0, values.shape[0], RANGE_BLOCK_ROWS),
+        in_threads=values.size >= PARALLEL_RANGE_VALUES,
+    )
     lows, highs = zip(*parts, strict=True)
     return np.minimum.reduce(lows), np.fmax.reduce(highs)
 

@@ -342,7 +342,7 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
     Whole numbers of a narrow range (at most `COUNTED_LABEL_SPAN` times as wide as there are
     labels, the usual ``0 .. K-1``) are counted in one pass instead of sorted, and need none
     of scikit-learn's checks, which sort them twice more to find a continuous target (there
-    is none) and to warn when most labels are distinct (warned here the same way). On a
+    is none) and to warn when most labels are distinct (only then are they run). On a
     million labels that is about 0.05 s less per fit.
     """
     y = column_or_1d(y, warn=True)
@@ -356,13 +356,8 @@ def encode_labels(y) -> tuple[np.ndarray, np.ndarray]:
     present = np.bincount(offsets) > 0
     classes = (np.flatnonzero(present).astype(wide) + wide(low)).astype(y.dtype)
     if classes.size > 2 and y.size > 20 and classes.size > round(0.5 * y.size):
-        warnings.warn(  # scikit-learn's check_classification_targets, word for word
-            "The number of unique classes is greater than 50% of the number of samples. `y` "
-            "could represent a regression problem, not a classification problem.",
-            UserWarning,
-            stacklevel=caller_stacklevel(),
-        )
-    return classes, (np.cumsum(present) - 1)[offsets]
+        check_labels(y)  # scikit-learn's warning, in the installed version's words
+    return classes, (np.cumsum(present, dtype=np.intp) - 1)[offsets]
 
 
 def check_class_list(classes) -> np.ndarray:

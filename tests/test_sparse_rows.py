@@ -9,11 +9,19 @@ from bayesgen import sparse_rows
 from bayesgen.joint import sparse_responsibilities
 
 
+def _three_threads(monkeypatch):
+    """Three pieces, run in three threads whatever the machine's BLAS allows."""
+    from bayesgen import _parallel
+
+    monkeypatch.setattr(sparse_rows, "thread_count", lambda: 3)
+    monkeypatch.setattr(_parallel, "thread_count", lambda: 3)
+
+
 @pytest.fixture
 def in_pieces(monkeypatch):
     """Cut matrices of a few dozen stored values into three pieces."""
     monkeypatch.setattr(sparse_rows, "PIECE_VALUES", 16)
-    monkeypatch.setattr(sparse_rows, "thread_count", lambda: 3)
+    _three_threads(monkeypatch)
 
 
 def _counts(n_rows=40, n_features=12, seed=0):
@@ -50,14 +58,29 @@ def test_product_in_pieces_equals_the_whole_product(in_pieces, layout):
 
 
 @pytest.mark.parametrize("layout", ["csr", "csc"])
-def test_weighted_sums_in_pieces_equal_the_whole_sum(in_pieces, layout):
-    X = _counts().asformat(layout)
+def test_weighted_sums_in_pieces_equal_the_whole_sum(in_pieces, monkeypatch, layout):
+    X = _counts(n_rows=200).asformat(layout)
     rng = np.random.default_rng(2)
-    labels, weights = rng.integers(0, 3, 40), rng.uniform(0.1, 3.0, 40)
+    labels, weights = rng.integers(0, 3, 200), rng.uniform(0.1, 3.0, 200)
     R = sparse_responsibilities(labels, weights, 3)
+    pieces = []
+    real = sparse_rows.run_pieces
+    monkeypatch.setattr(sparse_rows, "run_pieces", lambda f, p: pieces.append(p) or real(f, p))
     sums = sparse_rows.weighted_sums(R, X)
     np.testing.assert_allclose(sums, R.toarray().T @ X.toarray(), rtol=1e-13)
-    assert isinstance(sums, np.ndarray)
+    assert isinstance(sums, np.ndarray) and sums.dtype == X.dtype
+    assert len(pieces) == (1 if layout == "csr" else 0)  # a CSC matrix is one piece
+
+
+def test_pieces_are_views_of_the_values_and_64_bit_indices():
+    """SciPy's constructor narrows 64-bit indices that fit in 32 bits (a copy of every
+    index); a piece keeps X's own arrays."""
+    X = _counts(n_rows=60)
+    X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    piece = sparse_rows._row_range(X, 10, 50)
+    assert piece.indices.dtype == np.int64
+    assert np.shares_memory(piece.indices, X.indices) and np.shares_memory(piece.data, X.data)
+    np.testing.assert_array_equal(piece.toarray(), X.toarray()[10:50])
 
 
 def test_partial_sums_larger_than_the_data_are_not_made(in_pieces, monkeypatch):
@@ -80,7 +103,7 @@ def test_naive_bayes_fits_and_scores_alike_in_pieces(monkeypatch, model):
     y = np.random.default_rng(4).integers(0, 3, 90)
     whole = model().fit(X, y)
     monkeypatch.setattr(sparse_rows, "PIECE_VALUES", 16)
-    monkeypatch.setattr(sparse_rows, "thread_count", lambda: 3)
+    _three_threads(monkeypatch)
     assert sparse_rows.row_cuts(X).size == 4
     cut = model().fit(X, y)
     np.testing.assert_allclose(cut.feature_count_, whole.feature_count_, rtol=1e-13)

@@ -49,8 +49,9 @@ class EMResult(NamedTuple):
     ----------
     responsibilities : Array of shape (n_samples, n_classes)
         Those of the last M-step: refitting from them gives the final parameters.
-    history : Array of shape (max_iter,)
-        The objective after each iteration; entries past ``n_iter`` are NaN.
+    history : Array of shape (max_iter,), or (n_iter,) from the NumPy loop
+        The objective after each iteration; in the jitted loop's, entries past ``n_iter``
+        are NaN.
     n_iter : Array
         Iterations run.
     converged : Array
@@ -151,10 +152,13 @@ def semi_supervised_em_numpy(
     kind: str,
     max_iter: int,
     class_probabilities_fixed: np.ndarray | None = None,
+    check_params=None,
 ) -> EMResult:
     """`semi_supervised_em` on NumPy arrays (NumPy prior and ridge too), in a Python loop:
     the same steps, each a BLAS-bound pass over the rows. ``history`` holds the
-    iterations run."""
+    iterations run. ``check_params(params)``, if given, is called on every M-step's
+    parameters before they score the rows (the family's error for a singular covariance,
+    where the jitted loop can only carry NaN to the end)."""
     m_and_e = _m_and_e(
         X,
         fixed,
@@ -165,6 +169,7 @@ def semi_supervised_em_numpy(
         covariance_type=covariance_type,
         kind=kind,
         class_probabilities_fixed=class_probabilities_fixed,
+        check_params=check_params,
     )
     next_responsibilities, _ = m_and_e(initial)
     state = em.run(
@@ -200,6 +205,7 @@ def _m_and_e(
     covariance_type,
     kind,
     class_probabilities_fixed,
+    check_params=None,
 ):
     """The M-step from responsibilities and the E-step of its parameters: the next
     responsibilities and the objective, in JAX for JAX arrays and in NumPy for NumPy."""
@@ -209,6 +215,8 @@ def _m_and_e(
         params, class_probabilities = _parameters(
             X, responsibilities, prior, ridge, class_concentration, covariance_type, kind
         )
+        if check_params is not None:
+            check_params(params)
         if class_probabilities_fixed is not None:
             class_probabilities = class_probabilities_fixed
         with np.errstate(divide="ignore", invalid="ignore"):

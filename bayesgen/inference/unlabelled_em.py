@@ -9,7 +9,8 @@ says how its unlabelled rows are fitted (``unlabelled_loop``, `loop_for`):
 - ``"em"``: each iteration one E-step (``log p(k | x)`` of every row under the value and the
   objective of the value, `e_step`) and one M-step (`bayesgen.inference.fit_rows.m_step`),
   driven by `bayesgen.inference.em.run`;
-- ``"gaussian"``: the Gaussian's whole loop jitted (`gaussian_semi_supervised`), under the
+- ``"gaussian"``: the Gaussian's own loop (`gaussian_semi_supervised`: NumPy passes for
+  NumPy rows, one jitted ``lax.while_loop`` for a ``jax.Array``), under the
   prior and ridge resolved once from responsibilities with EM's row totals, then the value
   fitted from its last responsibilities;
 - ``"self-training"``: the kernel density's fixed-point iteration of the labels under kernels
@@ -67,7 +68,7 @@ class EMRun(NamedTuple):
 def loop_for(family, settings: joint.FitSettings, X) -> str:
     """The loop that fits ``family``'s unlabelled rows (module docstring): its
     ``unlabelled_loop``, except the generic EM for rows with missing entries and for the
-    Gaussian's ``"unbiased"`` estimate (no maximisation, which the jitted loop assumes)."""
+    Gaussian's ``"unbiased"`` estimate (no maximisation, which the Gaussian's loop assumes)."""
     loop = getattr(family, "unlabelled_loop", "em")
     if loop == "em" or has_missing(X):
         return "em"
@@ -179,6 +180,7 @@ def _gaussian(family, options, value, X, rows, initial) -> EMRun:
                 np.full(n_classes, settings.class_prior.concentration, dtype),
                 float(options.tol),
                 class_probabilities_fixed=None if fixed_pi is None else np.asarray(fixed_pi, dtype),
+                check_params=joint.family_of(family, value).check_positive_definite,
                 **loop_settings,
             )
         else:

@@ -41,6 +41,7 @@ def test_ranges_taken_a_block_at_a_time_equal_nanmin_and_nanmax(monkeypatch, blo
     """Blocks of rows (in threads) give each column's least and greatest value and missing
     cells exactly, wherever the gaps and the extremes fall."""
     monkeypatch.setattr(training_range, "RANGE_BLOCK_ROWS", block_rows)
+    monkeypatch.setattr(training_range, "PARALLEL_RANGE_VALUES", 1)  # blocks in threads
     rng = np.random.default_rng(1)
     X = rng.normal(size=(50, 4))
     X[[0, 13, 49], 1] = np.nan

@@ -87,6 +87,7 @@ def test_the_linear_forms_blocks_in_threads_score_as_one_after_another(monkeypat
     means, covariance = _params(rng, "tied", K, d, 1.0)
     X = rng.normal(size=(n, d)) * 2.0
     monkeypatch.setattr(scores, "LINEAR_BLOCK_ROWS", 16)
+    monkeypatch.setattr(scores, "PARALLEL_ROWS", 32)
     threads = []
     real = scores.run_pieces
 

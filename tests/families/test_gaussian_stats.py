@@ -70,6 +70,7 @@ def test_rows_in_ranges_side_by_side_equal_one_range(monkeypatch, covariance_typ
     """Rows cut into ranges of whole blocks (run in threads) and merged (labelled rows) or
     added up (soft responsibilities, both passes) give the statistics of one range, whether
     the cuts fall inside a class's rows or not."""
+    from bayesgen import _parallel
     from bayesgen.families.gaussian import blocked_stats
 
     rng = np.random.default_rng(3)
@@ -88,12 +89,25 @@ def test_rows_in_ranges_side_by_side_equal_one_range(monkeypatch, covariance_typ
     )
     monkeypatch.setattr(blocked_stats, "PARALLEL_ROWS", 32)
     monkeypatch.setattr(blocked_stats, "thread_count", lambda: 3)
+    monkeypatch.setattr(_parallel, "thread_count", lambda: 3)  # three threads in fact
     cut = blocked_stats.suff_stats(X, R, covariance_type)
     passes = 2 if kind == "soft" else 1
     assert ranges == [[slice(0, 64), slice(64, 128), slice(128, n)]] * passes
     for got, expected in zip(cut, whole, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
     _assert_stats_close(gaussian.GaussianStats(*cut), _numpy_stats(X, R, covariance_type))
+
+
+def test_partial_statistics_larger_than_the_rows_are_not_made_per_thread(monkeypatch):
+    """A (classes x features x features) scatter per range would outweigh the rows
+    themselves: such statistics are taken in one range."""
+    from bayesgen.families.gaussian import blocked_stats
+
+    monkeypatch.setattr(blocked_stats, "PARALLEL_ROWS", 1)
+    monkeypatch.setattr(blocked_stats, "thread_count", lambda: 4)
+    assert len(blocked_stats._row_ranges(4_000, 16, 10, 4_000 * 3)) == 4
+    assert len(blocked_stats._row_ranges(4_000, 16, 6_000, 4_000 * 3)) == 2
+    assert len(blocked_stats._row_ranges(4_000, 16, 10**9, 4_000 * 3)) == 1
 
 
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)

@@ -82,3 +82,16 @@ def test_numpy_rows_take_the_numpy_loop_and_device_rows_the_jitted_one(monkeypat
     )
     np.testing.assert_allclose(on_device.means_, on_numpy.means_, rtol=1e-10)
     assert on_device.n_iter_ == on_numpy.n_iter_
+
+
+def test_a_singular_covariance_in_the_numpy_loop_is_the_familys_error():
+    """With no ridge, a class whose covariance turns singular during EM stops it with the
+    family's message (the jitted loop carried NaN to the final fit, which raised it)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 6))
+    X[:20] += 3.0
+    y = np.repeat([0, 1], 20)
+    y[rng.random(40) < 0.8] = -1
+    y[[0, 20]] = [0, 1]
+    with pytest.raises(ValueError, match="A fitted covariance is singular .* reg_covar=0.0"):
+        bayesgen.GaussianDA(reg_covar=0.0).fit(X, y)

@@ -58,12 +58,15 @@ def suff_stats(X: np.ndarray, responsibilities: np.ndarray, covariance_type: str
         counts, means, scatter = _soft_stats(X, R, covariance_type)
     elif covariance_type in ("diag", "spherical"):
         counts, means, scatter = _in_row_ranges(
-            lambda rows: _one_hot_diagonal_stats(X[rows], R[rows], labels[rows]), X.shape[0]
+            lambda rows: _one_hot_diagonal_stats(X[rows], R[rows], labels[rows]),
+            X,
+            2 * R.shape[1] * X.shape[1],
         )
     else:
         counts, means, scatter = _in_row_ranges(
             lambda rows: _one_hot_stats(X[rows], labels[rows], weights[rows], R.shape[1]),
-            X.shape[0],
+            X,
+            R.shape[1] * X.shape[1] * (X.shape[1] + 1),
         )
     if covariance_type == "tied":
         # Summed exactly as pooled_scatter does, so that RDA's pooled covariance from "full"
@@ -94,15 +97,19 @@ def _merge(running, block):
     )
 
 
-def _row_ranges(n_rows: int, block_rows: int) -> list[slice]:
-    """One range of whole blocks of ``block_rows`` per thread (one range for few rows)."""
+def _row_ranges(n_rows: int, block_rows: int, partial_values: int, n_values: int) -> list[slice]:
+    """One range of whole blocks of ``block_rows`` per thread: one range for few rows, and
+    no more ranges than keep their partial results (``partial_values`` values each) within
+    the ``n_values`` of the rows themselves (a scatter per class of many features)."""
     n_blocks = -(-n_rows // block_rows)
-    n_ranges = min(thread_count(), n_blocks) if n_rows >= PARALLEL_ROWS else 1
+    n_ranges = 1
+    if n_rows >= PARALLEL_ROWS:
+        n_ranges = max(1, min(thread_count(), n_blocks, n_values // max(1, partial_values)))
     cuts = [block_rows * (n_blocks * i // n_ranges) for i in range(n_ranges)]
     return [slice(a, b) for a, b in zip(cuts, [*cuts[1:], n_rows], strict=True)]
 
 
-def _in_row_ranges(statistics, n_rows: int):
+def _in_row_ranges(statistics, X, partial_values: int):
     """``statistics(rows)`` of one range of whole blocks per thread, side by side, merged
     exactly (`_merge`).
 
@@ -112,7 +119,7 @@ def _in_row_ranges(statistics, n_rows: int):
     statistics took 0.35 s where two ranges take about half (1,000,000 x 50, 5 classes,
     2 cores).
     """
-    ranges = _row_ranges(n_rows, ONE_HOT_BLOCK_ROWS)
+    ranges = _row_ranges(X.shape[0], ONE_HOT_BLOCK_ROWS, partial_values, X.size)
     parts = run_pieces(statistics, ranges, in_threads=len(ranges) > 1)
     merged = parts[0]
     for part in parts[1:]:
@@ -120,10 +127,10 @@ def _in_row_ranges(statistics, n_rows: int):
     return merged
 
 
-def _summed_over_ranges(partial_sum, n_rows: int):
-    """``partial_sum(rows)`` (an array) of one range of whole blocks of `SOFT_BLOCK_ROWS`
-    per thread, side by side, added up."""
-    ranges = _row_ranges(n_rows, SOFT_BLOCK_ROWS)
+def _summed_over_ranges(partial_sum, X, partial_values: int):
+    """``partial_sum(rows)`` (an array of ``partial_values`` values) of one range of whole
+    blocks of `SOFT_BLOCK_ROWS` per thread, side by side, added up."""
+    ranges = _row_ranges(X.shape[0], SOFT_BLOCK_ROWS, partial_values, X.size)
     parts = run_pieces(partial_sum, ranges, in_threads=len(ranges) > 1)
     total = parts[0]
     for part in parts[1:]:
@@ -201,7 +208,7 @@ def _soft_stats(X, R, covariance_type):
             sums += R[block].T @ (X[block] - pilot)
         return sums
 
-    sums = _summed_over_ranges(sums_of, X.shape[0])
+    sums = _summed_over_ranges(sums_of, X, R.shape[1] * X.shape[1])
     safe = np.where(counts > 0, counts, 1.0)[:, None]
     means = np.where(counts[:, None] > 0, pilot + sums / safe, 0.0)
     return counts, means, _soft_scatter(X, R, means, covariance_type)
@@ -229,7 +236,7 @@ def _soft_scatter(X, R, means, covariance_type):
                     scatter[k] += (centred * R[block, k, None]).T @ centred
         return scatter
 
-    return _summed_over_ranges(scatter_of, X.shape[0])
+    return _summed_over_ranges(scatter_of, X, int(np.prod(shape)))
 
 
 def pooled_scatter(class_scatter) -> np.ndarray:

@@ -207,8 +207,8 @@ class RegularisedGaussian(GaussianFamily):
 
     @property
     def unlabelled_loop(self) -> str:
-        """``"gaussian"`` (the jitted EM) for the conjugate estimate with no regularising
-        setting at all, else ``"em"``."""
+        """``"gaussian"`` (the Gaussian's own EM loop) for the conjugate estimate with no
+        regularising setting at all, else ``"em"``."""
         plain = (self.reg_alpha, self.reg_gamma, self.shrinkage, self.n_components) == (
             1,
             1,
