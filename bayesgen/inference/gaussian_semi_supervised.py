@@ -114,27 +114,11 @@ def semi_supervised_em(
 
     ``report`` compiles a variant that advances the progress bar each iteration.
     """
-    m_and_e = _m_and_e(
-        X,
-        fixed,
-        unlabelled_weights,
-        prior,
-        ridge,
-        class_concentration,
-        covariance_type=covariance_type,
-        kind=kind,
-        class_probabilities_fixed=class_probabilities_fixed,
+    rows = (X, fixed, unlabelled_weights, initial)
+    start, step = _started(
+        *rows, prior, ridge, class_concentration, covariance_type, kind, class_probabilities_fixed
     )
-    # The first M-step's E-step starts the loop, as in the generic loop (semi_supervised).
-    next_responsibilities, _ = m_and_e(initial)
-    state = em.run_jitted(
-        (next_responsibilities, initial),
-        _step(m_and_e),
-        tol=tol,
-        max_iter=max_iter,
-        dtype=X.dtype,
-        report=report,
-    )
+    state = em.run_jitted(start, step, tol=tol, max_iter=max_iter, dtype=X.dtype, report=report)
     return EMResult(state.payload[1], state.history, state.iteration, state.converged)
 
 
@@ -159,28 +143,21 @@ def semi_supervised_em_numpy(
     iterations run. ``check_params(params)``, if given, is called on every M-step's
     parameters before they score the rows (the family's error for a singular covariance,
     where the jitted loop can only carry NaN to the end)."""
-    m_and_e = _m_and_e(
-        X,
-        fixed,
-        unlabelled_weights,
-        prior,
-        ridge,
-        class_concentration,
-        covariance_type=covariance_type,
-        kind=kind,
-        class_probabilities_fixed=class_probabilities_fixed,
-        check_params=check_params,
+    loop = (covariance_type, kind, class_probabilities_fixed, check_params)
+    start, step = _started(
+        X, fixed, unlabelled_weights, initial, prior, ridge, class_concentration, *loop
     )
-    next_responsibilities, _ = m_and_e(initial)
-    state = em.run(
-        (next_responsibilities, initial),
-        _step(m_and_e),
-        tol=tol,
-        max_iter=max_iter,
-        progress_ticks=True,
-    )
+    state = em.run(start, step, tol=tol, max_iter=max_iter, progress_ticks=True)
     history = np.asarray(state.history, dtype=X.dtype)
     return EMResult(state.payload[1], history, state.iteration, state.converged)
+
+
+def _started(X, fixed, unlabelled_weights, initial, prior, ridge, class_concentration, *loop):
+    """The loop's start and step: the first M-step's E-step starts the loop, as in the
+    generic loop (semi_supervised)."""
+    m_and_e = _m_and_e(X, fixed, unlabelled_weights, prior, ridge, class_concentration, *loop)
+    next_responsibilities, _ = m_and_e(initial)
+    return (next_responsibilities, initial), _step(m_and_e)
 
 
 def _step(m_and_e):
@@ -201,7 +178,6 @@ def _m_and_e(
     prior,
     ridge,
     class_concentration,
-    *,
     covariance_type,
     kind,
     class_probabilities_fixed,

@@ -155,6 +155,11 @@ def _em(family, options, value, X, rows, initial) -> EMRun:
     return EMRun(last[0], last[1], state.history, state.converged)
 
 
+def numpy_rows(X) -> bool:
+    """Whether the Gaussian's loop runs in NumPy for ``X`` (a NumPy array), not jitted."""
+    return isinstance(X, np.ndarray)
+
+
 def _gaussian(family, options, value, X, rows, initial) -> EMRun:
     settings = options.settings
     dtype = compute_dtype(X.dtype)
@@ -169,7 +174,7 @@ def _gaussian(family, options, value, X, rows, initial) -> EMRun:
         "max_iter": int(options.max_iter),
     }
     with precision(dtype):
-        if isinstance(X, np.ndarray):  # the same loop in NumPy: BLAS-bound on a CPU
+        if numpy_rows(X):  # the same loop in NumPy: BLAS-bound on a CPU
             result = gaussian_semi_supervised.semi_supervised_em_numpy(
                 X,
                 rows.fixed.astype(dtype),
