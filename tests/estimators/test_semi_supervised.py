@@ -333,7 +333,9 @@ def test_pointwise_log_likelihood_of_unlabelled_rows_is_the_mixture_density():
 
 @pytest.mark.parametrize("covariance_type", ["full", "tied", "diag", "spherical"])
 def test_jitted_gaussian_em_equals_the_generic_loop(covariance_type, monkeypatch):
-    """GaussianDA runs EM as one jitted while_loop; with the prior out of the objective
+    """GaussianDA runs EM as its own loop (NumPy here; jitted for a jax.Array, which
+    tests/inference/test_gaussian_semi_supervised_loops.py holds equal); with the prior out
+    of the objective
     ("mle") it reaches the same fixed point as the generic per-iteration loop. (Their first
     M-steps differ slightly: the generic loop's ridge comes from the labelled rows alone.)"""
     from bayesgen.families.gaussian.regularised import RegularisedGaussian
