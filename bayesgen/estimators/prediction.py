@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.inference import class_posterior, parameter_posterior
 from bayesgen.inference.log_space import log_evidence, normalise
-from bayesgen.joint import log_likelihood
+from bayesgen.joint import log_likelihood, score_blocks
 from bayesgen.validation import caller_stacklevel, scoring_rows
 
 PROBA_METHODS = ("plugin", "predictive")
@@ -116,12 +116,41 @@ class ClassPrediction:
         ``value``, a fitted value with other parameters and class probabilities than
         ``joint_`` (a posterior draw, `bayesgen.joint.with_params`)."""
         X, dtype = self._prepare(X)
+        if not log:
+            posterior = self._probabilities_in_blocks(X, dtype, value)
+            if posterior is not None:
+                return posterior
         joint = self._checked_joint(X, dtype, row_terms=False, value=value)
         log_prior = self._log_prior_of(joint.dtype, value)
         params = (self.joint_ if value is None else value).params
         posterior, n_impossible = class_posterior.from_joint(
             self._feature_family(), params, X, joint, log_prior, log=log
         )
+        warn_impossible(n_impossible)
+        return posterior
+
+    def _probabilities_in_blocks(self, X, dtype, value):
+        """`_plugin_posterior`'s $p(k \\mid x)$ of checked rows, scored and normalised a
+        block of rows at a time (`class_posterior.probabilities_in_blocks`), or None where
+        the family does not score in blocks (`bayesgen.joint.score_blocks`)."""
+        family = self._feature_family()
+        params = (self.joint_ if value is None else value).params
+        with precision(dtype), np.errstate(over="ignore", invalid="ignore"):
+            blocks = score_blocks(family, params, X, dtype, row_terms=False)
+            if blocks is None:
+                return None
+            log_prior = self._log_prior_of(blocks.dtype, value)
+
+            def rescored(rows):
+                X_rows = X[rows]
+                joint = self._checked_joint(X_rows, dtype, row_terms=False, value=value)
+                return class_posterior.from_joint(
+                    family, params, X_rows, joint, log_prior, log=False
+                )
+
+            posterior, n_impossible = class_posterior.probabilities_in_blocks(
+                blocks, log_prior, rescored
+            )
         warn_impossible(n_impossible)
         return posterior
 

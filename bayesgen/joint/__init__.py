@@ -23,6 +23,7 @@ from bayesgen.joint.scoring import (
     log_class_probabilities,
     log_joint,
     log_likelihood,
+    score_blocks,
     with_params,
 )
 from bayesgen.joint.value import (
@@ -52,6 +53,7 @@ __all__ = [
     "responsibilities",
     "row_chunks",
     "rows_to_learn_from",
+    "score_blocks",
     "sparse_responsibilities",
     "update",
     "with_params",

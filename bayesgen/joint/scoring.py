@@ -34,6 +34,15 @@ def log_likelihood(family, params, X, dtype, *, row_terms: bool = True):
         return family.log_likelihood(params, family.encode(X), row_terms=row_terms)
 
 
+def score_blocks(family, params, X, dtype, *, row_terms: bool = True):
+    """`log_likelihood` of NumPy rows a block of rows at a time
+    (`FeatureFamily.score_blocks`), or None where the family does not score so or the rows
+    are on a device. Run inside ``precision(dtype)``."""
+    if is_device_array(X):
+        return None
+    return family.score_blocks(as_numpy(params, dtype), family.encode(X), row_terms=row_terms)
+
+
 def log_joint(family, joint: FittedJoint, X, *, row_terms: bool = True) -> np.ndarray:
     """``(n_samples, n_classes)`` array of $\\log \\pi_k + \\log p(x_i \\mid k, \\theta)$.
 

@@ -56,17 +56,18 @@ def test_a_family_scoring_in_blocks_is_given_every_row_at_once(monkeypatch):
 
 
 def test_the_gaussian_scores_in_blocks_and_poisson_in_chunks(monkeypatch):
-    """GaussianDA's predict_proba calls its family's log-likelihood once whatever the
-    chunk budget, and gives the probabilities of a generous budget."""
+    """GaussianDA's predict_log_proba calls its family's log-likelihood once whatever the
+    chunk budget, and gives the log-probabilities of a generous budget (predict_proba
+    scores through the family's blocks instead: test_probabilities_in_blocks.py)."""
     assert RegularisedGaussian("full").scores_in_blocks and not PoissonFamily.scores_in_blocks
     rng = np.random.default_rng(2)
     y = np.repeat(np.arange(12), 6)
     X = rng.normal(size=(y.shape[0], 4)) + y[:, None]
     model = bayesgen.QDA(reg_covar=1e-3).fit(X, y)
-    expected = model.predict_proba(X)
+    expected = model.predict_log_proba(X)
     sizes = _count_rows(monkeypatch, RegularisedGaussian, "log_likelihood", row_argument=2)
     monkeypatch.setattr(fitting, "RESPONSIBILITY_ENTRIES", 12 * 4 * 5)  # 5 rows a chunk
-    np.testing.assert_allclose(model.predict_proba(X), expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(model.predict_log_proba(X), expected, rtol=1e-12, atol=1e-15)
     assert sizes == [X.shape[0]]
 
 

@@ -38,6 +38,7 @@ from bayesgen.families.gaussian.prior import (
     mean_log_prior,
     resolve_prior,
 )
+from bayesgen.families.gaussian.scores import score_blocks as complete_score_blocks
 from bayesgen.families.gaussian.stats import (
     GaussianStats,
     check_covariance_type,
@@ -45,7 +46,7 @@ from bayesgen.families.gaussian.stats import (
     suff_stats,
     total_variances,
 )
-from bayesgen.families.namespace import namespace
+from bayesgen.families.namespace import is_tracer, namespace, tree_leaves
 from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers
 from bayesgen.validation import as_real_array, check_positive_values
 
@@ -295,6 +296,21 @@ class GaussianFamily(FeatureFamily):
                 return scores
             complete = log_likelihood(params, X, self.covariance_type, row_terms=row_terms)
             return self.with_missing_rows(params, X, complete, row_terms=row_terms)
+
+    def score_blocks(self, params: GaussianParams, X, *, row_terms: bool = True):
+        """`log_likelihood` of complete NumPy rows a block at a time
+        (`bayesgen.families.gaussian.scores.score_blocks`; a row with a missing entry
+        scores NaN). None for rows on a device, traced parameters, or a table most of whose
+        rows miss an entry (`log_likelihood` scores those by their observed blocks at
+        once)."""
+        if not isinstance(X, np.ndarray) or X.ndim != 2 or _mostly_gappy(X):
+            return None
+        if any(is_tracer(leaf) for leaf in tree_leaves(params)):
+            return None
+        means, covariances = (np.asarray(leaf) for leaf in params)
+        return complete_score_blocks(
+            means, covariances, X, self.covariance_type, row_terms=row_terms
+        )
 
     def observed_log_likelihood(self, params: GaussianParams, X) -> np.ndarray:
         """`log_likelihood` of rows most of which miss some entry: every row scored by its

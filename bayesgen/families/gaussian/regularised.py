@@ -395,6 +395,12 @@ class RegularisedGaussian(GaussianFamily):
         return self.variance_floor is None
 
     # ------------------------------------------------------------ densities
+    def score_blocks(self, params: GaussianParams, X, *, row_terms: bool = True):
+        """As `GaussianFamily.score_blocks`; None with e1071's floor (`scores_in_blocks`)."""
+        if self.variance_floor is not None:
+            return None
+        return super().score_blocks(params, X, row_terms=row_terms)
+
     def log_likelihood(self, params: GaussianParams, X, *, row_terms: bool = True):
         """As `GaussianFamily.log_likelihood`; with ``variance_floor``, e1071's floored
         product of independent normal densities."""
