@@ -86,8 +86,10 @@ def run_pieces(function: Callable, pieces: Iterable, *, in_threads: bool = True)
 
 @contextlib.contextmanager
 def blas_on_one_thread():
-    """BLAS on one thread while any caller's pieces run (and around loops of many small
-    LAPACK calls, `bayesgen._blas.single_blas_thread`). The limit is the process's, so
+    """BLAS on one thread while any caller's pieces run, and around small LAPACK calls
+    (the Gaussian's factors, `bayesgen.families.gaussian.scores`). The limit is the
+    process's (set or read through threadpoolctl's controller made once: about 15
+    microseconds), so
     the first caller in sets it and the last one out restores what was there before
     (nested limits, each restoring its own, could leave BLAS on one thread for good)."""
     global _limited, _limiter

@@ -9,7 +9,6 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from bayesgen import _parallel as parallel
-from bayesgen._blas import MANY_CALLS, single_blas_thread
 
 
 def test_results_come_in_the_order_of_the_pieces_whatever_the_threads(monkeypatch):
@@ -100,13 +99,11 @@ def test_overlapping_calls_limit_blas_until_the_last_one_ends():
         assert parallel.thread_count() == 2
 
 
-def test_loops_of_many_lapack_calls_run_blas_on_one_thread_and_give_it_back():
-    """`single_blas_thread` sets the process's limit as `run_pieces` does, nested in it or
-    around it, and leaves BLAS as it found it; a short loop leaves it alone."""
+def test_blas_on_one_thread_around_pieces_gives_it_back():
+    """`blas_on_one_thread` (around the Gaussian's small factors) sets the process's limit
+    as `run_pieces` does, nested in it or around it, and leaves BLAS as it found it."""
     with threadpool_limits(2, user_api="blas"):
-        with single_blas_thread(MANY_CALLS - 1):
-            assert parallel.thread_count() == 2
-        with single_blas_thread(MANY_CALLS):
+        with parallel.blas_on_one_thread():
             assert parallel.thread_count() == 1
             inner = parallel.run_pieces(lambda _: parallel.thread_count(), range(4))
             assert inner == [1, 1, 1, 1]
@@ -122,14 +119,14 @@ def test_a_limit_set_in_one_thread_is_restored_from_another_and_leaves_blas_free
     seen = {}
 
     def first():
-        with single_blas_thread(MANY_CALLS):
+        with parallel.blas_on_one_thread():
             entered.set()
             b_entered.wait(10)
         a_left.set()
 
     def second():
         entered.wait(10)
-        with single_blas_thread(MANY_CALLS):
+        with parallel.blas_on_one_thread():
             b_entered.set()
             a_left.wait(10)
             seen["inside"] = parallel.thread_count()
@@ -172,7 +169,7 @@ def test_a_users_limit_stands_after_a_call_inside_it():
 
     worker = threading.Thread(target=other)
     with threadpool_limits(limits=1, user_api="blas"):
-        with single_blas_thread(MANY_CALLS):
+        with parallel.blas_on_one_thread():
             assert parallel.thread_count() == 1
         worker.start()
         done.wait(10)
