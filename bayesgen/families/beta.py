@@ -1,0 +1,296 @@
+r"""Bounded values with a scaled Beta density per class and feature, fitted by maximum
+likelihood.
+
+For values strictly between ``lower`` and ``upper`` (proportions, rates, shares, scores on
+a closed scale), with $u = (x - \mathrm{lower}) / (\mathrm{upper} - \mathrm{lower})$:
+
+$$
+u_j \mid y = k \sim \mathrm{Beta}(a_{kj}, b_{kj}), \qquad
+\log p(x_j \mid k) = (a - 1)\log u_j + (b - 1)\log(1 - u_j) - \log \mathrm{B}(a, b)
+- \log(\mathrm{upper} - \mathrm{lower}).
+$$
+
+Neither shape has a conjugate prior, so, like `bayesgen.families.gamma`, this family is a
+non-conjugate leaf: no posterior, no predictive, one estimate (``"mle"``). With the
+weighted means of the observed entries of each class and feature,
+$g_1 = \overline{\log u}$ and $g_2 = \overline{\log(1 - u)}$, the likelihood equations are
+
+$$
+\psi(a) - \psi(a + b) = g_1, \qquad \psi(b) - \psi(a + b) = g_2,
+$$
+
+solved by Newton's method (the log-likelihood is concave in $(a, b)$) from the closed-form
+start $a_0 = \tfrac12 + e^{g_1} / (2\delta)$, $b_0 = \tfrac12 + e^{g_2} / (2\delta)$,
+$\delta = 1 - e^{g_1} - e^{g_2}$ (the approximation of Johnson, Kotz and Balakrishnan for
+shapes above 1). Values all equal have $\delta = 0$ and no finite estimate: $\delta$ is
+floored at `MIN_SPREAD`, and the start, a Beta concentrated about $1 / (2 \cdot
+10^{-8})$ times more than a uniform, is kept there. The statistics are sums, so fits merge
+exactly; inside `bayesgen.families.component_mixture.MixtureFamily` the M-step is this
+estimate from the components' responsibilities.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+from scipy.special import betaln, polygamma, psi
+
+from bayesgen.families import class_prior
+from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers, refuse_entries
+
+if TYPE_CHECKING:
+    from jax import Array
+
+#: The smallest $\delta = 1 - e^{g_1} - e^{g_2}$ the shapes are solved for.
+MIN_SPREAD = 1e-8
+_MAX_NEWTON_STEPS = 100
+
+
+class BetaStats(NamedTuple):
+    """Weighted sums over the observed entries of each class and feature.
+
+    Attributes
+    ----------
+    counts : Array of shape (n_classes,)
+        $N_k = \\sum_i R_{ik}$.
+    observed_counts : Array of shape (n_classes, n_features)
+        $\\sum_i R_{ik} [x_{ij}$ observed$]$.
+    log_sums : Array of shape (n_classes, n_features)
+        $\\sum_i R_{ik} \\log u_{ij}$.
+    log_complement_sums : Array of shape (n_classes, n_features)
+        $\\sum_i R_{ik} \\log(1 - u_{ij})$.
+    """
+
+    counts: Array
+    observed_counts: Array
+    log_sums: Array
+    log_complement_sums: Array
+
+
+class BetaParams(NamedTuple):
+    """Shapes $a_{kj}$ and $b_{kj}$, each of shape (n_classes, n_features)."""
+
+    a: Array
+    b: Array
+
+
+def solve_shapes(mean_log: np.ndarray, mean_log_complement: np.ndarray):
+    """The $(a, b)$ with $\\psi(a) - \\psi(a + b) = g_1$ and $\\psi(b) - \\psi(a + b) = g_2$,
+    elementwise, for $g_1 = $ ``mean_log`` and $g_2 = $ ``mean_log_complement`` (both < 0).
+
+    Where $\\delta = 1 - e^{g_1} - e^{g_2}$ is below `MIN_SPREAD` (values all but equal),
+    the closed-form start at the floored $\\delta$.
+    """
+    g1 = np.asarray(mean_log, dtype=np.float64)
+    g2 = np.asarray(mean_log_complement, dtype=np.float64)
+    spread = 1.0 - np.exp(g1) - np.exp(g2)
+    floored = spread < MIN_SPREAD
+    spread = np.maximum(spread, MIN_SPREAD)
+    a = 0.5 + np.exp(g1) / (2.0 * spread)
+    b = 0.5 + np.exp(g2) / (2.0 * spread)
+    start = a.copy(), b.copy()
+    solving = ~floored
+    for _ in range(_MAX_NEWTON_STEPS):
+        if not solving.any():
+            break
+        total = polygamma(1, a + b)
+        f1 = psi(a) - psi(a + b) - g1
+        f2 = psi(b) - psi(a + b) - g2
+        j11, j22 = polygamma(1, a) - total, polygamma(1, b) - total
+        determinant = j11 * j22 - total * total
+        step_a = (j22 * f1 + total * f2) / determinant
+        step_b = (total * f1 + j11 * f2) / determinant
+        # A step may not shrink a shape by more than 10x, which keeps it positive.
+        new_a = np.where(solving, np.maximum(a - step_a, a / 10.0), a)
+        new_b = np.where(solving, np.maximum(b - step_b, b / 10.0), b)
+        done = (np.abs(new_a - a) <= 1e-15 * new_a) & (np.abs(new_b - b) <= 1e-15 * new_b)
+        a, b = new_a, new_b
+        solving &= ~done
+    kept = floored | ~(np.isfinite(a) & np.isfinite(b))  # no root, or Newton lost it
+    return np.where(kept, start[0], a), np.where(kept, start[1], b)
+
+
+class BetaFamily(FeatureFamily):
+    """Bounded continuous features, a scaled Beta per class and feature (maximum likelihood).
+
+    A column-of-a-table family with no estimator of its own: use it through
+    [`bayesgen.FamilyClassifier`][bayesgen.FamilyClassifier], alone or as the leaf of a
+    mixture (``MixtureFamily(BetaFamily(), n_components=3)``). ``X`` holds values strictly
+    between ``lower`` and ``upper``; NaN is missing and drops its factor.
+
+    Parameters
+    ----------
+    lower, upper : float, default=0.0 and 1.0
+        The open interval of the values (the Beta's support, scaled).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from bayesgen.families.beta import BetaFamily
+    >>> rng = np.random.default_rng(0)
+    >>> X = 10.0 * rng.beta(2.0, 5.0, size=(20000, 1))
+    >>> family = BetaFamily(upper=10.0)
+    >>> stats = family.suff_stats(X, np.ones((20000, 1)), np.float64)
+    >>> params = family.point_estimate(family.prior(stats), stats, "mle")
+    >>> bool(abs(params.a[0, 0] - 2.0) < 0.05 and abs(params.b[0, 0] - 5.0) < 0.15)
+    True
+    """
+
+    name = "beta"
+    has_exact_posterior = False
+    column_values = "numbers"
+
+    def __init__(self, lower: float = 0.0, upper: float = 1.0):
+        self.lower, self.upper = lower, upper
+
+    def check(self) -> BetaFamily:
+        """This family, once ``lower < upper`` are checked to be finite numbers."""
+        try:
+            lower, upper = float(self.lower), float(self.upper)
+        except (TypeError, ValueError):
+            lower = upper = math.nan
+        if not (math.isfinite(lower) and math.isfinite(upper) and lower < upper):
+            raise ValueError(
+                f"lower and upper must be finite numbers with lower < upper; got "
+                f"lower={self.lower!r}, upper={self.upper!r}."
+            )
+        return self
+
+    def _unit(self, X: np.ndarray):
+        """``(observed, log u, log(1 - u))`` of ``X``, a missing entry adding nothing."""
+        X = np.asarray(X)
+        observed = ~np.isnan(X)
+        unit = (np.where(observed, X, self.lower) - self.lower) / (self.upper - self.lower)
+        filled = np.where(observed, unit, 0.5)  # finite logs; weight 0 where missing
+        log_u = np.where(observed, np.log(filled), 0.0)
+        return observed.astype(X.dtype), log_u, np.where(observed, np.log1p(-filled), 0.0)
+
+    # ----------------------------------------------------------- statistics
+    def suff_stats(self, X, responsibilities, dtype=None) -> BetaStats:
+        """Weighted counts and sums of $\\log u$ and $\\log(1 - u)$ of the observed entries."""
+        X = np.asarray(X, dtype=dtype)
+        R = np.asarray(responsibilities, dtype=X.dtype)
+        observed, log_u, log_complement = self._unit(X)
+        return BetaStats(R.sum(axis=0), R.T @ observed, R.T @ log_u, R.T @ log_complement)
+
+    def merge(self, a, b) -> BetaStats:
+        """Statistics of the union of two disjoint batches (they are sums)."""
+        return BetaStats(*(x + y for x, y in zip(a, b, strict=True)))
+
+    # ------------------------------------------------------------ estimate
+    def prior(self, stats):
+        """None: maximum likelihood has no prior."""
+        return None
+
+    def prior_for(self, n_features: int, dtype=None):
+        """None: maximum likelihood has no prior."""
+        return None
+
+    def check_estimate(self, kind: str) -> None:
+        """Only ``"mle"``: the shapes have no conjugate prior to take a mode or mean of."""
+        if kind != "mle":
+            raise ValueError(
+                f"the beta family is fitted by maximum likelihood only: use estimate='mle'; "
+                f"got {kind!r}."
+            )
+
+    def point_estimate(self, prior, stats, kind: str) -> BetaParams:
+        """The maximum-likelihood shapes; a class and feature without observed entries gets
+        the uniform, $a = b = 1$ (it scores nothing there)."""
+        self.check_estimate(kind)
+        n = np.asarray(stats.observed_counts, dtype=np.float64)
+        seen = n > 0
+        safe = np.where(seen, n, 1.0)
+        g1 = np.where(seen, np.asarray(stats.log_sums) / safe, math.log(0.5))
+        g2 = np.where(seen, np.asarray(stats.log_complement_sums) / safe, math.log(0.5))
+        a, b = solve_shapes(g1, g2)
+        dtype = np.asarray(stats.log_sums).dtype
+        return BetaParams(
+            np.where(seen, a, 1.0).astype(dtype), np.where(seen, b, 1.0).astype(dtype)
+        )
+
+    def log_prior(self, prior, params, kind: str = "mle") -> float:
+        """0: maximum likelihood."""
+        self.check_estimate(kind)
+        return 0.0
+
+    # ------------------------------------------------------------ densities
+    def log_likelihood(self, params, X, *, row_terms: bool = True):
+        """``(n_samples, n_classes)`` $\\sum_j \\log p(x_j \\mid k)$ over the observed
+        entries, the scale's $-\\log(\\mathrm{upper} - \\mathrm{lower})$ included (it is the
+        same for every class: ``row_terms`` changes nothing)."""
+        X = np.asarray(X)
+        a, b = (np.asarray(p, dtype=X.dtype) for p in params)
+        observed, log_u, log_complement = self._unit(X)
+        constant = -betaln(a, b) - math.log(self.upper - self.lower)
+        return log_u @ (a - 1.0).T + log_complement @ (b - 1.0).T + observed @ constant.T
+
+    # ---------------------------------------------------------------- draws
+    def _scaled(self, unit):
+        return self.lower + (self.upper - self.lower) * unit
+
+    def draw_features(self, params, classes, rng, **options) -> dict:
+        """``{"X": values}``: a scaled Beta draw with each row's class's shapes."""
+        a, b = (np.asarray(p, dtype=np.float64)[classes] for p in params)
+        return {"X": self._scaled(rng.beta(a, b))}
+
+    def features_from_draws(self, draws: dict) -> np.ndarray:
+        """The drawn values, as floats."""
+        return np.asarray(draws["X"])
+
+    def mean(self, params):
+        """$E[x_j \\mid k] = \\mathrm{lower} + (\\mathrm{upper} - \\mathrm{lower})\\,
+        a_{kj} / (a_{kj} + b_{kj})$."""
+        a, b = (np.asarray(p, dtype=np.float64) for p in params)
+        return self._scaled(a / (a + b))
+
+    def conditional(self, params, X, class_weights, method: str, rng):
+        """Missing entries: the class mixture's mean, or a class drawn from the weights for
+        each row and scaled Beta draws of its entries given it."""
+        X = np.asarray(X, dtype=np.float64)
+        weights = np.asarray(class_weights, dtype=np.float64)
+        rows, columns = np.nonzero(np.isnan(X))
+        filled = X.copy()
+        if method == "mean":
+            filled[rows, columns] = np.einsum(
+                "rk,kr->r", weights[rows], self.mean(params)[:, columns]
+            )
+            return filled
+        a, b = (np.asarray(p, dtype=np.float64) for p in params)
+        drawn = class_prior.draw_classes(weights, rng)[rows]  # one class per row
+        filled[rows, columns] = self._scaled(rng.beta(a[drawn, columns], b[drawn, columns]))
+        return filled
+
+    def sample_params(self, key, posterior, num_samples: int):
+        """No posterior: the family is fitted by maximum likelihood."""
+        raise NoClosedForm("the beta family has no posterior draws (maximum likelihood only)")
+
+    # ------------------------------------------------- columns of a table
+    def check_columns(self, X, *, owner: str = "X", columns=None) -> np.ndarray:
+        """Numbers strictly between ``lower`` and ``upper`` (NaN missing)."""
+        X = as_numbers(X, owner, columns)
+        with np.errstate(invalid="ignore"):
+            outside = (X <= self.lower) | (X >= self.upper)
+        refuse_entries(
+            outside,
+            X,
+            columns,
+            f"{owner} models values strictly between {self.lower} and {self.upper} (a scaled "
+            "Beta density; set BetaFamily's lower and upper to the scale's bounds)",
+        )
+        return X
+
+    def sites(self, params) -> dict:
+        """``"beta_a"`` and ``"beta_b"``, (n_classes, n_features) each."""
+        return {"beta_a": params.a, "beta_b": params.b}
+
+    def params_from_sites(self, sites: dict) -> BetaParams:
+        """The inverse of `sites`."""
+        return BetaParams(np.asarray(sites["beta_a"]), np.asarray(sites["beta_b"]))
+
+    def parameter_dims(self, features: list) -> tuple[dict, dict]:
+        """Both sites by (class, feature)."""
+        dims = {"beta_a": ("class", "feature"), "beta_b": ("class", "feature")}
+        return dims, {"feature": list(features)}
