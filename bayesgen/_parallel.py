@@ -84,6 +84,13 @@ def run_pieces(function: Callable, pieces: Iterable, *, in_threads: bool = True)
     return results
 
 
+def blas_on_one_thread_where(needed: bool):
+    """`blas_on_one_thread` where ``needed``, else a context that does nothing: the first
+    limit in a process sets up threadpoolctl's controller (about 10 ms), which only work
+    large enough to run in threads, or many small LAPACK calls, pays for."""
+    return blas_on_one_thread() if needed else contextlib.nullcontext()
+
+
 @contextlib.contextmanager
 def blas_on_one_thread():
     """BLAS on one thread while any caller's pieces run, and around small LAPACK calls

@@ -18,7 +18,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from bayesgen._parallel import blas_on_one_thread
+from bayesgen._parallel import blas_on_one_thread_where
 from bayesgen.device_arrays import check_device_features, is_device_array
 
 #: Whether the rows being checked are scored one by one (prediction), not summed into
@@ -158,15 +158,22 @@ def _stored_values(X) -> np.ndarray:
     return X.data if sp.issparse(X) else X
 
 
+#: Fewest values for which the finite check's sum runs on one BLAS thread (below, no threads
+#: follow, and limiting BLAS would first set up threadpoolctl's controller: about 10 ms).
+ONE_BLAS_THREAD_VALUES = 2**20
+
+
 def _check_finite(X, estimator, *, allow_nan: bool = False) -> None:
     values = _stored_values(X)
     flat = values.ravel(order="K")
     # One read of X: a finite sum of squares means no NaN, no inf, and no value so large
-    # that the statistics (sums of x and x**2) overflow. On one BLAS thread: it is bound by
-    # memory (400 MB: 0.013 s against 0.012 s on two), and OpenBLAS's pool left awake by it
-    # slowed the threaded blocks that come next (LDA's predict_proba blocks of 1,000,000 x
-    # 50 rows on 2 cores: 0.102 s after it, 0.067 s after it on one thread).
-    with np.errstate(over="ignore", invalid="ignore"), blas_on_one_thread():
+    # that the statistics (sums of x and x**2) overflow. On one BLAS thread for a table large
+    # enough to be worked on in threads next: the sum is bound by memory (400 MB: 0.013 s
+    # against 0.012 s on two), and OpenBLAS's pool left awake by it slowed those threads
+    # (LDA's predict_proba blocks of 1,000,000 x 50 rows on 2 cores: 0.102 s after it,
+    # 0.067 s after it on one thread).
+    large = flat.size >= ONE_BLAS_THREAD_VALUES
+    with np.errstate(over="ignore", invalid="ignore"), blas_on_one_thread_where(large):
         if np.isfinite(np.dot(flat, flat)):
             return
     # With NaN allowed only an infinity is wrong: one pass, not two and their union.

@@ -178,3 +178,14 @@ def test_a_users_limit_stands_after_a_call_inside_it():
     worker.join(20)
     parallel._release_blas_control()
     assert inside == 1
+
+
+def test_blas_is_limited_only_where_needed():
+    """`blas_on_one_thread_where(False)` leaves BLAS alone (a first limit in a process
+    costs about 10 ms, which only large work pays for); True limits it and gives it back."""
+    with threadpool_limits(2, user_api="blas"):
+        with parallel.blas_on_one_thread_where(False):
+            assert parallel.thread_count() == 2
+        with parallel.blas_on_one_thread_where(True):
+            assert parallel.thread_count() == 1
+        assert parallel.thread_count() == 2

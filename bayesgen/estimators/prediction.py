@@ -135,6 +135,7 @@ class ClassPrediction:
         the family does not score in blocks (`bayesgen.joint.score_blocks`)."""
         family = self._feature_family()
         params = (self.joint_ if value is None else value).params
+        outside = np.geterr()  # from_joint's, as on the whole path
         with precision(dtype), np.errstate(over="ignore", invalid="ignore"):
             blocks = score_blocks(family, params, X, dtype, row_terms=False)
             if blocks is None:
@@ -144,9 +145,10 @@ class ClassPrediction:
             def rescored(rows):
                 X_rows = X[rows]
                 joint = self._checked_joint(X_rows, dtype, row_terms=False, value=value)
-                return class_posterior.from_joint(
-                    family, params, X_rows, joint, log_prior, log=False
-                )
+                with np.errstate(**outside):
+                    return class_posterior.from_joint(
+                        family, params, X_rows, joint, log_prior, log=False
+                    )
 
             posterior, n_impossible = class_posterior.probabilities_in_blocks(
                 blocks, log_prior, rescored

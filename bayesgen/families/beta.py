@@ -45,7 +45,11 @@ if TYPE_CHECKING:
 
 #: The smallest $\delta = 1 - e^{g_1} - e^{g_2}$ the shapes are solved for.
 MIN_SPREAD = 1e-8
+#: Newton stops where no shape moves by more than this, relative (its steps then are
+#: rounding: a tighter stop let iterates wander about the root for all the steps allowed).
+STEP_TOLERANCE = 1e-12
 _MAX_NEWTON_STEPS = 100
+_MAX_NUDGES = 64
 
 
 class BetaStats(NamedTuple):
@@ -91,23 +95,26 @@ def solve_shapes(mean_log: np.ndarray, mean_log_complement: np.ndarray):
     a = 0.5 + np.exp(g1) / (2.0 * spread)
     b = 0.5 + np.exp(g2) / (2.0 * spread)
     start = a.copy(), b.copy()
-    solving = ~floored
+    solving = np.flatnonzero(~floored.ravel())
+    a, b, g1, g2 = (np.array(np.broadcast_to(v, floored.shape)).ravel() for v in (a, b, g1, g2))
     for _ in range(_MAX_NEWTON_STEPS):
-        if not solving.any():
+        if solving.size == 0:
             break
-        total = polygamma(1, a + b)
-        f1 = psi(a) - psi(a + b) - g1
-        f2 = psi(b) - psi(a + b) - g2
-        j11, j22 = polygamma(1, a) - total, polygamma(1, b) - total
+        x, z = a[solving], b[solving]
+        total = polygamma(1, x + z)
+        f1 = psi(x) - psi(x + z) - g1[solving]
+        f2 = psi(z) - psi(x + z) - g2[solving]
+        j11, j22 = polygamma(1, x) - total, polygamma(1, z) - total
         determinant = j11 * j22 - total * total
-        step_a = (j22 * f1 + total * f2) / determinant
-        step_b = (total * f1 + j11 * f2) / determinant
         # A step may not shrink a shape by more than 10x, which keeps it positive.
-        new_a = np.where(solving, np.maximum(a - step_a, a / 10.0), a)
-        new_b = np.where(solving, np.maximum(b - step_b, b / 10.0), b)
-        done = (np.abs(new_a - a) <= 1e-15 * new_a) & (np.abs(new_b - b) <= 1e-15 * new_b)
-        a, b = new_a, new_b
-        solving &= ~done
+        new_x = np.maximum(x - (j22 * f1 + total * f2) / determinant, x / 10.0)
+        new_z = np.maximum(z - (total * f1 + j11 * f2) / determinant, z / 10.0)
+        a[solving], b[solving] = new_x, new_z
+        moved = (np.abs(new_x - x) > STEP_TOLERANCE * new_x) | (
+            np.abs(new_z - z) > STEP_TOLERANCE * new_z
+        )
+        solving = solving[moved]
+    a, b = a.reshape(floored.shape), b.reshape(floored.shape)
     kept = floored | ~(np.isfinite(a) & np.isfinite(b))  # no root, or Newton lost it
     return np.where(kept, start[0], a), np.where(kept, start[1], b)
 
@@ -231,10 +238,25 @@ class BetaFamily(FeatureFamily):
     def _scaled(self, unit):
         return self.lower + (self.upper - self.lower) * unit
 
+    def _drawn(self, rng, a, b):
+        """Scaled Beta draws kept strictly inside ``(lower, upper)``: with small shapes a
+        draw rounds to 0 or 1 in floating point (2 % of them at a = b = 0.1), a value the
+        family refuses and scores as impossible, so it moves to the nearest values inside,
+        one floating-point step at a time, until its $u$ is strictly between 0 and 1."""
+        values = self._scaled(rng.beta(a, b))
+        for _ in range(_MAX_NUDGES):  # until each maps into (0, 1) as `_unit` computes it
+            unit = (values - self.lower) / (self.upper - self.lower)
+            low, high = unit <= 0.0, unit >= 1.0
+            if not (low.any() or high.any()):
+                break
+            values = np.where(low, np.nextafter(values, self.upper), values)
+            values = np.where(high, np.nextafter(values, self.lower), values)
+        return values
+
     def draw_features(self, params, classes, rng, **options) -> dict:
         """``{"X": values}``: a scaled Beta draw with each row's class's shapes."""
         a, b = (np.asarray(p, dtype=np.float64)[classes] for p in params)
-        return {"X": self._scaled(rng.beta(a, b))}
+        return {"X": self._drawn(rng, a, b)}
 
     def features_from_draws(self, draws: dict) -> np.ndarray:
         """The drawn values, as floats."""
@@ -260,7 +282,7 @@ class BetaFamily(FeatureFamily):
             return filled
         a, b = (np.asarray(p, dtype=np.float64) for p in params)
         drawn = class_prior.draw_classes(weights, rng)[rows]  # one class per row
-        filled[rows, columns] = self._scaled(rng.beta(a[drawn, columns], b[drawn, columns]))
+        filled[rows, columns] = self._drawn(rng, a[drawn, columns], b[drawn, columns])
         return filled
 
     def sample_params(self, key, posterior, num_samples: int):

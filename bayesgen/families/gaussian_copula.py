@@ -303,11 +303,9 @@ class GaussianCopulaFamily(GaussianFamily):
         return scores + self.log_jacobian(X)[:, None].astype(scores.dtype)
 
     def score_blocks(self, params, X, *, row_terms: bool = True):
-        """As `GaussianFamily.score_blocks` without ``row_terms`` (the Jacobian is one of
-        them); None with them."""
-        if row_terms:
-            return None
-        return super().score_blocks(params, X, row_terms=False)
+        """None: ``encode`` copies every row it is given (as `scores_in_blocks` says), so
+        the rows reach `log_likelihood` in chunks instead."""
+        return None
 
     def observed_log_likelihood(self, params, X) -> np.ndarray:
         """`GaussianFamily.observed_log_likelihood` plus the Jacobian."""

@@ -108,7 +108,9 @@ def probabilities_in_blocks(
     it is still in the processor's cache.
 
     The same arithmetic as `with_log_prior` then `from_joint` over scores of all the rows,
-    so the same probabilities, with the scores never written out whole and read back: on
+    so the same probabilities (bit for bit on the rows finished in blocks; a family may
+    score the rescored rows by another method than it would in the whole table, which
+    changes them by rounding), with the scores never written out whole and read back: on
     LDA's 1,000,000 rows of 50 features and 5 classes, scoring and normalising took about
     0.06 s against 0.12 s (2 cores). A row whose largest class score is not finite (a
     missing entry, an overflow, no class able to score it) is left to ``rescored(rows)``,

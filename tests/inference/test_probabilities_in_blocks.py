@@ -162,17 +162,42 @@ def test_another_value_is_scored_in_blocks_too(monkeypatch):
 
 
 def test_families_whose_scores_need_every_row_do_not_score_in_blocks():
-    """e1071's floor makes its densities over all the rows given; the copula's row terms
-    hold the Jacobian, which its blocks leave out; rows on a device are JAX's."""
+    """e1071's floor makes its densities over all the rows given and the copula's encoding
+    copies every row it is given (they are scored a chunk at a time instead); count
+    families have no blocks."""
     rng = np.random.default_rng(5)
     X = rng.normal(size=(30, 2))
     params = (np.zeros((2, 2)), np.ones((2, 2)))
     floored = RegularisedGaussian("diag", variance_floor=(0.001, 0.0))
     assert floored.score_blocks(params, X, row_terms=False) is None
-    assert RegularisedGaussian("diag").score_blocks(params, X, row_terms=False) is not None
-    copula = GaussianCopulaFamily(covariance_type="diag")
-    assert copula.score_blocks(params, X, row_terms=True) is None
-    blocks = copula.score_blocks(params, X, row_terms=False)
+    blocks = RegularisedGaussian("diag").score_blocks(params, X, row_terms=False)
     gaussian = GaussianFamily("diag").log_likelihood(params, X, row_terms=False)
     np.testing.assert_array_equal(blocks.score(slice(0, 30)).T, gaussian)
+    copula = GaussianCopulaFamily(covariance_type="diag")
+    assert copula.score_blocks(params, X, row_terms=False) is None
     assert BernoulliFamily().score_blocks(np.zeros((2, 2)), X) is None
+
+
+def test_the_copula_is_still_given_its_rows_in_chunks(monkeypatch):
+    """A class-stratified copula's predict_proba reaches its family's log-likelihood a chunk
+    of rows at a time (at most RESPONSIBILITY_ENTRIES rows x classes x features)."""
+    from bayesgen.joint import fitting
+
+    rng = np.random.default_rng(6)
+    y = np.repeat(np.arange(2), 100)
+    X = rng.gamma(2.0, size=(200, 3)) * (1 + y[:, None])
+    model = bayesgen.FamilyClassifier(
+        family=GaussianCopulaFamily(covariance_type="full"), estimate="mean"
+    ).fit(X, y)
+    expected = model.predict_proba(X)
+    sizes = []
+    original = GaussianCopulaFamily.log_likelihood
+
+    def spy(self, params, rows, **options):
+        sizes.append(rows.shape[0])
+        return original(self, params, rows, **options)
+
+    monkeypatch.setattr(GaussianCopulaFamily, "log_likelihood", spy)
+    monkeypatch.setattr(fitting, "RESPONSIBILITY_ENTRIES", 2 * 3 * 50)  # 50 rows a chunk
+    np.testing.assert_allclose(model.predict_proba(X), expected, rtol=1e-12, atol=1e-15)
+    assert sizes == [50] * 4

@@ -26,7 +26,7 @@ import math
 import numpy as np
 import scipy.linalg
 
-from bayesgen._parallel import blas_on_one_thread, run_pieces
+from bayesgen._parallel import blas_on_one_thread_where, run_pieces
 from bayesgen.families.score_blocks import ScoreBlocks
 
 #: Rows per block: a block's whitened copy (rows x features) and its scores stay in the
@@ -39,6 +39,12 @@ LINEAR_BLOCK_ROWS = 65_536
 LINEAR_BLOCK_SCORES = 2**19
 #: Fewest rows for which the blocks are scored in threads.
 PARALLEL_ROWS = 16_384
+#: Fewest LAPACK calls for the factors (a Cholesky and a solve per class) for which BLAS is
+#: limited to one thread even when the rows are few (see `score_blocks`).
+MANY_FACTOR_CALLS = 16
+#: Most features for which the factors are small enough to compute on one BLAS thread (a
+#: Cholesky factor and its inverse of 256 x 256 take about a millisecond).
+SMALL_FACTOR_FEATURES = 256
 
 
 def _inverse_cholesky(covariance: np.ndarray) -> tuple[np.ndarray, float]:
@@ -106,12 +112,18 @@ def score_blocks(
     n_rows = X.shape[0]
     constant = -0.5 * n_features * math.log(2.0 * math.pi)
     linear_form = covariance_type == "tied" and not row_terms
-    # The factors are small products and solves, on one BLAS thread: on OpenBLAS's own
-    # threads each call wakes its pool, which costs far more than the work (1,200 solves of
-    # 13 x 13 factors, the classes of 400 posterior draws of a 3-class QDA: 4.7 s against
-    # 0.09 s), and leaves it awake: the blocks' threads then ran about half as fast (LDA's
-    # predict_proba of 1,000,000 x 50 rows, 5 classes, 2 cores: 0.11 s against 0.06 s).
-    with blas_on_one_thread():
+    # The factors are small products and solves, on one BLAS thread where there are many of
+    # them or the blocks run in threads: on OpenBLAS's own threads each call wakes its pool,
+    # which costs far more than the work (1,200 solves of 13 x 13 factors, the classes of
+    # 400 posterior draws of a 3-class QDA: 4.7 s against 0.09 s), and leaves it awake: the
+    # blocks' threads then ran about half as fast (LDA's predict_proba of 1,000,000 x 50
+    # rows, 5 classes, 2 cores: 0.11 s against 0.06 s). Few rows and few calls are left
+    # alone (the first limit in a process costs about 10 ms), and so are large factors,
+    # whose d^3 work BLAS's threads share.
+    factor_calls = 2 * (n_classes if covariance_type == "full" else 1)
+    small = n_features <= SMALL_FACTOR_FEATURES
+    one_thread = small and (n_rows >= PARALLEL_ROWS or factor_calls >= MANY_FACTOR_CALLS)
+    with blas_on_one_thread_where(one_thread):
         if linear_form:
             weights, offsets = _tied_linear(centred_means, covariances)
             offsets = (offsets - weights @ shift + constant).astype(dtype)
