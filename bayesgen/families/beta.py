@@ -38,7 +38,8 @@ import numpy as np
 from scipy.special import betaln, polygamma, psi
 
 from bayesgen.families import class_prior
-from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers, refuse_entries
+from bayesgen.families.maximum_likelihood import MaximumLikelihood
+from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
 
 if TYPE_CHECKING:
     from jax import Array
@@ -119,7 +120,7 @@ def solve_shapes(mean_log: np.ndarray, mean_log_complement: np.ndarray):
     return np.where(kept, start[0], a), np.where(kept, start[1], b)
 
 
-class BetaFamily(FeatureFamily):
+class BetaFamily(MaximumLikelihood, FeatureFamily):
     """Bounded continuous features, a scaled Beta per class and feature (maximum likelihood).
 
     A column-of-a-table family with no estimator of its own: use it through
@@ -146,7 +147,6 @@ class BetaFamily(FeatureFamily):
     """
 
     name = "beta"
-    has_exact_posterior = False
     column_values = "numbers"
 
     def __init__(self, lower: float = 0.0, upper: float = 1.0):
@@ -182,27 +182,7 @@ class BetaFamily(FeatureFamily):
         observed, log_u, log_complement = self._unit(X)
         return BetaStats(R.sum(axis=0), R.T @ observed, R.T @ log_u, R.T @ log_complement)
 
-    def merge(self, a, b) -> BetaStats:
-        """Statistics of the union of two disjoint batches (they are sums)."""
-        return BetaStats(*(x + y for x, y in zip(a, b, strict=True)))
-
     # ------------------------------------------------------------ estimate
-    def prior(self, stats):
-        """None: maximum likelihood has no prior."""
-        return None
-
-    def prior_for(self, n_features: int, dtype=None):
-        """None: maximum likelihood has no prior."""
-        return None
-
-    def check_estimate(self, kind: str) -> None:
-        """Only ``"mle"``: the shapes have no conjugate prior to take a mode or mean of."""
-        if kind != "mle":
-            raise ValueError(
-                f"the beta family is fitted by maximum likelihood only: use estimate='mle'; "
-                f"got {kind!r}."
-            )
-
     def point_estimate(self, prior, stats, kind: str) -> BetaParams:
         """The maximum-likelihood shapes; a class and feature without observed entries gets
         the uniform, $a = b = 1$ (it scores nothing there)."""
@@ -217,11 +197,6 @@ class BetaFamily(FeatureFamily):
         return BetaParams(
             np.where(seen, a, 1.0).astype(dtype), np.where(seen, b, 1.0).astype(dtype)
         )
-
-    def log_prior(self, prior, params, kind: str = "mle") -> float:
-        """0: maximum likelihood."""
-        self.check_estimate(kind)
-        return 0.0
 
     # ------------------------------------------------------------ densities
     def log_likelihood(self, params, X, *, row_terms: bool = True):
@@ -284,10 +259,6 @@ class BetaFamily(FeatureFamily):
         drawn = class_prior.draw_classes(weights, rng)[rows]  # one class per row
         filled[rows, columns] = self._drawn(rng, a[drawn, columns], b[drawn, columns])
         return filled
-
-    def sample_params(self, key, posterior, num_samples: int):
-        """No posterior: the family is fitted by maximum likelihood."""
-        raise NoClosedForm("the beta family has no posterior draws (maximum likelihood only)")
 
     # ------------------------------------------------- columns of a table
     def check_columns(self, X, *, owner: str = "X", columns=None) -> np.ndarray:

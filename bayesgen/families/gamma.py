@@ -32,7 +32,8 @@ import numpy as np
 from scipy.special import gammaln, polygamma, psi
 
 from bayesgen.families import class_prior
-from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers, refuse_entries
+from bayesgen.families.maximum_likelihood import MaximumLikelihood
+from bayesgen.families.protocol import FeatureFamily, as_numbers, refuse_entries
 
 if TYPE_CHECKING:
     from jax import Array
@@ -88,7 +89,7 @@ def _split(X: np.ndarray):
     return observed.astype(X.dtype), np.where(observed, X, 0.0), np.log(filled)
 
 
-class GammaFamily(FeatureFamily):
+class GammaFamily(MaximumLikelihood, FeatureFamily):
     """Positive continuous features, a Gamma per class and feature (maximum likelihood).
 
     A column-of-a-table family with no estimator of its own: use it through
@@ -110,7 +111,6 @@ class GammaFamily(FeatureFamily):
     """
 
     name = "gamma"
-    has_exact_posterior = False
 
     def __init__(self):
         """No hyperparameters: maximum likelihood."""
@@ -123,27 +123,7 @@ class GammaFamily(FeatureFamily):
         observed, filled, logs = _split(X)
         return GammaStats(R.sum(axis=0), R.T @ observed, R.T @ filled, R.T @ logs)
 
-    def merge(self, a, b) -> GammaStats:
-        """Statistics of the union of two disjoint batches (they are sums)."""
-        return GammaStats(*(x + y for x, y in zip(a, b, strict=True)))
-
     # ------------------------------------------------------------ estimate
-    def prior(self, stats):
-        """None: maximum likelihood has no prior."""
-        return None
-
-    def prior_for(self, n_features: int, dtype=None):
-        """None: maximum likelihood has no prior."""
-        return None
-
-    def check_estimate(self, kind: str) -> None:
-        """Only ``"mle"``: the shape has no conjugate prior to take a mode or mean of."""
-        if kind != "mle":
-            raise ValueError(
-                f"the gamma family is fitted by maximum likelihood only: use estimate='mle'; "
-                f"got {kind!r}."
-            )
-
     def point_estimate(self, prior, stats, kind: str) -> GammaParams:
         """The maximum-likelihood shapes and rates; a class and feature without observed
         entries gets shape and rate 1 (it scores nothing there)."""
@@ -156,11 +136,6 @@ class GammaFamily(FeatureFamily):
         shape = np.where(seen, solve_shape(np.log(mean) - mean_log), 1.0)
         dtype = np.asarray(stats.sums).dtype
         return GammaParams(shape.astype(dtype), (shape / mean).astype(dtype))
-
-    def log_prior(self, prior, params, kind: str = "mle") -> float:
-        """0: maximum likelihood."""
-        self.check_estimate(kind)
-        return 0.0
 
     # ------------------------------------------------------------ densities
     def log_likelihood(self, params, X, *, row_terms: bool = True):
@@ -201,10 +176,6 @@ class GammaFamily(FeatureFamily):
         drawn = class_prior.draw_classes(weights, rng)[rows]  # one class per row
         filled[rows, columns] = rng.gamma(shape[drawn, columns], 1.0 / rate[drawn, columns])
         return filled
-
-    def sample_params(self, key, posterior, num_samples: int):
-        """No posterior: the family is fitted by maximum likelihood."""
-        raise NoClosedForm("the gamma family has no posterior draws (maximum likelihood only)")
 
     # ------------------------------------------------- columns of a table
     def check_columns(self, X, *, owner: str = "X", columns=None) -> np.ndarray:
