@@ -130,8 +130,10 @@ class BetaFamily(MaximumLikelihood, FeatureFamily):
 
     Parameters
     ----------
-    lower, upper : float, default=0.0 and 1.0
-        The open interval of the values (the Beta's support, scaled).
+    lower : float, default=0.0
+        The lower end of the open interval of the values (the Beta's support, scaled).
+    upper : float, default=1.0
+        Its upper end; ``lower < upper``, both finite.
 
     Examples
     --------
