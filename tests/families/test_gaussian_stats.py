@@ -111,6 +111,80 @@ def test_partial_statistics_larger_than_the_rows_are_not_made_per_thread(monkeyp
 
 
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_a_row_in_two_classes_anywhere_sends_the_rows_to_the_soft_kernel(
+    monkeypatch, covariance_type, where
+):
+    """Labelled rows with one soft row, in the first block, a middle one or the last row.
+    The screen of spread rows (every 50th) misses it, so the blocks, which check every row,
+    find it; the statistics are those of the soft responsibilities."""
+    from bayesgen.families.gaussian import blocked_stats
+
+    rng = np.random.default_rng(5)
+    n, d, K = 203, 3, 4
+    X = rng.normal(size=(n, d)) * [1.0, 2.0, 0.5] + [3.0, -1.0, 0.0]
+    R = _responsibilities(rng, n, K, "weighted")
+    row = {"first": 1, "middle": 101, "last": n - 1}[where]
+    R[row, :2] = [0.25, 0.75]
+    monkeypatch.setattr(blocked_stats, "ONE_HOT_BLOCK_ROWS", 16)
+    monkeypatch.setattr(blocked_stats, "SOFT_BLOCK_ROWS", 16)
+    monkeypatch.setattr(blocked_stats, "PARALLEL_ROWS", 32)
+    monkeypatch.setattr(blocked_stats, "SCREENED_ROWS", 4)  # rows 0, 50, 100, 150, 200
+    assert row % 50 != 0
+    stats = gaussian.GaussianStats(*blocked_stats.suff_stats(X, R, covariance_type))
+    _assert_stats_close(stats, _numpy_stats(X, R, covariance_type))
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_labelled_rows_then_unlabelled_ones_make_no_one_pass_attempt(monkeypatch, covariance_type):
+    """One-hot rows followed by soft ones (labelled rows stacked on unlabelled ones): the
+    screen sends them to the soft kernel before any block of the one-pass kernels runs."""
+    from bayesgen.families.gaussian import blocked_stats
+
+    rng = np.random.default_rng(6)
+    n, d, K = 400, 3, 4
+    X = rng.normal(size=(n, d))
+    R = np.concatenate(
+        [_responsibilities(rng, 300, K, "onehot"), _responsibilities(rng, 100, K, "soft")]
+    )
+
+    def refused(*args):
+        raise AssertionError("a one-pass kernel ran on soft responsibilities")
+
+    monkeypatch.setattr(blocked_stats, "_one_hot_stats", refused)
+    monkeypatch.setattr(blocked_stats, "_one_hot_diagonal_stats", refused)
+    stats = gaussian.GaussianStats(*blocked_stats.suff_stats(X, R, covariance_type))
+    _assert_stats_close(stats, _numpy_stats(X, R, covariance_type))
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
+def test_a_row_whose_other_classes_are_below_its_rounding_counts_as_labelled(
+    monkeypatch, covariance_type
+):
+    """Largest responsibility == their sum in floating point is the test of a labelled row:
+    1e-20 beside 1.0 is such a row, fitted as one-hot (as an E-step near convergence gives
+    it), bit for bit as the row without it."""
+    from bayesgen.families.gaussian import blocked_stats
+
+    rng = np.random.default_rng(7)
+    n, d, K = 300, 3, 4
+    X = rng.normal(size=(n, d))
+    R = _responsibilities(rng, n, K, "onehot")
+    tiny = R.copy()
+    tiny[10, (np.argmax(R[10]) + 1) % (K - 1)] = 1e-20
+    soft_calls = []
+    real = blocked_stats._soft_stats
+    monkeypatch.setattr(
+        blocked_stats, "_soft_stats", lambda *args: soft_calls.append(1) or real(*args)
+    )
+    got = blocked_stats.suff_stats(X, tiny, covariance_type)
+    expected = blocked_stats.suff_stats(X, R, covariance_type)
+    assert soft_calls == []
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 @pytest.mark.parametrize("kind", ["onehot", "weighted", "soft"])
 def test_merge_equals_stats_of_union(covariance_type, kind):
     """merge(stats(A), stats(B)) equals a NumPy loop over A ∪ B, also when B lacks a class."""
