@@ -138,7 +138,8 @@ def test_a_row_in_two_classes_anywhere_sends_the_rows_to_the_soft_kernel(
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)
 def test_labelled_rows_then_unlabelled_ones_make_no_one_pass_attempt(monkeypatch, covariance_type):
     """One-hot rows followed by soft ones (labelled rows stacked on unlabelled ones): the
-    screen sends them to the soft kernel before any block of the one-pass kernels runs."""
+    screen of spread rows (every 50th here) sends them to the soft kernel before any block
+    of the one-pass kernels runs."""
     from bayesgen.families.gaussian import blocked_stats
 
     rng = np.random.default_rng(6)
@@ -147,6 +148,7 @@ def test_labelled_rows_then_unlabelled_ones_make_no_one_pass_attempt(monkeypatch
     R = np.concatenate(
         [_responsibilities(rng, 300, K, "onehot"), _responsibilities(rng, 100, K, "soft")]
     )
+    monkeypatch.setattr(blocked_stats, "SCREENED_ROWS", 8)
 
     def refused(*args):
         raise AssertionError("a one-pass kernel ran on soft responsibilities")
@@ -155,6 +157,51 @@ def test_labelled_rows_then_unlabelled_ones_make_no_one_pass_attempt(monkeypatch
     monkeypatch.setattr(blocked_stats, "_one_hot_diagonal_stats", refused)
     stats = gaussian.GaussianStats(*blocked_stats.suff_stats(X, R, covariance_type))
     _assert_stats_close(stats, _numpy_stats(X, R, covariance_type))
+
+
+@pytest.mark.parametrize("kernel", ["diagonal", "full"])
+def test_a_range_that_finds_a_row_in_two_classes_stops_the_others(kernel):
+    """The ranges share an event: the kernel that meets a soft row sets it, and a kernel
+    whose event is set returns at its next block without reading it."""
+    import threading
+
+    from bayesgen.families.gaussian import blocked_stats
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(50, 3))
+    R = _responsibilities(rng, 50, 4, "onehot")
+    soft = R.copy()
+    soft[40, :2] = [0.5, 0.5]
+
+    def run(R, stop):
+        if kernel == "diagonal":
+            return blocked_stats._one_hot_diagonal_stats(X, R, stop)
+        return blocked_stats._one_hot_stats(X, R, stop)
+
+    stop = threading.Event()
+    assert run(R, stop) is not None and not stop.is_set()
+    assert run(soft, stop) is None and stop.is_set()
+    assert run(R, stop) is None  # set by another range: no block is read
+
+
+@pytest.mark.parametrize("covariance_type", ["diag", "spherical"])
+def test_weights_below_rounding_of_an_otherwise_empty_class_stay_consistent(covariance_type):
+    """A dying component: every row labelled, with 1e-18 of its weight in a last class. The
+    diagonal kernel's count and mean of that class come from those weights, as the closed
+    form says (their sum, their weighted mean); its scatter is taken around each row's own
+    class's mean (one pass), so it is only as small as those weights. The full kernel
+    groups rows by their labels and leaves such weights out, as it always did."""
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(50, 2)) + 5.0
+    R = np.eye(3)[rng.integers(0, 2, 50)]
+    R[:, 2] = 1e-18 * rng.uniform(size=50)
+    stats = gaussian.suff_stats(X, R, covariance_type)
+    counts, means, scatter = _numpy_stats(X, R, covariance_type)
+    np.testing.assert_allclose(np.asarray(stats.counts), counts, rtol=1e-10, atol=0)
+    np.testing.assert_allclose(np.asarray(stats.means), means, rtol=1e-10, atol=0)
+    assert 0 < np.asarray(stats.counts)[2] < 1e-16
+    np.testing.assert_allclose(np.asarray(stats.scatter)[:2], scatter[:2], rtol=1e-10)
+    assert np.all(np.abs(np.asarray(stats.scatter)[2]) < 1e-15)
 
 
 @pytest.mark.parametrize("covariance_type", COVARIANCE_TYPES)

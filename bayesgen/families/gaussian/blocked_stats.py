@@ -13,23 +13,27 @@ groups are merged into the running statistics exactly (Chan, Golub and LeVeque's
 update, $S = S_a + S_b + \frac{n_a n_b}{n_a + n_b}\delta\delta^\top$): $n d^2$
 work in all, where soft responsibilities (EM) need every row for every class,
 $K n d^2$. ``"tied"`` sums the per-class scatters. A row is labelled when its largest
-responsibility equals their sum (so a row whose other classes are below its rounding
-counts as labelled). Each block finds its rows' classes and weights in its own
-responsibilities (`_labels_of`), so no pass over all of them comes first; a block with a
-row in two classes sends the statistics to the soft kernel.
+responsibility equals their sum (BLAS's product with ones, as before blocks: so a row whose
+other classes are below its rounding counts as labelled). Each block finds its rows'
+classes and weights in its own responsibilities (`_labels_of`), in its thread, where they
+were found in serial passes over all of them first; a block with a row in two classes
+stops the ranges and sends the statistics to the soft kernel.
 
-Products whose result has at most 500 elements are `numpy.dot`, not ``@``: NumPy's
-``matmul`` keeps the GIL for a result that small however long BLAS takes (its threshold for
-letting go of it), so two ranges of blocks in threads ran one after the other. GaussianNB's
-statistics of 1,000,000 x 50 rows and 5 classes, 2 cores: each half alone 0.09 s, both in
-two threads 0.18 s with ``@``; 0.08 s and 0.12 s with `numpy.dot`.
+The products in the blocks are `numpy.dot`, not ``@``: NumPy's ``matmul`` keeps the GIL
+for a result of 500 values or fewer however long BLAS takes (its threshold for letting go
+of it), which a block's class sums ($K \times d$) are, so two ranges of blocks in threads
+ran one after the other. GaussianNB's statistics of 1,000,000 x 50 rows and 5 classes, 2
+cores: each half alone 0.09 s, both in two threads 0.18 s with ``@``; 0.08 s and 0.12 s
+with `numpy.dot`.
 """
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
-from bayesgen._parallel import run_pieces, thread_count
+from bayesgen._parallel import blas_on_one_thread_where, run_pieces, thread_count
 
 #: Rows per block of the soft (EM) statistics: a block's centred copy stays in cache (on
 #: 1,000,000 x 50 rows and 5 classes, blocks of 32,768 with BLAS's own threads took 2.4 s
@@ -68,19 +72,20 @@ def suff_stats(X: np.ndarray, responsibilities: np.ndarray, covariance_type: str
     dtype = X.dtype
     R = np.asarray(responsibilities, dtype=np.float64)
     one_hot = None
-    # Rows spread through R screen out an E-step's at once; the blocks check every row.
-    if _labels_of(R[:: max(1, R.shape[0] // SCREENED_ROWS)]) is not None:
+    # Rows spread through R screen out an E-step's at once; the blocks check every row. On
+    # one BLAS thread where blocks follow in threads (`_labels_of`).
+    with blas_on_one_thread_where(R.shape[0] >= PARALLEL_ROWS):
+        screened = _labels_of(R[:: max(1, R.shape[0] // SCREENED_ROWS)]) is not None
+    if screened:
         if covariance_type in ("diag", "spherical"):
             one_hot = _in_row_ranges(
-                lambda rows: _one_hot_diagonal_stats(X[rows], R[rows]),
+                lambda rows, stop: _one_hot_diagonal_stats(X[rows], R[rows], stop),
                 X,
                 2 * R.shape[1] * X.shape[1],
             )
         else:
-            # Once every row is found labelled, weight 1 is an entry 1.0 in each row.
-            unit = np.count_nonzero(R == 1.0) == R.shape[0]
             one_hot = _in_row_ranges(
-                lambda rows: _one_hot_stats(X[rows], R[rows], unit),
+                lambda rows, stop: _one_hot_stats(X[rows], R[rows], stop),
                 X,
                 R.shape[1] * X.shape[1] * (X.shape[1] + 1),
             )
@@ -130,8 +135,10 @@ def _row_ranges(n_rows: int, block_rows: int, partial_values: int, n_values: int
 
 
 def _in_row_ranges(statistics, X, partial_values: int):
-    """``statistics(rows)`` of one range of whole blocks per thread, side by side, merged
-    exactly (`_merge`); None when a range's statistics are None (a row in two classes).
+    """``statistics(rows, stop)`` of one range of whole blocks per thread, side by side,
+    merged exactly (`_merge`); None when a range's statistics are None (a row in two
+    classes). ``stop`` is a `threading.Event` the ranges share: the range that finds such a
+    row sets it, and the others stop at their next block.
 
     The blocks are those of one pass over all rows, so only the order of the merges
     changes. In threads, BLAS runs on one thread in each (`bayesgen._parallel`): left to
@@ -140,7 +147,8 @@ def _in_row_ranges(statistics, X, partial_values: int):
     2 cores).
     """
     ranges = _row_ranges(X.shape[0], ONE_HOT_BLOCK_ROWS, partial_values, X.size)
-    parts = run_pieces(statistics, ranges, in_threads=len(ranges) > 1)
+    stop = threading.Event()
+    parts = run_pieces(lambda rows: statistics(rows, stop), ranges, in_threads=len(ranges) > 1)
     if any(part is None for part in parts):
         return None
     merged = parts[0]
@@ -162,22 +170,26 @@ def _summed_over_ranges(partial_sum, X, partial_values: int):
 
 def _labels_of(block_R: np.ndarray):
     """``(labels, weights)``: each row's class and weight in one-hot ``block_R``, or None
-    when some row has weight in two classes.
+    when some row has weight in two classes (its largest entry is not its sum).
 
-    Row sums by NumPy, not BLAS: a product on BLAS's threads just before the blocks run in
-    threads leaves its pool spinning beside them (GaussianDA's full statistics of
-    1,000,000 x 50 rows took 0.20-0.21 s after such a product, 0.15-0.19 s without).
+    The row sums are BLAS's product with ones, as the check over all rows was: NumPy's
+    ``sum(axis=1)`` adds a row in another order and judged otherwise 7-24 % of softmax rows
+    of 4-13 classes whose largest logit leads by about 38. The product gives the same bits
+    in blocks as over all rows. Call it on one BLAS thread where blocks follow in threads: a
+    product on BLAS's threads just before them leaves its pool spinning beside them
+    (GaussianDA's full statistics of 1,000,000 x 50 rows took 0.20-0.21 s after such a
+    product over all rows, 0.15-0.19 s without).
     """
     labels = np.argmax(block_R, axis=1)
     weights = block_R[np.arange(block_R.shape[0]), labels]
-    if not np.array_equal(weights, block_R.sum(axis=1)):
+    if not np.array_equal(weights, np.dot(block_R, np.ones(block_R.shape[1]))):
         return None
     return labels, weights
 
 
-def _one_hot_diagonal_stats(X, R):
+def _one_hot_diagonal_stats(X, R, stop: threading.Event):
     """Counts, means and per-feature scatter of labelled rows in one pass, or None when a
-    row of ``R`` is in two classes.
+    row of ``R`` is in two classes (setting ``stop``) or ``stop`` is set.
 
     Per block, the class means are one product with the block's one-hot rows and the
     squared deviations another; blocks are merged with `_merge`.
@@ -191,11 +203,14 @@ def _one_hot_diagonal_stats(X, R):
     for start in range(0, X.shape[0], ONE_HOT_BLOCK_ROWS):
         rows = slice(start, start + ONE_HOT_BLOCK_ROWS)
         block_R = R[rows]
-        labelled = _labels_of(block_R)
+        labelled = None if stop.is_set() else _labels_of(block_R)
         if labelled is None:
+            stop.set()
             return None
-        labels, weights = labelled
-        block_counts = np.bincount(labels, weights=weights, minlength=n_classes)
+        labels, _ = labelled
+        # Summed from R, not from the labels' weights: entries below a row's rounding count
+        # in the class sums below, so they count here too.
+        block_counts = block_R.sum(axis=0)
         safe = np.where(block_counts > 0, block_counts, 1.0)[:, None]
         block_means = np.dot(block_R.T, X[rows]) / safe
         deviations = X[rows] - block_means[labels]
@@ -204,10 +219,10 @@ def _one_hot_diagonal_stats(X, R):
     return running
 
 
-def _one_hot_stats(X, R, unit: bool):
+def _one_hot_stats(X, R, stop: threading.Event):
     """Counts, means and full per-class scatter of labelled rows in one pass, or None when a
-    row of ``R`` is in two classes. ``unit``: every row has weight 1 (each group's scatter
-    is then one symmetric product of its centred rows).
+    row of ``R`` is in two classes (setting ``stop``) or ``stop`` is set. Where every row
+    has weight 1, each group's scatter is one symmetric product of its centred rows.
 
     Blocks small enough to stay in cache are split by class (`numpy.take`: a third faster
     than indexing with the members); each group is centred in place at its own mean and its
@@ -217,10 +232,14 @@ def _one_hot_stats(X, R, unit: bool):
     counts = np.zeros(n_classes)
     means = np.zeros((n_classes, n_features))
     scatter = np.zeros((n_classes, n_features, n_features))
+    # Once every row is found labelled (weights are not negative), weight 1 in every row is
+    # an entry 1.0 in each. Judged over this range's rows, as the ranges always were.
+    unit = np.count_nonzero(R == 1.0) == R.shape[0]
     for start in range(0, X.shape[0], ONE_HOT_BLOCK_ROWS):
         rows = slice(start, start + ONE_HOT_BLOCK_ROWS)
-        labelled = _labels_of(R[rows])
+        labelled = None if stop.is_set() else _labels_of(R[rows])
         if labelled is None:
+            stop.set()
             return None
         block_labels, block_weights = labelled
         block = X[rows]
@@ -235,7 +254,7 @@ def _one_hot_stats(X, R, unit: bool):
                 continue  # rows of weight zero add nothing
             mean = (group.sum(axis=0) if unit else np.dot(group_weights, group)) / total
             group -= mean
-            own = group.T @ (group if unit else group * group_weights[:, None])
+            own = np.dot(group.T, group if unit else group * group_weights[:, None])
             merged = counts[k] + total
             delta = mean - means[k]
             scatter[k] += own + np.outer(delta, delta) * (counts[k] * total / merged)
@@ -281,7 +300,7 @@ def _soft_scatter(X, R, means, covariance_type):
                 if diagonal:
                     scatter[k] += np.dot(R[block, k], np.square(centred, out=centred))
                 else:
-                    scatter[k] += (centred * R[block, k, None]).T @ centred
+                    scatter[k] += np.dot((centred * R[block, k, None]).T, centred)
         return scatter
 
     return _summed_over_ranges(scatter_of, X, int(np.prod(shape)))
