@@ -111,3 +111,77 @@ def test_naive_bayes_fits_and_scores_alike_in_pieces(monkeypatch, model):
     np.testing.assert_allclose(
         cut.predict_joint_log_proba(X), whole.predict_joint_log_proba(X), rtol=1e-12
     )
+
+
+def _class_by_class_cases():
+    """(X, R) pairs: unit and varied weights (some 0), a class without rows, 64-bit
+    indices, rows of non-integer values."""
+    rng = np.random.default_rng(5)
+    cases = []
+    for case in range(8):
+        X = _counts(n_rows=150, n_features=30, seed=case)
+        X.data = X.data * (1.0 if case % 2 else rng.uniform(0.5, 1.5, X.nnz))
+        if case == 3:
+            X.indices, X.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+        labels = rng.integers(0, 4, 150)
+        if case == 5:
+            labels[labels == 2] = 1  # class 2 has no rows
+        weights = np.ones(150) if case < 4 else rng.uniform(0, 3, 150) * (rng.random(150) > 0.2)
+        cases.append((X, sparse_responsibilities(labels, weights, 4)))
+    return cases
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_sums_class_by_class_equal_scipys_whole_product(monkeypatch, case):
+    """Each class's rows are summed in row order, as SciPy's product sums them: the same
+    bits, in threads or not."""
+    X, R = _class_by_class_cases()[case]
+    monkeypatch.setattr(sparse_rows, "CLASS_VALUES", 1)
+    if case % 2:
+        _three_threads(monkeypatch)
+    assert sparse_rows._summed_class_by_class(R, X)
+    sums = sparse_rows.weighted_sums(R, X)
+    assert sums.dtype == np.float64 and sums.shape == (4, 30)
+    np.testing.assert_array_equal(sums, (R.T.tocsr() @ X).toarray())
+    np.testing.assert_allclose(sums, R.toarray().T @ X.toarray(), rtol=1e-13)
+    if case == 5:
+        np.testing.assert_array_equal(sums[2], 0.0)
+
+
+def test_float32_sums_class_by_class_are_rounded_once(monkeypatch):
+    """float32 values are summed in float64 and rounded once: the float64 sums of the same
+    values, in float32 (SciPy's float32 product rounds at every addition)."""
+    X, R = _class_by_class_cases()[4]
+    monkeypatch.setattr(sparse_rows, "CLASS_VALUES", 1)
+    single = X.astype(np.float32)
+    sums = sparse_rows.weighted_sums(R, single)
+    assert sums.dtype == np.float32
+    exact = sparse_rows.weighted_sums(R, single.astype(np.float64))
+    np.testing.assert_array_equal(sums, exact.astype(np.float32))
+
+
+def test_many_classes_or_few_values_stay_with_scipys_product():
+    """Classes of few stored values each (a copy of its rows and a call per class), or sums
+    with more entries than X stores, are SciPy's product, one pass whatever the classes."""
+    X = _counts(n_rows=400, n_features=12)
+    few = sparse_responsibilities(np.arange(400) % 3, np.ones(400), 3)
+    assert not sparse_rows._summed_class_by_class(few, X)  # far below CLASS_VALUES a class
+    many = sparse_responsibilities(np.arange(400), np.ones(400), 400)
+    assert X.nnz < 400 * 12
+    assert not sparse_rows._summed_class_by_class(many, X)
+    assert not sparse_rows._summed_class_by_class(few, X.tocsc())
+
+
+@pytest.mark.parametrize("model", [bayesgen.MultinomialNB, bayesgen.BernoulliNB])
+def test_naive_bayes_fits_alike_class_by_class(monkeypatch, model):
+    X = _counts(n_rows=120, seed=6)
+    if model is bayesgen.BernoulliNB:
+        X.data[:] = 1.0
+    y = np.random.default_rng(8).integers(0, 3, 120)
+    weights = np.random.default_rng(9).uniform(0, 2, 120)
+    whole = model().fit(X, y, sample_weight=weights)
+    monkeypatch.setattr(sparse_rows, "CLASS_VALUES", 1)
+    assert sparse_rows._summed_class_by_class(sparse_responsibilities(y, weights, 3), X)
+    by_class = model().fit(X, y, sample_weight=weights)
+    np.testing.assert_array_equal(by_class.feature_count_, whole.feature_count_)
+    np.testing.assert_array_equal(by_class.predict_proba(X), whole.predict_proba(X))

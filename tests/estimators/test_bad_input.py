@@ -313,3 +313,24 @@ def test_sparse_rows_keep_scikit_learns_message():
 
     with pytest.raises(TypeError, match=r"dense data is required"):
         QDA().fit(sp.csr_matrix(X), y)
+
+
+@pytest.mark.parametrize("stray", [2.0, 0.5, -0.5])
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_bernoulli_names_the_first_entry_that_is_not_0_or_1(stray, layout):
+    """0, 1 and NaN pass the binary check, whatever else X holds; any other value is named
+    with its row and column (a negative one as a negative count)."""
+    import scipy.sparse as sp
+
+    from bayesgen import BernoulliNB
+
+    binary = (np.arange(48).reshape(12, 4) % 3 == 0).astype(float)
+    binary[2, 1] = np.nan
+    labels = np.arange(12) % 2
+    fitted = BernoulliNB().fit(binary if layout == "dense" else sp.csr_matrix(binary), labels)
+    assert np.isfinite(fitted.feature_log_prob_).all()
+    binary[7, 3] = stray
+    rows = binary if layout == "dense" else sp.csr_matrix(binary)
+    message = "Negative values" if stray < 0 else "needs 0/1"
+    with pytest.raises(ValueError, match=rf"{message}.* row 7, column 3"):
+        BernoulliNB().fit(rows, labels)

@@ -154,3 +154,29 @@ def test_segment_map_fallback_is_per_block():
     got = _estimate(0.5, [[0.2, 0.4, 3.0, 1.0]], "map", segment_ids, 2)
     # Block 0: 0.7, 0.9 <= 1, so the mean 0.7/1.6, 0.9/1.6; block 1: (2.5, 0.5)/3.
     np.testing.assert_allclose(got[0], [0.7 / 1.6, 0.9 / 1.6, 2.5 / 3.0, 0.5 / 3.0], rtol=1e-14)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("backend", ["numpy", "jax"])
+def test_two_categories_equal_the_reduction_bit_for_bit(kind, backend):
+    """A Beta (two categories) is normalised by a + b in place of the reduction over the last
+    axis: the same sums, so the same bits, including rows without counts or a mode."""
+    rng = np.random.default_rng(7)
+    counts = rng.poisson(1.5, size=(6, 40, 2)) * rng.uniform(0.1, 3.0, (6, 40, 1))
+    counts[0, :5] = 0.0
+    alpha = rng.uniform(0.2, 2.0, size=(6, 40, 2))
+    with jax.enable_x64(True):
+        xp = np if backend == "numpy" else jax.numpy
+        reduction = lambda w, *_: xp.sum(w, axis=-1, keepdims=True)  # noqa: E731
+        fast = dirichlet.point_estimate(xp.asarray(alpha), xp.asarray(counts), kind)
+        original = dirichlet._segment_total
+        try:
+            dirichlet._segment_total = lambda xp_, w, ids, n: reduction(w)
+            reduced = dirichlet.point_estimate(xp.asarray(alpha), xp.asarray(counts), kind)
+        finally:
+            dirichlet._segment_total = original
+        np.testing.assert_array_equal(np.asarray(fast), np.asarray(reduced))
+        for row in (0, 3):
+            np.testing.assert_allclose(
+                np.asarray(fast)[row, 0], _reference(alpha[row, 0], counts[row, 0], kind)
+            )
