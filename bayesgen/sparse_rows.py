@@ -5,8 +5,8 @@ ranges of rows (views of its arrays, never copies of the stored values) multipli
 core BLAS may use (`bayesgen._parallel.run_pieces`). On the benchmark's bag of words
 (200,000 x 100,000, 100 words a row, 20 classes; 2 cores) this took the product with the
 class weights from 0.58 s to about half that. The class sums of labelled rows
-(`weighted_sums`) are now taken a class at a time where each class holds enough stored
-values: 0.17-0.19 s there against 0.08 s.
+(`weighted_sums`) are now taken a class at a time where the classes hold enough stored
+values and none most of them: 0.17-0.19 s there against 0.08 s.
 """
 
 from __future__ import annotations
@@ -79,8 +79,9 @@ def weighted_sums(weights: sp.csr_matrix, X) -> np.ndarray:
     """``weights.T @ X`` as a dense array, for sparse ``weights`` of shape
     ``(n_samples, k)`` (a few entries a row) and sparse ``X``.
 
-    A CSR ``X`` with many stored values for each class is summed a class at a time
-    (`_class_by_class`; the sums of float32 values are rounded once, from float64).
+    A CSR ``X`` with many stored values a class, none holding more than a thread's share,
+    is summed a class at a time (`_classes_apart`, `_class_by_class`; float32 values and
+    weights are multiplied and summed in float64 and rounded once).
     Otherwise SciPy's product: SciPy converts a product's right operand to the left's
     format, so the weights are turned to ``X``'s (one entry a row) rather than ``X`` to
     theirs (every stored value: on the benchmark's bag of words that conversion was half of
@@ -89,8 +90,9 @@ def weighted_sums(weights: sp.csr_matrix, X) -> np.ndarray:
     than ``X``'s values.
     """
     dtype = X.dtype
-    if _summed_class_by_class(weights, X):
-        return _class_by_class(weights.tocsc(), X).astype(dtype, copy=False)
+    by_class = _classes_apart(weights, X)
+    if by_class is not None:
+        return _class_by_class(by_class, X).astype(dtype, copy=False)
     cuts = row_cuts(X)
     n_partial = weights.shape[1] * X.shape[1] * (cuts.size - 1)
     if cuts.size == 2 or n_partial > X.nnz:
@@ -110,17 +112,26 @@ def weighted_sums(weights: sp.csr_matrix, X) -> np.ndarray:
     return total
 
 
-def _summed_class_by_class(weights, X) -> bool:
-    """Whether ``weights.T @ X`` is summed a class at a time (`_class_by_class`): a CSR
-    ``X`` with at least `CLASS_VALUES` stored values a class, and at least as many stored
-    values as the sums have entries (many classes of few rows stay with SciPy's product,
-    one pass whatever their number)."""
-    n_sums = weights.shape[1] * X.shape[1]
-    return (
+def _classes_apart(weights, X):
+    """``weights`` as a CSC matrix (its columns the classes) where ``weights.T @ X`` is
+    summed a class at a time (`_class_by_class`), else None: a CSR ``X`` with on average at
+    least `CLASS_VALUES` stored values a class, at least as many stored values as the sums
+    have entries (many classes of few rows stay with SciPy's product, one pass whatever
+    their number), and no class holding more than one thread's share of them (a class is
+    summed in one thread: one of 90 % of the rows made the sums 1.2-2.2 times slower than
+    SciPy's product, where even classes made them 1.2-4 times faster)."""
+    n_classes = weights.shape[1]
+    if not (
         sp.issparse(X)
         and X.format == "csr"
-        and X.nnz >= max(n_sums, weights.shape[1] * CLASS_VALUES)
-    )
+        and X.nnz >= max(n_classes * X.shape[1], n_classes * CLASS_VALUES)
+    ):
+        return None
+    by_class = weights.tocsc()
+    classes = np.repeat(np.arange(n_classes), np.diff(by_class.indptr))
+    lengths = np.diff(X.indptr)[by_class.indices]
+    largest = np.bincount(classes, weights=lengths, minlength=n_classes).max()
+    return by_class if largest * thread_count() <= X.nnz else None
 
 
 def _class_by_class(by_class: sp.csc_matrix, X: sp.csr_matrix) -> np.ndarray:
@@ -140,8 +151,9 @@ def _class_by_class(by_class: sp.csc_matrix, X: sp.csr_matrix) -> np.ndarray:
         rows, weights = by_class.indices[entries], by_class.data[entries]
         part = X[rows]
         values = part.data
-        if not np.all(weights == 1.0):
-            values = values * np.repeat(weights, lengths[rows])
+        if not np.all(weights == 1.0):  # float32 products are exact in float64
+            repeated = np.repeat(weights, lengths[rows]).astype(np.float64, copy=False)
+            values = values.astype(np.float64, copy=False) * repeated
         return np.bincount(part.indices, weights=values, minlength=X.shape[1])
 
     return np.stack(run_pieces(sums_of, range(by_class.shape[1])))

@@ -137,9 +137,12 @@ def test_sums_class_by_class_equal_scipys_whole_product(monkeypatch, case):
     bits, in threads or not."""
     X, R = _class_by_class_cases()[case]
     monkeypatch.setattr(sparse_rows, "CLASS_VALUES", 1)
-    if case % 2:
-        _three_threads(monkeypatch)
-    assert sparse_rows._summed_class_by_class(R, X)
+    if case in (1, 3, 6, 7):  # two threads; no class holds half the values
+        from bayesgen import _parallel
+
+        monkeypatch.setattr(sparse_rows, "thread_count", lambda: 2)
+        monkeypatch.setattr(_parallel, "thread_count", lambda: 2)
+    assert sparse_rows._classes_apart(R, X) is not None
     sums = sparse_rows.weighted_sums(R, X)
     assert sums.dtype == np.float64 and sums.shape == (4, 30)
     np.testing.assert_array_equal(sums, (R.T.tocsr() @ X).toarray())
@@ -149,14 +152,15 @@ def test_sums_class_by_class_equal_scipys_whole_product(monkeypatch, case):
 
 
 def test_float32_sums_class_by_class_are_rounded_once(monkeypatch):
-    """float32 values are summed in float64 and rounded once: the float64 sums of the same
-    values, in float32 (SciPy's float32 product rounds at every addition)."""
+    """float32 values and weights (a float32 fit casts its weights) are multiplied and
+    summed in float64 and rounded once: the float64 sums of the same values, in float32
+    (SciPy's float32 product rounds every product and every addition)."""
     X, R = _class_by_class_cases()[4]
     monkeypatch.setattr(sparse_rows, "CLASS_VALUES", 1)
-    single = X.astype(np.float32)
-    sums = sparse_rows.weighted_sums(R, single)
+    single, weights = X.astype(np.float32), R.astype(np.float32)
+    sums = sparse_rows.weighted_sums(weights, single)
     assert sums.dtype == np.float32
-    exact = sparse_rows.weighted_sums(R, single.astype(np.float64))
+    exact = (weights.astype(np.float64).T.tocsr() @ single.astype(np.float64)).toarray()
     np.testing.assert_array_equal(sums, exact.astype(np.float32))
 
 
@@ -165,11 +169,28 @@ def test_many_classes_or_few_values_stay_with_scipys_product():
     with more entries than X stores, are SciPy's product, one pass whatever the classes."""
     X = _counts(n_rows=400, n_features=12)
     few = sparse_responsibilities(np.arange(400) % 3, np.ones(400), 3)
-    assert not sparse_rows._summed_class_by_class(few, X)  # far below CLASS_VALUES a class
+    assert sparse_rows._classes_apart(few, X) is None  # far below CLASS_VALUES a class
     many = sparse_responsibilities(np.arange(400), np.ones(400), 400)
     assert X.nnz < 400 * 12
-    assert not sparse_rows._summed_class_by_class(many, X)
-    assert not sparse_rows._summed_class_by_class(few, X.tocsc())
+    assert sparse_rows._classes_apart(many, X) is None
+    assert sparse_rows._classes_apart(few, X.tocsc()) is None
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_a_class_of_most_values_stays_with_scipys_product(monkeypatch, threads):
+    """A class is summed in one thread: apart only where none holds more than one thread's
+    share of the stored values."""
+    from bayesgen import _parallel
+
+    monkeypatch.setattr(sparse_rows, "CLASS_VALUES", 1)
+    monkeypatch.setattr(sparse_rows, "thread_count", lambda: threads)
+    monkeypatch.setattr(_parallel, "thread_count", lambda: threads)
+    X = _counts(n_rows=300, n_features=12, seed=2)
+    labels = np.where(np.arange(300) < 200, 0, 1 + np.arange(300) % 2)
+    R = sparse_responsibilities(labels, np.ones(300), 3)
+    largest = X[labels == 0].nnz
+    assert (sparse_rows._classes_apart(R, X) is not None) == (largest * threads <= X.nnz)
+    np.testing.assert_array_equal(sparse_rows.weighted_sums(R, X), (R.T.tocsr() @ X).toarray())
 
 
 @pytest.mark.parametrize("model", [bayesgen.MultinomialNB, bayesgen.BernoulliNB])
@@ -181,7 +202,7 @@ def test_naive_bayes_fits_alike_class_by_class(monkeypatch, model):
     weights = np.random.default_rng(9).uniform(0, 2, 120)
     whole = model().fit(X, y, sample_weight=weights)
     monkeypatch.setattr(sparse_rows, "CLASS_VALUES", 1)
-    assert sparse_rows._summed_class_by_class(sparse_responsibilities(y, weights, 3), X)
+    assert sparse_rows._classes_apart(sparse_responsibilities(y, weights, 3), X) is not None
     by_class = model().fit(X, y, sample_weight=weights)
     np.testing.assert_array_equal(by_class.feature_count_, whole.feature_count_)
     np.testing.assert_array_equal(by_class.predict_proba(X), whole.predict_proba(X))
