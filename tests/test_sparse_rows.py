@@ -31,6 +31,14 @@ def _counts(n_rows=40, n_features=12, seed=0):
     return sp.csr_matrix(dense)
 
 
+def _model_rows(model, n_rows: int, seed: int):
+    """Counts (0/1 for BernoulliNB) and labels of 3 classes for ``model``."""
+    X = _counts(n_rows=n_rows, seed=seed)
+    if model is bayesgen.BernoulliNB:
+        X.data[:] = 1.0
+    return X, np.random.default_rng(seed + 1).integers(0, 3, n_rows)
+
+
 def test_cuts_split_the_stored_values_evenly(in_pieces):
     X = _counts(n_rows=300)
     cuts = sparse_rows.row_cuts(X)
@@ -97,10 +105,7 @@ def test_partial_sums_larger_than_the_data_are_not_made(in_pieces, monkeypatch):
 
 @pytest.mark.parametrize("model", [bayesgen.MultinomialNB, bayesgen.BernoulliNB])
 def test_naive_bayes_fits_and_scores_alike_in_pieces(monkeypatch, model):
-    X = _counts(n_rows=90, seed=3)
-    if model is bayesgen.BernoulliNB:
-        X.data[:] = 1.0
-    y = np.random.default_rng(4).integers(0, 3, 90)
+    X, y = _model_rows(model, 90, seed=3)
     whole = model().fit(X, y)
     monkeypatch.setattr(sparse_rows, "PIECE_VALUES", 16)
     _three_threads(monkeypatch)
@@ -195,10 +200,7 @@ def test_a_class_of_most_values_stays_with_scipys_product(monkeypatch, threads):
 
 @pytest.mark.parametrize("model", [bayesgen.MultinomialNB, bayesgen.BernoulliNB])
 def test_naive_bayes_fits_alike_class_by_class(monkeypatch, model):
-    X = _counts(n_rows=120, seed=6)
-    if model is bayesgen.BernoulliNB:
-        X.data[:] = 1.0
-    y = np.random.default_rng(8).integers(0, 3, 120)
+    X, y = _model_rows(model, 120, seed=6)
     weights = np.random.default_rng(9).uniform(0, 2, 120)
     whole = model().fit(X, y, sample_weight=weights)
     monkeypatch.setattr(sparse_rows, "CLASS_VALUES", 1)
