@@ -285,26 +285,20 @@ class GenerativeUses:
             self, X, n_imputations, y=y, random_state=random_state
         )
 
-    def _impute_once(self, X, method, y, random_state, value=None):
+    def _impute_once(self, X, method, y, random_state):
         """One completed copy of ``X``: the family's fill given the class weights (the
-        posterior $p(k \\mid x_o)$, or the known labels), observed entries kept; under
-        ``value`` (a posterior draw, `bayesgen.joint.with_params`) instead of ``joint_``
-        where given."""
+        posterior $p(k \\mid x_o)$, or the known labels), observed entries kept."""
         check_is_fitted(self)
         imputation.check_method(method)
         rows = self._rows_to_fill(X)
         if y is None:
-            class_weights = (
-                self.predict_proba(X)  # checks a DataFrame's feature names against the fit's
-                if value is None
-                else self._plugin_posterior(X, log=False, value=value)
-            )
+            # predict_proba checks a DataFrame's feature names against the fit's.
+            class_weights = self.predict_proba(X)
         else:
             class_weights = imputation.known_label_weights(self.classes_, y, len(rows))
         rng = sampling.numpy_generator(random_state)
-        params = (self.joint_ if value is None else value).params
         filled = imputation.conditional_fill(
-            self._feature_family(), params, rows, class_weights, method, rng
+            self._feature_family(), self.joint_.params, rows, class_weights, method, rng
         )
         return self._filled_copy(X, rows, filled)
 
