@@ -95,3 +95,75 @@ def test_a_singular_covariance_in_the_numpy_loop_is_the_familys_error():
     y[[0, 20]] = [0, 1]
     with pytest.raises(ValueError, match="A fitted covariance is singular .* reg_covar=0.0"):
         bayesgen.GaussianDA(reg_covar=0.0).fit(X, y)
+
+
+def _whole_e_step(scores, log_class_probabilities, fixed, weights):
+    """The NumPy E-step over all the rows at once, as it was written before blocks:
+    responsibilities, the labelled part of the objective, the objective."""
+    from bayesgen.inference import log_space
+
+    joint = scores + log_class_probabilities
+    evidence = log_space.log_evidence(joint)
+    labelled = np.sum(np.where(fixed > 0, fixed * joint, 0.0))
+    posterior = np.exp(joint - evidence)
+    following = fixed + weights[:, None] * posterior
+    return following, labelled, labelled + np.sum(weights * evidence[:, 0])
+
+
+def _e_step_inputs(dtype, scores_layout, fixed_layout, n=5000, K=3):
+    _, fixed, weights, _ = _problem(seed=3, n=n, K=K)
+    rng = np.random.default_rng(5)
+    scores = (rng.normal(size=(K, n)) * 40 - 200).astype(dtype)
+    scores = scores.T if scores_layout == "F" else np.ascontiguousarray(scores.T)
+    fixed = np.asarray(fixed, dtype=dtype, order=fixed_layout)
+    log_pi = np.log(np.linspace(1.0, 2.0, K) / np.linspace(1.0, 2.0, K).sum()).astype(dtype)
+    return scores, log_pi, fixed, weights.astype(dtype)
+
+
+@pytest.mark.parametrize("layouts", [("C", "C"), ("F", "C"), ("F", "F")])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_e_step_in_blocks_is_the_whole_e_step_bit_for_bit(monkeypatch, layouts, dtype, threads):
+    """Blocks of rows (whole multiples of OpenBLAS's 2,048-row chunks, as the default's),
+    in threads or one after another, give every responsibility and the objective's
+    labelled part the bits of all the rows at once, and the objective too (EM with tol=0
+    stops on its last bit); the scores laid out class by class, as the family makes them,
+    or by rows, and fixed weights of either layout."""
+    from bayesgen import _parallel
+
+    monkeypatch.setattr(gaussian_semi_supervised, "E_STEP_BLOCK_ROWS", 2048)
+    monkeypatch.setattr(_parallel, "thread_count", lambda: threads)
+    pieces = []
+    real = gaussian_semi_supervised.run_pieces
+
+    def spied(function, starts, in_threads=True):
+        pieces.append((list(starts), in_threads))
+        return real(function, starts, in_threads=in_threads)
+
+    monkeypatch.setattr(gaussian_semi_supervised, "run_pieces", spied)
+    scores, log_pi, fixed, weights = _e_step_inputs(dtype, *layouts)
+    following, labelled, evidence = gaussian_semi_supervised._numpy_e_step(
+        scores, log_pi, fixed, weights
+    )
+    expected, expected_labelled, expected_objective = _whole_e_step(scores, log_pi, fixed, weights)
+    assert pieces == [([0, 2048, 4096], True)]
+    np.testing.assert_array_equal(following, expected)
+    assert following.dtype == expected.dtype == dtype
+    assert labelled == expected_labelled and np.isfinite(labelled)
+    assert labelled + np.sum(weights * evidence[:, 0]) == expected_objective
+
+
+def test_a_row_no_class_explains_is_nan_as_before(monkeypatch):
+    """A row of -inf scores has -inf evidence and NaN responsibilities, in blocks as
+    over all rows; the objective is then not finite either way."""
+    monkeypatch.setattr(gaussian_semi_supervised, "E_STEP_BLOCK_ROWS", 2048)
+    scores, log_pi, fixed, weights = _e_step_inputs(np.float64, "F", "C")
+    scores[4100] = -np.inf
+    with np.errstate(divide="ignore", invalid="ignore"):
+        following, labelled, evidence = gaussian_semi_supervised._numpy_e_step(
+            scores, log_pi, fixed, weights
+        )
+        expected, expected_labelled, _ = _whole_e_step(scores, log_pi, fixed, weights)
+    np.testing.assert_array_equal(following, expected)  # NaN where NaN
+    assert np.isnan(following[4100]).all() and evidence[4100, 0] == -np.inf
+    assert labelled == expected_labelled or np.isneginf(labelled) and np.isneginf(expected_labelled)
