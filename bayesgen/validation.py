@@ -18,6 +18,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from bayesgen import held_check
 from bayesgen._parallel import blas_on_one_thread_where
 from bayesgen.device_arrays import check_device_features, is_device_array
 
@@ -77,7 +78,14 @@ def warn_few_complete_rows(owner, X: np.ndarray, responsibilities, remedy: str, 
 
 
 def check_features(
-    estimator, X, *, reset: bool, accept_sparse=False, allow_nan=False, device_arrays=False
+    estimator,
+    X,
+    *,
+    reset: bool,
+    accept_sparse=False,
+    allow_nan=False,
+    device_arrays=False,
+    finite=True,
 ):
     """Validate ``X`` as a finite 2-D float array (float32 kept, anything else float64).
 
@@ -96,6 +104,9 @@ def check_features(
     device_arrays : bool, default=False
         Return a floating ``jax.Array`` as it is, on its device (``device_arrays.py``),
         instead of copying it into NumPy.
+    finite : bool, default=True
+        Check that the values are finite here; False leaves a NumPy array's check to the
+        caller (`check_rows` within `bayesgen.held_check.held_finite_check`).
 
     Returns
     -------
@@ -129,7 +140,8 @@ def check_features(
                 "column, such as dtype 'Float64', is read as NaN)."
             ) from error
         raise
-    _check_finite(X, estimator, allow_nan=allow_nan)
+    if finite or not isinstance(X, np.ndarray):
+        _check_finite(X, estimator, allow_nan=allow_nan)
     return X
 
 
@@ -247,7 +259,9 @@ class InputRows(NamedTuple):
 
 def check_rows(estimator, X, *, reset: bool, rows: InputRows):
     """``X`` checked as ``rows`` says (`check_counts` or `check_features`), ``estimator``
-    recording or checking ``n_features_in_`` and ``feature_names_in_``.
+    recording or checking ``n_features_in_`` and ``feature_names_in_``. Within
+    `bayesgen.held_check.held_finite_check`, a NumPy array of features has its finite check
+    held for the fit's ranges to settle.
 
     Raises
     ------
@@ -256,9 +270,18 @@ def check_rows(estimator, X, *, reset: bool, rows: InputRows):
     """
     if rows.counts:
         return check_counts(estimator, X, reset=reset, binary=rows.binary, allow_nan=rows.missing)
-    return check_features(
-        estimator, X, reset=reset, allow_nan=rows.missing, device_arrays=rows.device_arrays
+    holder = held_check.current()
+    X = check_features(
+        estimator,
+        X,
+        reset=reset,
+        allow_nan=rows.missing,
+        device_arrays=rows.device_arrays,
+        finite=holder is None,
     )
+    if holder is not None and isinstance(X, np.ndarray):
+        holder.hold(X, rows.missing, lambda: _check_finite(X, estimator, allow_nan=rows.missing))
+    return X
 
 
 def check_counts(estimator, X, *, reset: bool, binary: bool = False, allow_nan: bool = True):

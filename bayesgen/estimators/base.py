@@ -25,7 +25,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_consistent_length, column_or_1d
 
-from bayesgen import joint, training_range
+from bayesgen import held_check, joint, training_range
 from bayesgen._precision import compute_dtype, precision
 from bayesgen.estimators import semi_supervised_fit
 from bayesgen.estimators.decisions import ClassPriorDecisions
@@ -232,7 +232,9 @@ class GenerativeClassifier(
         self._forget_component_choice()  # before any check reads the family's counts
         self._check_hyperparameters()
         training_columns = column_schema(X)
-        X = self._check_X(X, reset=True)
+        # The ranges below read every value: they settle the finite check (held_check.py).
+        with held_check.held_finite_check() as held:
+            X = self._check_X(X, reset=True)
         self._training_columns = training_columns  # what ``sample`` returns rows as
         if y is None:
             raise ValueError(
@@ -242,6 +244,7 @@ class GenerativeClassifier(
         check_consistent_length(X, y)
         weights = check_weights(sample_weight, X)
         record = training_range.column_ranges(X, weights)
+        held.settle(X, record, weights)
         marker = getattr(self, "unlabeled_marker", -1)
         unlabeled = semi_supervised.marked_unlabeled(y, marker)
         if unlabeled.any():
@@ -365,7 +368,8 @@ class GenerativeClassifier(
             )
         else:
             all_classes = self.classes_
-        X = self._check_X(X, reset=first_call)
+        with held_check.held_finite_check() as held:  # as in fit
+            X = self._check_X(X, reset=first_call)
         y = check_labels(y)
         check_consistent_length(X, y)
         unknown = unknown_labels(y, all_classes)
@@ -375,6 +379,7 @@ class GenerativeClassifier(
             )
         weights = check_weights(sample_weight, X)
         record = training_range.column_ranges(X, weights)
+        held.settle(X, record, weights)
         previous = None if first_call else self.__dict__.get("joint_")  # None: a failed fit
         self.classes_ = all_classes
         class_index = np.searchsorted(all_classes, y)
