@@ -9,8 +9,8 @@ belong to a table the check passes. Within `held_finite_check`, `check_rows` han
 NumPy table's check to the holder instead of running it, and the fit settles it from the
 ranges of that same table (`HeldChecks.settle`): the check runs, and raises as it always
 did, only where the ranges leave any doubt (an infinity, a NaN not allowed, a value beyond
-the overflow limit, unequal row weights, another table). A table without such values is
-read once where it was read twice.
+the overflow limit, a row of weight 0, which the ranges leave out, or another table). A
+table without such values is read once where it was read twice.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ class HeldChecks:
         record : ColumnRecord
             ``column_ranges(X, weights)``.
         weights : ndarray of shape (n_samples,), optional
-            The row weights ``record`` was taken with: unequal ones leave the rows of
-            weight 0 out of the ranges, so their checks run.
+            The row weights ``record`` was taken with: the ranges leave out the rows of
+            weight 0, so where there is one the checks run.
 
         Raises
         ------
@@ -54,9 +54,9 @@ class HeldChecks:
             too large.
         """
         held, self._held = self._held, []
-        equal_weights = weights is None or bool(np.all(np.asarray(weights) == 1.0))
+        every_row = weights is None or bool(np.all(np.asarray(weights) > 0))
         for table, allow_nan, check in held:
-            if not (equal_weights and table is X and ranges_pass(record, table, allow_nan)):
+            if not (every_row and table is X and ranges_pass(record, table, allow_nan)):
                 check()
 
 
@@ -86,7 +86,7 @@ def held_finite_check():
     Yields
     ------
     HeldChecks
-        Its ``settle`` must be called with the fit's ranges before anything reads the
+        Its ``settle`` must be called with the fit's ranges before anything else uses the
         values; a check never settled is never run.
     """
     holder = HeldChecks()

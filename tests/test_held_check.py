@@ -52,19 +52,43 @@ def test_a_fit_refuses_what_the_check_refuses_with_its_message(model, bad):
     assert str(raised.value) == _message_of_the_check(X)
 
 
-def test_a_clean_fit_runs_no_finite_check_and_fits_the_same(checks_run):
+def test_a_clean_fit_runs_no_finite_check_where_check_features_runs_one(checks_run):
     X, y = _rows()
+    model = LDA().partial_fit(X, y, classes=[0, 1, 2])
+    model.partial_fit(X, y)  # a later batch
     X[5, 1] = np.nan  # missing: allowed, and the ranges count it
-    fitted = GaussianNB().fit(X, y)
+    GaussianNB().fit(X, y)
     assert checks_run == []
-    with held_check.held_finite_check():
-        pass  # nothing held outside check_rows
-    checks_run.clear()
     check_features(BaseEstimator(), X, reset=True, allow_nan=True)
     assert len(checks_run) == 1  # the check itself still runs where nothing holds it
-    again = GaussianNB().fit(X, y)
-    np.testing.assert_array_equal(fitted.theta_, again.theta_)
-    np.testing.assert_array_equal(fitted.var_, again.var_)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_later_batches_unlabelled_rows_and_float32_are_refused_alike(dtype):
+    X, y = _rows()
+    X = X.astype(dtype)
+    bad = X.copy()
+    bad[11, 3] = -np.inf
+    expected = _message_of_the_check(bad)
+    model = QDA().partial_fit(X, y, classes=[0, 1, 2])
+    with pytest.raises(ValueError) as raised:
+        model.partial_fit(bad, y)  # a later batch
+    assert str(raised.value) == expected
+    partly = y.copy()
+    partly[::4] = -1  # semi-supervised: EM over the unlabelled rows
+    with pytest.raises(ValueError) as raised:
+        GaussianNB().fit(bad, partly)
+    assert str(raised.value) == expected
+
+
+def test_a_refused_refit_keeps_the_columns_sample_returns():
+    X, y = _rows()
+    model = GaussianNB().fit(pd.DataFrame(X, columns=list("abcd")), y)
+    other = pd.DataFrame(X, columns=list("wxyz")).astype("float32")
+    other.iloc[3, 1] = np.inf
+    with pytest.raises(ValueError, match="X contains inf"):
+        model.fit(other, y)
+    assert list(model.sample(2, random_state=0)[0].columns) == list("abcd")
 
 
 def test_a_data_frame_s_rows_are_settled_too(checks_run):
@@ -74,8 +98,7 @@ def test_a_data_frame_s_rows_are_settled_too(checks_run):
     assert checks_run == []
     frame.loc[3, "c"] = np.inf
     with pytest.raises(ValueError, match=r"X contains inf \(first at row 3, column 2 \('c'\)\)"):
-        LDA().fit(frame, y)
-    assert model.n_features_in_ == 4
+        model.fit(frame, y)
 
 
 def test_a_row_of_weight_zero_is_still_checked(checks_run):
@@ -88,11 +111,14 @@ def test_a_row_of_weight_zero_is_still_checked(checks_run):
     assert len(checks_run) == 1
 
 
-def test_unequal_weights_run_the_check_and_equal_ones_do_not(checks_run):
+def test_weights_run_the_check_only_where_a_row_has_weight_zero(checks_run):
     X, y = _rows()
     GaussianNB().fit(X, y, sample_weight=np.ones(X.shape[0]))
-    assert checks_run == []
     GaussianNB().fit(X, y, sample_weight=np.linspace(0.5, 2.0, X.shape[0]))
+    assert checks_run == []  # every row is in the ranges
+    weights = np.ones(X.shape[0])
+    weights[0] = 0.0
+    GaussianNB().fit(X, y, sample_weight=weights)
     assert len(checks_run) == 1
 
 

@@ -190,7 +190,10 @@ class GenerativeClassifier(
         self._base_family().check()
 
     def _check_X(self, X, *, reset: bool):
-        """``X`` checked as the family reads its rows (its ``input_rows``)."""
+        """``X`` checked as the family reads its rows (its ``input_rows``). Within ``fit``
+        and ``partial_fit`` a NumPy table's finite check is held until its ranges settle it
+        (`bayesgen.held_check`): an override that reads the values after this must check
+        them itself."""
         return check_rows(self, X, reset=reset, rows=self._base_family().input_rows)
 
     # ------------------------------------------------------------- the value
@@ -235,7 +238,6 @@ class GenerativeClassifier(
         # The ranges below read every value: they settle the finite check (held_check.py).
         with held_check.held_finite_check() as held:
             X = self._check_X(X, reset=True)
-        self._training_columns = training_columns  # what ``sample`` returns rows as
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
@@ -245,6 +247,7 @@ class GenerativeClassifier(
         weights = check_weights(sample_weight, X)
         record = training_range.column_ranges(X, weights)
         held.settle(X, record, weights)
+        self._training_columns = training_columns  # what ``sample`` returns rows as
         marker = getattr(self, "unlabeled_marker", -1)
         unlabeled = semi_supervised.marked_unlabeled(y, marker)
         if unlabeled.any():
