@@ -55,6 +55,38 @@ def test_small_and_csc_matrices_are_one_piece(in_pieces, monkeypatch):
     assert sparse_rows.row_cuts(_counts()).tolist() == [0, 40]
 
 
+@pytest.mark.parametrize("threads", [False, True])
+def test_a_product_in_blocks_of_rows_is_scipy_s_bit_for_bit(monkeypatch, threads):
+    """Blocks of a few rows (as a large product's, of `PRODUCT_BLOCK_ENTRIES`) give every
+    row SciPy's sum, column by column layout kept; past `BLOCKED_PRODUCT_ENTRIES` one block
+    a piece."""
+    if threads:
+        monkeypatch.setattr(sparse_rows, "PIECE_VALUES", 16)
+        _three_threads(monkeypatch)
+    X = _counts(n_rows=300)
+    matrix = np.random.default_rng(3).normal(size=(12, 7))
+    products = []
+    original = sparse_rows._row_range
+
+    def counted(*args):
+        products.append(args[1:])
+        return original(*args)
+
+    monkeypatch.setattr(sparse_rows, "_row_range", counted)
+    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ENTRIES", 7 * 13)
+    product = sparse_rows.times(X, matrix)
+    np.testing.assert_array_equal(product, X @ matrix)
+    assert product.T.flags.c_contiguous
+    blocks = sorted(products)  # they cover the rows once, in blocks of at most 13
+    assert blocks[0][0] == 0 and blocks[-1][1] == 300
+    assert all(end == start for (_, end), (start, _) in zip(blocks, blocks[1:], strict=False))
+    assert max(b - a for a, b in blocks) == 13 and len(blocks) >= 300 // 13
+    products.clear()
+    monkeypatch.setattr(sparse_rows, "BLOCKED_PRODUCT_ENTRIES", 300 * 7 - 1)
+    np.testing.assert_array_equal(sparse_rows.times(X, matrix), X @ matrix)
+    assert len(products) == (3 if threads else 1)
+
+
 @pytest.mark.parametrize("layout", ["csr", "csc"])
 def test_product_in_pieces_equals_the_whole_product(in_pieces, layout):
     X = _counts().asformat(layout)

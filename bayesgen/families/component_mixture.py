@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from bayesgen.families import class_prior, dirichlet
+from bayesgen.families import class_prior, dirichlet, in_place
 from bayesgen.families.estimates import ESTIMATE_KINDS, check_concentration, pseudo_counts
 from bayesgen.families.protocol import FeatureFamily, NoClosedForm
 
@@ -391,12 +391,14 @@ class MixtureFamily(FeatureFamily):
         log-likelihoods (n, K M) when the caller has them."""
         weights = np.asarray(params.weights)
         K, M = weights.shape
-        if leaf is None:
+        own = leaf is None  # the leaf's array is this call's, not the caller's
+        if own:
             leaf = self.leaf.log_likelihood(params.leaves, X, row_terms=row_terms)
         leaf = np.asarray(leaf)
         with np.errstate(divide="ignore"):
             log_weights = np.log(weights)
-        terms = leaf.reshape(leaf.shape[0], K, M) + log_weights
+        terms = leaf.reshape(leaf.shape[0], K, M)
+        terms = in_place.add_in_place(terms, log_weights) if own else terms + log_weights
         # A component of weight 0 adds nothing, whatever its own density says (-inf or NaN).
         absent = ~(weights > 0)
         if absent.any():

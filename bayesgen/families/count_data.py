@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from scipy.special import gammaln
 
 from bayesgen import sparse_rows
+from bayesgen.families import in_place
 from bayesgen.families.linear import LinearLogLikelihood
 from bayesgen.families.namespace import namespace
 
@@ -126,18 +127,22 @@ def evaluate(form: LinearLogLikelihood, X, row_term=None, missing=None) -> np.nd
     """
     as_array = [None if a is None else np.asarray(a, dtype=X.dtype) for a in form]
     weights, bias, zero_weights, zero_bias, feature_bias, feature_zero_bias = as_array
-    log_likelihood = _times(X, weights) + bias
+    log_likelihood = in_place.add_in_place(_times(X, weights), bias)
     impossible_count = None
     if np.any(zero_weights) or np.any(zero_bias):
-        impossible_count = _times(X, zero_weights) + zero_bias
+        impossible_count = in_place.add_in_place(_times(X, zero_weights), zero_bias)
     if missing is not None and feature_bias is not None:
-        log_likelihood = log_likelihood - _times(missing, feature_bias)
+        log_likelihood = in_place.add_in_place(
+            log_likelihood, _times(missing, feature_bias), np.subtract
+        )
         if impossible_count is not None:
-            impossible_count = impossible_count - _times(missing, feature_zero_bias)
+            impossible_count = in_place.add_in_place(
+                impossible_count, _times(missing, feature_zero_bias), np.subtract
+            )
     if impossible_count is not None:
-        log_likelihood = np.where(impossible_count > 0, -np.inf, log_likelihood)
+        log_likelihood[impossible_count > 0] = -np.inf
     if row_term is not None:
-        log_likelihood = log_likelihood + row_term[:, None]
+        log_likelihood = in_place.add_in_place(log_likelihood, row_term[:, None])
     return log_likelihood
 
 

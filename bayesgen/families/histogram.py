@@ -45,7 +45,7 @@ import numbers
 
 import numpy as np
 
-from bayesgen.families import class_prior
+from bayesgen.families import class_prior, in_place
 from bayesgen.families.categorical import CategoricalFamily
 from bayesgen.families.namespace import jax_numpy
 from bayesgen.families.protocol import FeatureFamily, NoClosedForm, as_numbers, refuse_entries
@@ -268,7 +268,8 @@ class HistogramFamily(CategoricalFamily):
         scores = super().log_likelihood(params, codes, log_params=log_params)
         if not row_terms:
             return scores
-        return scores - self._log_cell_size_of(codes).astype(scores.dtype)[:, None]
+        sizes = self._log_cell_size_of(codes).astype(scores.dtype)[:, None]
+        return in_place.add_in_place(scores, sizes, np.subtract)  # scores are new
 
     def predictive_log_likelihood(self, posterior, X):
         """The Dirichlet–categorical predictive of the cells, divided by their sizes."""

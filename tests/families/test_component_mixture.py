@@ -345,3 +345,22 @@ def test_component_counts_may_differ_by_class():
     np.testing.assert_allclose(
         np.asarray(fitted.joint.params.leaves)[0], np.asarray(single.params)[0], rtol=1e-10
     )
+
+
+def test_the_caller_s_leaf_log_likelihoods_are_left_as_they_were():
+    """`memberships` given the leaf's log-likelihoods writes the component terms into an
+    array of its own: the caller's stay as passed, and the result equals the one it
+    computes itself (which it writes over its own leaf array)."""
+    rng = np.random.default_rng(4)
+    weights = np.array([[0.2, 0.8], [0.5, 0.5]])
+    rates = rng.uniform(0.5, 9.0, (4, 3))
+    X = rng.poisson(3.0, (25, 3)).astype(np.float64)
+    family = MixtureFamily(PoissonFamily(), 2)
+    params = MixtureFamilyParams(weights, rates)
+    leaf = np.ascontiguousarray(PoissonFamily().log_likelihood(rates, X))  # a view reshapes
+    kept = leaf.copy()
+    given = family.memberships(params, X, leaf)
+    np.testing.assert_array_equal(leaf, kept)
+    own = family.memberships(params, X)
+    for a, b in zip(given, own, strict=True):
+        np.testing.assert_array_equal(a, b)
