@@ -62,7 +62,7 @@ def times(X, matrix: np.ndarray) -> np.ndarray:
     matrix = np.ascontiguousarray(matrix)  # SciPy is several times slower on a transposed view
     dtype = np.result_type(X.dtype, matrix.dtype)
     result = np.empty((matrix.shape[1], X.shape[0]), dtype=dtype)
-    if not (sp.issparse(X) and X.format == "csr"):
+    if not (sp.issparse(X) and X.format == "csr" and X.shape[0]):
         result.T[...] = X @ matrix
         return result.T
     cuts = row_cuts(X)
@@ -77,6 +77,10 @@ def times(X, matrix: np.ndarray) -> np.ndarray:
 #: Most entries of one block of a product's rows (`_product_in_blocks`): 64 KiB of float64,
 #: below the size from which the C library hands out zeroed memory freshly mapped.
 PRODUCT_BLOCK_ENTRIES = 2**13
+#: Fewest rows of such a block: a product of many columns (classes times components) pays
+#: about 30 microseconds a block, and blocks of a few rows made one of 1,000 x 1,000 take
+#: 14.9 ms where one product took 10.6 ms.
+PRODUCT_BLOCK_ROWS = 64
 #: Most entries of a product taken in such blocks. A larger one is mostly multiply-adds,
 #: and its blocks' calls cost more than its fresh memory: MultinomialNB's predict_proba of
 #: 200,000 x 20 took 0.26 s in one product a piece, 0.27 s in blocks.
@@ -91,11 +95,12 @@ def _product_in_blocks(X, matrix: np.ndarray, result: np.ndarray, start: int, st
     project's machine (a virtual machine that takes freed memory back) writing it cost
     about 7 microseconds a page: of the 24 s `bayesgen.TableSynthesizer` took to fit
     randhie, 6.5 s went to this product (14,133 rows times 40 columns, 843 calls). Blocks
-    of at most `PRODUCT_BLOCK_ENTRIES` entries come from memory the library keeps. Each
-    row is summed by SciPy in the same order whatever the block. A product of more than
-    `BLOCKED_PRODUCT_ENTRIES` entries is one block.
+    of `PRODUCT_BLOCK_ENTRIES` entries (but never fewer than `PRODUCT_BLOCK_ROWS` rows)
+    come from memory the library keeps. Each row is summed by SciPy in the same order
+    whatever the block. A product of more than `BLOCKED_PRODUCT_ENTRIES` entries is one
+    block.
     """
-    rows = max(1, PRODUCT_BLOCK_ENTRIES // max(1, matrix.shape[1]))
+    rows = max(PRODUCT_BLOCK_ROWS, PRODUCT_BLOCK_ENTRIES // max(1, matrix.shape[1]))
     if result.size > BLOCKED_PRODUCT_ENTRIES:
         rows = stop - start
     for first in range(start, stop, rows):

@@ -74,17 +74,29 @@ def test_a_product_in_blocks_of_rows_is_scipy_s_bit_for_bit(monkeypatch, threads
 
     monkeypatch.setattr(sparse_rows, "_row_range", counted)
     monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ENTRIES", 7 * 13)
+    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ROWS", 1)
     product = sparse_rows.times(X, matrix)
-    np.testing.assert_array_equal(product, X @ matrix)
+    np.testing.assert_array_equal(product.view(np.uint64), (X @ matrix).view(np.uint64))
     assert product.T.flags.c_contiguous
     blocks = sorted(products)  # they cover the rows once, in blocks of at most 13
     assert blocks[0][0] == 0 and blocks[-1][1] == 300
     assert all(end == start for (_, end), (start, _) in zip(blocks, blocks[1:], strict=False))
     assert max(b - a for a, b in blocks) == 13 and len(blocks) >= 300 // 13
     products.clear()
+    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ROWS", 40)  # many columns: 40 rows
+    np.testing.assert_array_equal(sparse_rows.times(X, matrix), X @ matrix)
+    assert min(b - a for a, b in products) >= 1 and max(b - a for a, b in products) == 40
+    products.clear()
     monkeypatch.setattr(sparse_rows, "BLOCKED_PRODUCT_ENTRIES", 300 * 7 - 1)
     np.testing.assert_array_equal(sparse_rows.times(X, matrix), X @ matrix)
     assert len(products) == (3 if threads else 1)
+
+
+def test_a_product_of_no_rows_still_checks_its_shapes():
+    X = _counts()[:0]
+    assert sparse_rows.times(X, np.ones((12, 3))).shape == (0, 3)
+    with pytest.raises(ValueError, match="dimension mismatch"):
+        sparse_rows.times(X, np.ones((13, 3)))
 
 
 @pytest.mark.parametrize("layout", ["csr", "csc"])

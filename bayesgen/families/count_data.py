@@ -139,8 +139,10 @@ def evaluate(form: LinearLogLikelihood, X, row_term=None, missing=None) -> np.nd
             impossible_count = in_place.add_in_place(
                 impossible_count, _times(missing, feature_zero_bias), np.subtract
             )
-    if impossible_count is not None:
+    if impossible_count is not None and log_likelihood.dtype.kind == "f":
         log_likelihood[impossible_count > 0] = -np.inf
+    elif impossible_count is not None:  # whole numbers: -inf makes the array float
+        log_likelihood = np.where(impossible_count > 0, -np.inf, log_likelihood)
     if row_term is not None:
         log_likelihood = in_place.add_in_place(log_likelihood, row_term[:, None])
     return log_likelihood

@@ -16,8 +16,9 @@ import numpy as np
 
 
 def add_in_place(total: np.ndarray, term, operation=np.add) -> np.ndarray:
-    """``operation(total, term)``, written over ``total`` where that keeps its dtype and
-    shape, else a new array. The values are those of the new array in either case.
+    """``operation(total, term)``, written over ``total`` where ``numpy.result_type`` of
+    the two is ``total``'s dtype and the broadcast shape is its shape, else a new array.
+    The values are those of the new array in either case.
 
     Parameters
     ----------

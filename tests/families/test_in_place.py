@@ -63,6 +63,22 @@ def test_count_evaluation_is_the_expression_it_replaced_bit_for_bit():
         impossible = times(X, zero_weights) + form.zero_bias - times(gaps, form.feature_zero_bias)
         expected = times(X, weights) + form.bias - times(gaps, form.feature_bias)
         expected = np.where(impossible > 0, -np.inf, expected) + row_term[:, None]
-        np.testing.assert_array_equal(result, expected)
+        np.testing.assert_array_equal(result.view(np.uint64), expected.view(np.uint64))
         assert np.isneginf(result).any() and np.isfinite(result).any()
         assert result.flags.f_contiguous == expected.flags.f_contiguous
+
+
+def test_whole_number_counts_become_float_where_a_class_is_impossible():
+    """As ``numpy.where`` made them: -inf needs a float array."""
+    X = np.array([[1, 0], [0, 2], [3, 1]])
+    form = LinearLogLikelihood(
+        np.array([[1, 2], [3, 4]]),
+        np.array([1, -1]),
+        np.array([[0, 1], [0, 0]]),
+        np.zeros(2),
+        None,
+        None,
+    )
+    result = count_data.evaluate(form, X)
+    assert result.dtype == np.float64
+    np.testing.assert_array_equal(result, [[2, 2], [-np.inf, 7], [-np.inf, 12]])
