@@ -309,3 +309,21 @@ def test_without_a_target_the_split_leaves_out_counts_its_rows_cannot_hold():
     table = pd.DataFrame({"size": rng.gamma(3.0, 2.0, 10), "kind": rng.choice(["a", "b"], 10)})
     synthesizer = TableSynthesizer(cv=None, n_components=(1, 10), numeric_columns="evidence")
     assert set(synthesizer.fit(table).choice_["cv_scores"]) == {1}  # fitted on 7 of the rows
+
+
+def test_the_chosen_model_is_refitted_on_every_row_from_its_fit_on_the_split():
+    """The chosen candidate, fitted on the split's 70 %, is refitted on every row by EM from
+    its memberships of them: its first objective lies above a cold fit's, and the model
+    kept is an ordinary one (``warm_start`` off). (``cv=None``: every count is fitted on the
+    split; with folds, only the pairs the detector judges are.)"""
+    table = _grouped_table(n=600)
+    synthesizer = TableSynthesizer(
+        target="label", cv=None, n_components=(2, 4), numeric_columns="evidence"
+    ).fit(table)
+    model = synthesizer.model_
+    assert synthesizer.choice_["n_components"] > 1
+    assert isinstance(model, LatentClassNB) and model.get_params()["warm_start"] is False
+    assert model.class_count_.sum() == len(table)
+    cold = clone(model).fit(table.drop(columns="label"), table["label"].to_numpy())
+    assert model.log_likelihood_history_[0] > cold.log_likelihood_history_[0]
+    assert model.n_iter_ < cold.n_iter_

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from sklearn.utils import check_random_state
 
 from bayesgen.estimators.fitted_attribute import fitted_attribute
+from bayesgen.estimators.hyperparameters import check_flag
 from bayesgen.estimators.mixed_nb import MixedNB
 from bayesgen.families.component_mixture import (
     MixtureFamily,
 )
 from bayesgen.inference.latent_class_start import INIT_PARAMS, initial_memberships
-from bayesgen.validation import check_count
+from bayesgen.validation import check_count, scoring_rows
 
 
 class LatentClassNB(MixedNB):
@@ -53,6 +56,13 @@ class LatentClassNB(MixedNB):
         missing at 0, categories and booleans one-hot), or random memberships.
     n_init_components : int, default=1
         Starts of the EM; the run of highest objective is kept.
+    warm_start : bool, default=False
+        As scikit-learn's ``warm_start``: the next ``fit`` starts its EM from the
+        memberships of its rows under this fit's parameters (one start, in place of
+        ``init_params`` and ``n_init_components``), where the columns, the classes and the
+        number of components are those of this fit; otherwise from the usual start.
+        `bayesgen.TableSynthesizer` fits its chosen model on every row so, from its fit on
+        70 % of them.
     weight_concentration_prior : float, default=1.0
         Concentration $\beta$ of the symmetric Dirichlet prior on each class's component
         weights (1 leaves them at their maximum-likelihood estimate).
@@ -112,6 +122,7 @@ class LatentClassNB(MixedNB):
         "init_params": "kmeans",
         "n_init_components": 1,
         "weight_concentration_prior": 1.0,
+        "warm_start": False,
         **MixedNB.hyperparameters,
         "alpha": 2.0,
         "estimate": "map",
@@ -136,6 +147,29 @@ class LatentClassNB(MixedNB):
                 ) from None
         if self.init_params not in INIT_PARAMS:
             raise ValueError(f"init_params must be one of {INIT_PARAMS}; got {self.init_params!r}.")
+        check_flag(self.warm_start, "warm_start")
+
+    def fit(self, X, y, sample_weight=None):
+        """As `MixedNB.fit`; with ``warm_start``, EM starts where this model's last fit
+        ended (``warm_start``).
+
+        Parameters
+        ----------
+        X : array-like or pandas.DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        check_flag(self.warm_start, "warm_start")
+        # Taken before the fit chooses its columns' families and forgets its counts.
+        self._warm_start = _LastFit.of(self, X) if self.warm_start else None
+        try:
+            return super().fit(X, y, sample_weight)
+        finally:
+            self.__dict__.pop("_warm_start", None)
 
     # ------------------------------------------------------------ the family
     def _base_family(self) -> MixtureFamily:
@@ -165,8 +199,12 @@ class LatentClassNB(MixedNB):
                 f"{counts[k]} component(s), which need at least {counts[k]} rows of that "
                 f"class with positive weight; found {rows[k]}."
             )
-        rng = check_random_state(self.random_state)
         active = family.active(R.shape[1])
+        last = self.__dict__.get("_warm_start")
+        start = None if last is None else last.start_of(self, R.shape[0], active)
+        if start is not None:
+            return [start]
+        rng = check_random_state(self.random_state)
         return [
             initial_memberships(X.frame, R, active, self.init_params, rng)
             for _ in range(self.n_init_components)
@@ -185,3 +223,54 @@ class LatentClassNB(MixedNB):
             "LatentClassNB has no estimators_: each class's columns are a mixture of "
             "components, which no single-family estimator models."
         )
+
+
+class _LastFit(NamedTuple):
+    """What ``warm_start`` keeps of a model's last fit: the memberships of the next fit's
+    rows under its parameters, its classes and which components each class has."""
+
+    memberships: np.ndarray
+    classes: list
+    active: np.ndarray
+
+    @classmethod
+    def of(cls, model: LatentClassNB, X) -> _LastFit | None:
+        """The last fit of ``model`` and the memberships of the rows ``X`` under it, or None
+        where it has none, fitted unlabelled rows (whose memberships are of another EM),
+        has more components than its settings now give (weight where they give a class
+        none), was fitted on other columns, or refuses ``X`` (a value its columns' families
+        cannot score); a membership that is not finite gives None too."""
+        if "joint_" not in model.__dict__ or model.fitted_with_unlabeled_:
+            return None
+        family = model._feature_family()
+        weights = np.asarray(model.joint_.params.weights)
+        active = family.active(weights.shape[0])
+        if weights.shape != active.shape or np.any(weights[~active] > 0):
+            return None
+        names = getattr(model, "feature_names_in_", None)
+        if np.ndim(X) != 2 or np.shape(X)[1] != model.n_features_in_:
+            return None
+        columns = getattr(X, "columns", None)
+        if names is not None and (columns is None or list(columns) != list(names)):
+            return None
+        try:
+            with scoring_rows():  # rows to score, not to fit: no check of fit statistics
+                rows = model._check_X(X, reset=False)
+        except ValueError:
+            return None
+        gamma, _ = family.memberships(model.joint_.params, family.encode(rows))
+        gamma = np.asarray(gamma)
+        if not np.all(np.isfinite(gamma)):
+            return None
+        return cls(gamma, model.classes_.tolist(), active)
+
+    def start_of(self, model: LatentClassNB, n_rows: int, active: np.ndarray):
+        """The memberships as the start of ``model``'s fit of ``n_rows`` rows whose classes
+        have the components ``active``, or None where its classes or components differ."""
+        if (
+            self.classes != model.classes_.tolist()
+            or not np.array_equal(self.active, active)
+            or self.memberships.shape[0] != n_rows
+        ):
+            return None
+        return self.memberships

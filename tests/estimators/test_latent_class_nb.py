@@ -216,6 +216,7 @@ def test_save_and_load_round_trip(tmp_path):
         ({"n_init_components": 0}, "n_init_components"),
         ({"init_params": "spectral"}, "init_params"),
         ({"weight_concentration_prior": 0}, "weight_concentration_prior"),
+        ({"warm_start": "yes"}, "warm_start"),
         ({"features": {"a": "nonsense"}}, "features['a']"),
     ],
 )
@@ -267,3 +268,111 @@ def _feature_log_prior(model) -> float:
     """The family's log prior density of the fitted parameters (EM's objective's part)."""
     value = model.joint_
     return float(model.family_.log_prior(value.feature_prior, value.params, kind=model.estimate))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_warm_start_continues_from_the_last_fit_s_objective(seed):
+    """EM from the memberships under the last fit's parameters: its first M-step cannot fall
+    below that fit's objective (EM's guarantee), and a refit on the same rows stops within
+    a few iterations of where the cold fit took many."""
+    frame, y = _table(missing=True, seed=seed)
+    model = LatentClassNB(n_components=3, random_state=seed, max_iter=300).fit(frame, y)
+    cold_history = model.log_likelihood_history_
+    model.set_params(warm_start=True).fit(frame, y)
+    warm_history = model.log_likelihood_history_
+    assert warm_history[0] >= cold_history[-1] - 1e-9 * abs(cold_history[-1])
+    assert np.all(np.diff(warm_history) >= -1e-9 * np.abs(warm_history[:-1]))
+    assert warm_history.size < cold_history.size
+
+
+def test_warm_start_on_more_rows_starts_from_their_memberships_under_the_last_fit():
+    """A fit on a part of the rows, then warm on all of them: the first objective equals
+    the one reached from the memberships of every row under the part's parameters,
+    computed here from the fitted family, and lies above a cold fit's first objective."""
+    frame, y = _table(n=900, seed=2)
+    part = LatentClassNB(n_components=3, random_state=0).fit(frame[:600], y[:600])
+    family = part._feature_family()
+    checked = part._check_X(frame, reset=False)
+    expected, _ = family.memberships(part.joint_.params, family.encode(checked))
+    seen = {}
+    original = LatentClassNB._em_starts
+
+    def recorded(self, X, R):
+        seen["starts"] = original(self, X, R)
+        return seen["starts"]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(LatentClassNB, "_em_starts", recorded)
+        part.set_params(warm_start=True).fit(frame, y)
+    assert len(seen["starts"]) == 1
+    np.testing.assert_allclose(seen["starts"][0], np.asarray(expected), rtol=1e-12)
+    cold = LatentClassNB(n_components=3, random_state=0).fit(frame, y)
+    assert part.log_likelihood_history_[0] > cold.log_likelihood_history_[0]
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["n_components", "classes", "columns", "unfitted", "unlabelled"],
+)
+def test_warm_start_falls_back_to_the_usual_start(change):
+    """Where the last fit's components, classes or columns differ, or there is no labelled
+    fit to start from, a warm fit is the cold fit: the same predictions bit for bit."""
+    frame, y = _table(seed=3)
+    settings = {"n_components": 2, "random_state": 0}
+    warm = LatentClassNB(**settings, warm_start=True)
+    if change == "n_components":
+        warm.set_params(n_components=3).fit(frame, y)
+        warm.set_params(n_components=2)
+    elif change == "classes":
+        warm.fit(frame, np.where(y == 1, 2, y))
+    elif change == "columns":
+        warm.fit(frame.drop(columns="d"), y)
+    elif change == "unlabelled":
+        partly = y.astype(object)
+        partly[::4] = None
+        warm.fit(frame, partly)
+    warm.fit(frame, y)
+    cold = LatentClassNB(**settings).fit(frame, y)
+    np.testing.assert_array_equal(warm.predict_proba(frame), cold.predict_proba(frame))
+    np.testing.assert_array_equal(warm.log_likelihood_history_, cold.log_likelihood_history_)
+
+
+def test_warm_start_takes_a_category_and_a_value_the_last_fit_never_saw():
+    frame, y = _table(seed=4, missing=False)
+    model = LatentClassNB(n_components=2, random_state=0, warm_start=True).fit(frame, y)
+    more = frame.copy()
+    more["b"] = more["b"].cat.add_categories(["middle"])
+    more.loc[:20, "b"] = "middle"
+    more.loc[0, "a"] = 1e3
+    model.fit(more, y)
+    assert "middle" in model.sample(4000, random_state=0)[0]["b"].astype(str).unique()
+    assert np.isfinite(model.log_likelihood_history_).all()
+
+
+def test_warm_start_after_rows_the_last_fit_s_families_refuse_is_the_cold_fit():
+    """The last fit took a column of counts; the new rows hold negative values there, which
+    its family refuses: the new fit chooses its own families and starts as a cold one."""
+    frame, y = _table(seed=5, missing=False)
+    warm = LatentClassNB(n_components=2, random_state=0, warm_start=True)
+    warm.set_params(features={"c": "poisson"}).fit(frame, y)
+    shifted = frame.assign(c=frame["c"] - 2.5)
+    warm.set_params(features=None).fit(shifted, y)
+    cold = LatentClassNB(n_components=2, random_state=0).fit(shifted, y)
+    assert warm.feature_families_ == cold.feature_families_
+    assert warm.feature_families_["c"] != "poisson"
+    np.testing.assert_array_equal(warm.log_likelihood_history_, cold.log_likelihood_history_)
+
+
+def test_warm_start_before_unlabelled_rows_starts_their_em_from_the_last_fit():
+    """A warm fit with unlabelled rows: the components' first fit starts from the last
+    fit's memberships, and the EM over the unlabelled rows never decreases."""
+    frame, y = _table(seed=6, missing=False)
+    partly = y.astype(object)
+    partly[::3] = None
+    warm = LatentClassNB(n_components=2, random_state=0, warm_start=True).fit(frame, y)
+    warm.fit(frame, partly)
+    cold = LatentClassNB(n_components=2, random_state=0).fit(frame, partly)
+    assert warm.fitted_with_unlabeled_ and cold.fitted_with_unlabeled_
+    history = warm.log_likelihood_history_
+    assert np.all(np.diff(history) >= -1e-9 * np.abs(history[:-1]))
+    assert not np.array_equal(history, cold.log_likelihood_history_)
