@@ -43,14 +43,15 @@ latent class model of the whole table), chosen on the table itself:
    standard error of the likelihood (`bayesgen.synthetic.fewest_components`): a generator
    is judged by its fidelity, not its parsimony;
 4. **the fit on every row**: the chosen model fitted on the whole table. From 2,000 rows
-   (where each count was fitted on the split), a ``LatentClassNB``'s EM starts from the
-   memberships of every row under the chosen candidate's fit on the 70 %
-   (``warm_start``), not from k-means: randhie's took 195-200 iterations (4.3 s; seed 1
-   stopped at ``max_iter`` and warned) and takes 56-69 (1.2-1.5 s), Fair's 147-158 and 45,
-   and their draws are detected as often (means over four draws: docs/synthetic-data.md).
-   Smaller tables fit afresh: a candidate of their folds is not at hand, and a split of a
-   few hundred rows carries its own chance clusters into the start (penguins' seed 0:
-   detector AUC 0.528 → 0.546 over four draws from such a start).
+   (where each count was fitted on the split, with ``cv="auto"`` or None), a
+   ``LatentClassNB``'s EM starts from the memberships of every row under the chosen
+   candidate's fit on the 70 % (``warm_start``), not from k-means: randhie's took 195-200
+   iterations (seed 1 stopped at ``max_iter`` and warned) and takes 56-69, Fair's 147-158
+   and 45; the detector tells their draws apart within a few thousandths as often as
+   before (docs/synthetic-data.md). Smaller tables fit afresh: a candidate of their folds
+   is not at hand, and a split of a few hundred rows carries its own chance clusters into
+   the start (penguins' seed 0: detector AUC 0.528 → 0.546 over four draws from such a
+   start).
 
 Its draws are rounded to each column's recorded grid, kept inside the training range and
 given the training table's missing cells (``rounding``, ``support``, ``missing``: all
@@ -177,7 +178,7 @@ class TableSynthesizer(BaseEstimator):
     ----------
     model_ : LatentClassNB or ClassStrata
         The chosen model, fitted on every row (from 2,000 rows a ``LatentClassNB`` by EM
-        from the memberships under its fit on the 70 %: module docstring, 4): a
+        from the memberships under its fit on the 70 %: module docstring, item 4): a
         `bayesgen.class_strata.ClassStrata` for the Gaussian copula with a ``target``.
     choice_ : dict
         ``numeric_columns`` (the treatment chosen), ``n_components`` (int), ``grouped``
@@ -332,14 +333,15 @@ class TableSynthesizer(BaseEstimator):
                     table, split, fitted[treatment, count], group
                 )
                 grouped = bool(grouped_auc + error < aucs[treatment, count])
-        # From 2,000 rows (the size scored on the split) EM on every row starts from the
-        # chosen candidate's fit on the split; smaller tables fit afresh (module docstring).
-        self.model_ = None
-        if folds is None:
-            self.model_ = self._fitted_on_every_row(X, labels, fitted.get((treatment, count)))
-        if self.model_ is None:
-            self.model_ = self._model(treatment, treatments[treatment])
-            self.model_.set_params(n_components=count).fit(X, labels)
+        # From 2,000 rows, where each count was fitted on the split, EM on every row starts
+        # from the chosen candidate's fit there; smaller tables fit afresh (module docstring).
+        model = None
+        if folds is None and len(table) >= SPLIT_ROWS:
+            model = self._fitted_on_every_row(X, labels, fitted.get((treatment, count)))
+        if model is None:
+            model = self._model(treatment, treatments[treatment]).set_params(n_components=count)
+            model.fit(X, labels)
+        self.model_ = model
         self.columns_ = list(table.columns)
         self.value_sets_ = value_sets(X)
         # The detector judged the rule's group on the split; all rows find theirs as they

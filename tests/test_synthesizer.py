@@ -311,19 +311,28 @@ def test_without_a_target_the_split_leaves_out_counts_its_rows_cannot_hold():
     assert set(synthesizer.fit(table).choice_["cv_scores"]) == {1}  # fitted on 7 of the rows
 
 
-def test_the_chosen_model_is_refitted_on_every_row_from_its_fit_on_the_split():
-    """The chosen candidate, fitted on the split's 70 %, is refitted on every row by EM from
-    its memberships of them: its first objective lies above a cold fit's, and the model
-    kept is an ordinary one (``warm_start`` off). (``cv=None``: every count is fitted on the
-    split; with folds, only the pairs the detector judges are.)"""
+def test_from_the_split_s_rows_the_chosen_model_is_refitted_from_its_fit_on_the_split(
+    monkeypatch,
+):
+    """From `SPLIT_ROWS` rows (lowered here to this table's), the chosen candidate, fitted
+    on the split's 70 %, is refitted on every row by EM from its memberships of them: its
+    first objective lies above a cold fit's, and the model kept is an ordinary one
+    (``warm_start`` off). Below it, the same settings fit afresh."""
+    import bayesgen.synthesizer as module
+
     table = _grouped_table(n=600)
-    synthesizer = TableSynthesizer(
-        target="label", cv=None, n_components=(2, 4), numeric_columns="evidence"
-    ).fit(table)
+    X, labels = table.drop(columns="label"), table["label"].to_numpy()
+    settings = {"target": "label", "cv": None, "n_components": (2, 4)}
+    settings["numeric_columns"] = "evidence"
+    fresh = TableSynthesizer(**settings).fit(table).model_
+    cold = clone(fresh).fit(X, labels)
+    np.testing.assert_array_equal(fresh.log_likelihood_history_, cold.log_likelihood_history_)
+    monkeypatch.setattr(module, "SPLIT_ROWS", len(table))
+    synthesizer = TableSynthesizer(**settings).fit(table)
     model = synthesizer.model_
     assert synthesizer.choice_["n_components"] > 1
     assert isinstance(model, LatentClassNB) and model.get_params()["warm_start"] is False
     assert model.class_count_.sum() == len(table)
-    cold = clone(model).fit(table.drop(columns="label"), table["label"].to_numpy())
+    assert model.get_params() == cold.get_params()
     assert model.log_likelihood_history_[0] > cold.log_likelihood_history_[0]
     assert model.n_iter_ < cold.n_iter_

@@ -59,10 +59,12 @@ class LatentClassNB(MixedNB):
     warm_start : bool, default=False
         As scikit-learn's ``warm_start``: the next ``fit`` starts its EM from the
         memberships of its rows under this fit's parameters (one start, in place of
-        ``init_params`` and ``n_init_components``), where the columns, the classes and the
-        number of components are those of this fit; otherwise from the usual start.
+        ``init_params`` and ``n_init_components``, shared by the ``n_init`` restarts of an
+        EM over unlabelled rows), where the columns, the classes and the number of
+        components are those of this fit; otherwise (and after a fit with unlabelled rows,
+        or where this fit cannot score a new row) from the usual start.
         `bayesgen.TableSynthesizer` fits its chosen model on every row so, from its fit on
-        70 % of them.
+        70 % of them, where it chose the size on that split.
     weight_concentration_prior : float, default=1.0
         Concentration $\beta$ of the symmetric Dirichlet prior on each class's component
         weights (1 leaves them at their maximum-likelihood estimate).
@@ -237,28 +239,32 @@ class _LastFit(NamedTuple):
     def of(cls, model: LatentClassNB, X) -> _LastFit | None:
         """The last fit of ``model`` and the memberships of the rows ``X`` under it, or None
         where it has none, fitted unlabelled rows (whose memberships are of another EM),
-        has more components than its settings now give (weight where they give a class
-        none), was fitted on other columns, or refuses ``X`` (a value its columns' families
-        cannot score); a membership that is not finite gives None too."""
-        if "joint_" not in model.__dict__ or model.fitted_with_unlabeled_:
-            return None
-        family = model._feature_family()
-        weights = np.asarray(model.joint_.params.weights)
-        active = family.active(weights.shape[0])
-        if weights.shape != active.shape or np.any(weights[~active] > 0):
+        was fitted on other columns, or cannot score ``X`` under its parameters; a
+        membership that is not finite gives None too."""
+        if "joint_" not in model.__dict__ or getattr(model, "fitted_with_unlabeled_", False):
             return None
         names = getattr(model, "feature_names_in_", None)
-        if np.ndim(X) != 2 or np.shape(X)[1] != model.n_features_in_:
-            return None
         columns = getattr(X, "columns", None)
-        if names is not None and (columns is None or list(columns) != list(names)):
+        if np.ndim(X) != 2 or np.shape(X)[1] != getattr(model, "n_features_in_", None):
+            return None
+        if (names is None) != (columns is None) or (
+            names is not None and list(columns) != list(names)
+        ):
             return None
         try:
-            with scoring_rows():  # rows to score, not to fit: no check of fit statistics
+            # Only a start: a last fit that cannot score these rows (a value its families
+            # refuse, settings changed since, a fit that failed half-way after it) leaves
+            # the usual start, as a cold fit would.
+            family = model._feature_family()
+            weights = np.asarray(model.joint_.params.weights)
+            active = family.active(weights.shape[0])
+            if weights.shape != active.shape or np.any(weights[~active] > 0):
+                return None
+            with scoring_rows(), np.errstate(all="ignore"):
                 rows = model._check_X(X, reset=False)
-        except ValueError:
+                gamma, _ = family.memberships(model.joint_.params, family.encode(rows))
+        except Exception:  # noqa: BLE001 - see the comment above
             return None
-        gamma, _ = family.memberships(model.joint_.params, family.encode(rows))
         gamma = np.asarray(gamma)
         if not np.all(np.isfinite(gamma)):
             return None

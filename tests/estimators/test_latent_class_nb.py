@@ -338,6 +338,9 @@ def test_warm_start_falls_back_to_the_usual_start(change):
 
 
 def test_warm_start_takes_a_category_and_a_value_the_last_fit_never_saw():
+    """New rows with a category the last fit never saw and a far value: the last fit
+    scores them (an unseen category has its share of the prior), so the fit starts warm,
+    and learns the new category."""
     frame, y = _table(seed=4, missing=False)
     model = LatentClassNB(n_components=2, random_state=0, warm_start=True).fit(frame, y)
     more = frame.copy()
@@ -345,8 +348,51 @@ def test_warm_start_takes_a_category_and_a_value_the_last_fit_never_saw():
     more.loc[:20, "b"] = "middle"
     more.loc[0, "a"] = 1e3
     model.fit(more, y)
+    cold = LatentClassNB(n_components=2, random_state=0).fit(more, y)
+    assert not np.array_equal(model.log_likelihood_history_, cold.log_likelihood_history_)
     assert "middle" in model.sample(4000, random_state=0)[0]["b"].astype(str).unique()
     assert np.isfinite(model.log_likelihood_history_).all()
+
+
+@pytest.mark.parametrize("before", ["partial_fit", "unseen_category", "failed_fit"])
+def test_warm_start_after_a_last_fit_that_cannot_start_it_is_the_cold_fit(before):
+    """A last fit by ``partial_fit`` (no ``fitted_with_unlabeled_``) starts the next one;
+    one whose settings changed since so that it cannot score the rows (a category it
+    refuses), or a fit that failed half-way after it on rows of other column families,
+    leaves the usual start: the same history as a cold fit, and no trace of the start on
+    the model."""
+    frame, y = _table(seed=7, missing=False)
+    settings = {"n_components": 2, "random_state": 0}
+    warm = LatentClassNB(**settings, warm_start=True)
+    cold = LatentClassNB(**settings)
+    if before == "partial_fit":
+        more = frame.copy()
+        more["b"] = more["b"].cat.add_categories(["middle"])
+        more.loc[:20, "b"] = "middle"
+        warm.partial_fit(frame, y, classes=[0, 1])
+        assert "fitted_with_unlabeled_" not in vars(warm)
+        warm.fit(more, y)
+        cold.fit(more, y)
+        assert not np.array_equal(warm.log_likelihood_history_, cold.log_likelihood_history_)
+    else:
+        if before == "unseen_category":
+            strict = {"family_params": {"categorical": {"unseen_category": False}}}
+            warm.fit(frame, y)
+            warm.set_params(**strict)
+            cold.set_params(**strict)
+            more = frame.copy()
+            more["b"] = more["b"].cat.add_categories(["middle"])
+            more.loc[:20, "b"] = "middle"
+        else:
+            warm.set_params(features={"c": "poisson"}).fit(frame, y)
+            more = frame.assign(c=frame["c"] - 2.5)  # other families: no Poisson column
+            with pytest.raises(ValueError, match="n_components"):
+                warm.set_params(features=None, n_components=10_000).fit(more, y)
+            warm.set_params(n_components=2)
+        warm.fit(more, y)
+        cold.fit(more, y)
+        np.testing.assert_array_equal(warm.log_likelihood_history_, cold.log_likelihood_history_)
+    assert "_warm_start" not in vars(warm)
 
 
 def test_warm_start_after_rows_the_last_fit_s_families_refuse_is_the_cold_fit():
