@@ -24,6 +24,28 @@ PIECE_VALUES = 2**20
 CLASS_VALUES = 2**15
 
 
+class KeptRows(sp.csr_matrix):
+    """A CSR matrix that is never changed once made and keeps the ranges of rows its
+    products are taken in (`times`), for rows an EM multiplies at every iteration.
+
+    Making a range costs 16-18 microseconds (SciPy's constructor and checks):
+    `bayesgen.TableSynthesizer`'s fit of Fair cut 13,387 of them (0.24 s), of randhie 23,780
+    (0.39 s), where it now makes 293 and 458 (`bayesgen.families.categorical.FixedCodes`
+    makes these matrices).
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._ranges = {}
+
+    def row_range(self, start: int, stop: int) -> sp.csr_matrix:
+        """Rows ``start:stop`` (`_row_range`), made once."""
+        piece = self._ranges.get((start, stop))
+        if piece is None:
+            piece = self._ranges[start, stop] = _row_range(self, start, stop)
+        return piece
+
+
 def _row_range(X: sp.csr_matrix, start: int, stop: int) -> sp.csr_matrix:
     """Rows ``start:stop`` of ``X`` as a CSR matrix over views of its value and index
     arrays (slicing a CSR matrix would copy them, and so would SciPy's constructor, where
@@ -105,7 +127,8 @@ def _product_in_blocks(X, matrix: np.ndarray, result: np.ndarray, start: int, st
         rows = stop - start
     for first in range(start, stop, rows):
         last = min(first + rows, stop)
-        result[:, first:last] = (_row_range(X, first, last) @ matrix).T
+        piece = X.row_range(first, last) if isinstance(X, KeptRows) else _row_range(X, first, last)
+        result[:, first:last] = (piece @ matrix).T
 
 
 def weighted_sums(weights: sp.csr_matrix, X) -> np.ndarray:

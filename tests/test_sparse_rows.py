@@ -92,6 +92,36 @@ def test_a_product_in_blocks_of_rows_is_scipy_s_bit_for_bit(monkeypatch, threads
     assert len(products) == (3 if threads else 1)
 
 
+def test_kept_rows_cut_each_range_once_and_multiply_as_scipy_bit_for_bit(monkeypatch):
+    """A `KeptRows` (rows an EM multiplies at every step) makes the ranges of its blocks at
+    its first product and reads them at the next; its products are SciPy's."""
+    X = _counts(n_rows=300)
+    kept = sparse_rows.KeptRows(X)
+    assert np.shares_memory(kept.data, X.data) and np.shares_memory(kept.indices, X.indices)
+    made = []
+    original = sparse_rows._row_range
+
+    def counted(*args):
+        made.append(args[1:])
+        return original(*args)
+
+    monkeypatch.setattr(sparse_rows, "_row_range", counted)
+    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ENTRIES", 7 * 13)
+    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ROWS", 1)
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        matrix = rng.normal(size=(12, 7))
+        product = sparse_rows.times(kept, matrix)
+        np.testing.assert_array_equal(product.view(np.uint64), (X @ matrix).view(np.uint64))
+    assert len(made) == len(set(made)) == -(-300 // 13)
+    assert kept.row_range(0, 13) is kept.row_range(0, 13)
+    np.testing.assert_array_equal(kept.row_range(13, 26).toarray(), X[13:26].toarray())
+    plain = len(made)
+    sparse_rows.times(X, matrix)  # a plain CSR matrix cuts its ranges at every product
+    sparse_rows.times(X, matrix)
+    assert len(made) == 3 * plain
+
+
 def test_a_product_of_no_rows_still_checks_its_shapes():
     X = _counts()[:0]
     assert sparse_rows.times(X, np.ones((12, 3))).shape == (0, 3)

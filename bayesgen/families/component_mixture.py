@@ -520,6 +520,10 @@ class MixtureFamily(FeatureFamily):
         """The leaf's decoding."""
         return self.leaf.decode(values)
 
+    def fixed_rows(self, X):
+        """The leaf's `fixed_rows`."""
+        return self.leaf.fixed_rows(X)
+
     def features_from_draws(self, draws: dict):
         """The leaf's."""
         return self.leaf.features_from_draws(draws)

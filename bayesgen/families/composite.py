@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from bayesgen._lazy import lazy_module
-from bayesgen.families import class_prior, numpy_draws
+from bayesgen.families import class_prior, in_place, numpy_draws
 from bayesgen.families.protocol import FeatureFamily
 
 jax = lazy_module("jax")
@@ -162,12 +162,13 @@ class CompositeFamily(FeatureFamily):
     # ------------------------------------------------------------ densities
     def log_likelihood(self, params: dict, X, *, row_terms: bool = True):
         """The sum over groups of each group's log-likelihood of its own columns."""
-        return sum(
-            np.asarray(
-                family.log_likelihood(params[name], self.columns(X, name), row_terms=row_terms)
-            )
-            for name, (family, _) in self.groups.items()
-        )
+        total = 0
+        for i, (name, (family, _)) in enumerate(self.groups.items()):
+            part = family.log_likelihood(params[name], self.columns(X, name), row_terms=row_terms)
+            # The sum of the first two is this call's own array: the others add into it.
+            part = np.asarray(part)
+            total = total + part if i < 2 else in_place.add_in_place(total, part)
+        return total
 
     def predictive_log_likelihood(self, posterior: dict, X):
         """The sum over groups of each group's posterior predictive log density."""
@@ -261,6 +262,13 @@ class CompositeFamily(FeatureFamily):
     def encode(self, X: dict) -> dict:
         """Each group's `encode`."""
         return {name: family.encode(X[name]) for name, (family, _) in self.groups.items()}
+
+    def fixed_rows(self, X) -> dict:
+        """Each group's `fixed_rows` of its own columns, by group name."""
+        return {
+            name: family.fixed_rows(self.columns(X, name))
+            for name, (family, _) in self.groups.items()
+        }
 
     def decode(self, values: dict) -> dict:
         """Each group's `decode`."""

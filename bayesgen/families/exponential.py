@@ -94,6 +94,27 @@ def _split(X: np.ndarray):
     return present.astype(X.dtype), np.where(present, X, 0.0).astype(X.dtype)
 
 
+class FixedValues(NamedTuple):
+    """Checked values of rows scored many times (an EM's iterations), with their indicator
+    of observed entries and their zero-filled copy made once (`ExponentialFamily.fixed_rows`).
+    The values must not change while it is in use."""
+
+    values: np.ndarray
+    present: np.ndarray
+    filled: np.ndarray
+
+
+def _checked_split(X, n_features: int | None = None) -> FixedValues:
+    """Values, checked (`check_values`), or `FixedValues`, checked when made (only their
+    number of columns is checked here), as `FixedValues`."""
+    if not isinstance(X, FixedValues):
+        X = check_values(X, n_features=n_features)
+        return FixedValues(X, *_split(X))
+    if n_features is not None and X.values.shape[1] != n_features:
+        check_values(X.values, n_features=n_features)  # raises, naming the shapes
+    return X
+
+
 def merge(a: ExponentialStats, b: ExponentialStats) -> ExponentialStats:
     """Statistics of the union of two disjoint batches (they are sums)."""
     return ExponentialStats(*(x + y for x, y in zip(a, b, strict=True)))
@@ -137,23 +158,26 @@ def sample_params(key: Array, gamma: Gamma, num_samples: int) -> Array:
     return jax.random.gamma(key, gamma.shape, shape=(num_samples, *gamma.shape.shape)) / gamma.rate
 
 
-def log_likelihood(rates, X: np.ndarray) -> np.ndarray:
+def log_likelihood(rates, X) -> np.ndarray:
     """$\\sum_{j\\ \\text{observed}} [\\log\\lambda_{kj} - \\lambda_{kj} x_{ij}]$.
 
     A zero rate makes an observed entry impossible (``-inf``); an infinite one (an
-    ``"mle"`` from all-zero values) puts infinite density at 0 and none elsewhere.
+    ``"mle"`` from all-zero values) puts infinite density at 0 and none elsewhere. ``X``:
+    values, or `FixedValues`.
 
     Returns
     -------
     ndarray of shape (n_samples, n_classes)
     """
     rates = np.asarray(rates)
-    present, filled = _split(X)
+    X, present, filled = X if isinstance(X, FixedValues) else (X, *_split(X))
     finite = np.isfinite(rates)
     # 0 * log 0 would be NaN: zero rates are kept apart as "impossible" indicators.
     is_zero = (rates <= 0).astype(X.dtype)
     log_rates = np.log(np.where(finite & (rates > 0), rates, 1.0)).astype(X.dtype)
     result = present @ log_rates.T - filled @ np.where(finite, rates, 0.0).T.astype(X.dtype)
+    if finite.all() and not is_zero.any():
+        return result  # every entry is possible
     impossible = present @ is_zero.T
     if not finite.all():
         infinite = (~finite).astype(X.dtype)
@@ -253,9 +277,8 @@ class ExponentialFamily(FeatureFamily):
 
     def suff_stats(self, X, responsibilities, dtype) -> ExponentialStats:
         """Class counts, observed counts and sums of ``X`` (NaN skipped)."""
-        X = check_values(X)
+        X, present, filled = _checked_split(X)
         weights = np.asarray(responsibilities, dtype=X.dtype)
-        present, filled = _split(X)
         xp = namespace(responsibilities)
         return ExponentialStats(
             xp.asarray(weights.sum(axis=0), dtype),
@@ -290,7 +313,12 @@ class ExponentialFamily(FeatureFamily):
 
     def log_likelihood(self, params, X, *, row_terms: bool = True):
         """``(n_samples, n_classes)`` log-likelihood; a NaN entry's factor is dropped."""
-        return log_likelihood(params, check_values(X, n_features=np.shape(params)[-1]))
+        return log_likelihood(params, _checked_split(X, n_features=np.shape(params)[-1]))
+
+    def fixed_rows(self, X) -> FixedValues:
+        """Values ``X``, checked, with their observed entries and zero-filled copy
+        (`FixedValues`)."""
+        return _checked_split(X)
 
     def predictive_log_likelihood(self, posterior, X):
         """The Lomax posterior predictive, float64 (see `predictive_log_likelihood`)."""

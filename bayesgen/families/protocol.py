@@ -415,6 +415,13 @@ class FeatureFamily(abc.ABC):
         """Encoded values back as column values (inverse of `encode` on observed entries)."""
         return values
 
+    def fixed_rows(self, X):
+        """Encoded rows ``X`` for a caller that scores and counts the same rows many times
+        (an EM's iterations): what `suff_stats` and `log_likelihood` take in place of ``X``,
+        with what they derive from the rows alone made once. The default is ``X`` itself;
+        ``X`` must not change while the result is in use."""
+        return X
+
     def sites(self, params) -> dict:
         """The story's parameter sites holding ``params``: ``{site: params}``."""
         return {self.site: params}

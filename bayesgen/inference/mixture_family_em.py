@@ -194,9 +194,12 @@ def fit(
         family, _ = family.learn(rows_to_learn_from(family, X, R))
     family.active(R.shape[1])  # n_components per class: one per class
     encoded = family.encode(X)
-    run = _Run(family, encoded, R, dtype, settings.estimate, leaf_stats, frozen)
     if _joins_missing(family, encoded, leaf_stats):
         run = _MissingRun(family, encoded, R, dtype, settings.estimate, None, frozen)
+    else:  # every step reads the same rows: what the family derives from them, made once
+        run = _Run(
+            family, family.fixed_rows(encoded), R, dtype, settings.estimate, leaf_stats, frozen
+        )
     if start_params is not None:
         starts = [run.from_params(start_params)]
     else:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-from bayesgen.synthetic.encoding import gradient_boosting
+from bayesgen.synthetic.encoding import gradient_boosting, trees_threads
 from bayesgen.synthetic.tables import Columns
 
 FOLDS = 5
@@ -41,5 +41,6 @@ def detector_auc(real: pd.DataFrame, synthetic: pd.DataFrame, columns: Columns, 
         min(FOLDS, len(real), len(synthetic)), shuffle=True, random_state=random_state
     )
     detector = gradient_boosting(columns.numeric, columns.categorical, random_state)
-    scores = cross_val_score(detector, rows, is_synthetic, scoring="roc_auc", cv=folds)
+    with trees_threads(len(rows)):
+        scores = cross_val_score(detector, rows, is_synthetic, scoring="roc_auc", cv=folds)
     return float(scores.mean()), float(scores.std())

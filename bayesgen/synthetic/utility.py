@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from sklearn.metrics import accuracy_score, log_loss
 
-from bayesgen.synthetic.encoding import gradient_boosting
+from bayesgen.synthetic.encoding import gradient_boosting, trees_threads
 from bayesgen.synthetic.tables import Columns
 
 
@@ -49,12 +49,15 @@ def _scores(train: pd.DataFrame, test: pd.DataFrame, columns: Columns, labels, n
     features = [column for column in columns.kinds if column != target]
     numeric = [column for column in columns.numeric if column in features]
     categorical = [column for column in columns.categorical if column in features]
-    model = gradient_boosting(numeric, categorical, seed).fit(train[features], train[target])
+    with trees_threads(len(train) + len(test)):
+        model = gradient_boosting(numeric, categorical, seed).fit(train[features], train[target])
+        found = model.predict_proba(test[features])
+        predicted = model.predict(test[features])
     probabilities = np.zeros((len(test), len(labels)))
     # A class the training table lacks gets probability 0: its rows cost the clipped log loss.
-    probabilities[:, np.searchsorted(labels, model.classes_)] = model.predict_proba(test[features])
+    probabilities[:, np.searchsorted(labels, model.classes_)] = found
     truth = test[target].to_numpy()
-    accuracy = accuracy_score(truth, model.predict(test[features]))
+    accuracy = accuracy_score(truth, predicted)
     return float(accuracy), float(log_loss(truth, probabilities, labels=labels))
 
 

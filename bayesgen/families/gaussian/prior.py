@@ -177,15 +177,17 @@ def covariance_log_prior(
 
 def _scipy_covariance_log_prior(nu0, psi0, covariances, covariance_type):
     """`covariance_log_prior` on NumPy input, by SciPy (no JAX dispatch: EM evaluates it
-    every iteration)."""
+    every iteration). Every covariance in one call, the last axis counting them (SciPy's
+    ``invwishart.logpdf`` takes them so, and scores each as it scores one alone): one call
+    for each of 20 components cost Fair's copula fit about a fifth of its time."""
     from scipy import stats as scipy_stats
 
     if covariance_type in ("full", "tied"):
         batch = covariances.shape[:-2]
         stacked = covariances.reshape(-1, *covariances.shape[-2:])
-        values = [
-            scipy_stats.invwishart.logpdf(sigma, float(nu0), np.asarray(psi0)) for sigma in stacked
-        ]
+        values = scipy_stats.invwishart.logpdf(
+            np.moveaxis(stacked, 0, -1), float(nu0), np.asarray(psi0)
+        )
         return np.reshape(values, batch)
     values = scipy_stats.invgamma.logpdf(
         covariances, np.asarray(nu0) / 2, scale=np.asarray(psi0) / 2
