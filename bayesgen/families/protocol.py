@@ -418,8 +418,15 @@ class FeatureFamily(abc.ABC):
     def fixed_rows(self, X):
         """Encoded rows ``X`` for a caller that scores and counts the same rows many times
         (an EM's iterations): what `suff_stats` and `log_likelihood` take in place of ``X``,
-        with what they derive from the rows alone made once. The default is ``X`` itself;
-        ``X`` must not change while the result is in use."""
+        with what they derive from the rows alone made once, giving the same bits. The
+        default is ``X`` itself; ``X`` must not change while the result is in use.
+
+        The components' EM (`bayesgen.inference.mixture_family_em`) hands the result to
+        every step, and to the EM over missing entries of a composite's other groups, which
+        reads a group's rows only through its `suff_stats` where ``missing_needs_em`` is
+        False. So a family that cannot skip missing entries keeps this default, and a family
+        over other families (a mixture's leaf, a composite's groups) passes the call on to
+        them."""
         return X
 
     def sites(self, params) -> dict:

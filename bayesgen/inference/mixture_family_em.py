@@ -149,8 +149,8 @@ def fit(
         ``n_init`` random ones.
     leaf_stats : callable, optional
         ``leaf_stats(leaf, X, sub_responsibilities, dtype) -> (statistics, frozen)``: the
-        statistics of the (learned) ``leaf`` of the encoded rows under the sub-classes'
-        responsibilities (n, K M),
+        statistics of the (learned) ``leaf`` of the encoded rows (as ``leaf.fixed_rows``
+        gives them) under the sub-classes' responsibilities (n, K M),
         and what it held fixed (`bayesgen.inference.gaussian_em.stats_with_missing`: EM
         over missing entries of a leaf that cannot skip them); by default the leaf's
         ``suff_stats``, nothing held.

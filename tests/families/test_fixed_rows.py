@@ -166,13 +166,24 @@ def test_an_em_over_fixed_rows_fits_as_over_the_rows_and_finds_the_cells_once(mo
         return cell_codes(self, X, xp)
 
     monkeypatch.setattr(HistogramFamily, "cell_codes", counted)
+    built = []
+    one_hot = CategoricalFamily.one_hot
+
+    def counted_one_hot(self, codes, dtype=np.float64):
+        if not isinstance(codes, FixedCodes):
+            built.append(type(self).__name__)
+        return one_hot(self, codes, dtype)
+
+    monkeypatch.setattr(CategoricalFamily, "one_hot", counted_one_hot)
     fixed = mixture_family_em.fit(family, rows, R, classes, SETTINGS, random_state=0)
     assert fixed.n_iter > 3 and len(found) == 1
+    assert sorted(built) == ["CategoricalFamily", "HistogramFamily"]  # once each
     for cls in (CategoricalFamily, HistogramFamily, ExponentialFamily, CompositeFamily):
         monkeypatch.setattr(cls, "fixed_rows", lambda self, X: X)
     found.clear()
+    built.clear()
     plain = mixture_family_em.fit(family, rows, R, classes, SETTINGS, random_state=0)
-    assert len(found) > plain.n_iter
+    assert len(found) > plain.n_iter and len(built) > 2 * plain.n_iter
     assert (fixed.n_iter, fixed.converged) == (plain.n_iter, plain.converged)
     _assert_same_bits(fixed.history, plain.history)
     _assert_same_bits(fixed.joint.params, plain.joint.params)

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn.ensemble  # noqa: F401  (loads the OpenMP runtime the trees use)
-from threadpoolctl import threadpool_info
+from threadpoolctl import threadpool_info, threadpool_limits
 
 from bayesgen.synthetic import detection, encoding, utility
 from bayesgen.synthetic.tables import check_tables
@@ -16,13 +16,14 @@ def _openmp_threads() -> list:
 
 
 def test_below_threaded_rows_the_trees_get_one_thread_and_the_setting_is_restored():
-    before = _openmp_threads()
-    assert before  # scikit-learn's trees loaded an OpenMP runtime
-    with encoding.trees_threads(encoding.THREADED_ROWS - 1):
-        assert set(_openmp_threads()) == {1}
-    assert _openmp_threads() == before
-    with encoding.trees_threads(encoding.THREADED_ROWS):
-        assert _openmp_threads() == before
+    assert _openmp_threads()  # scikit-learn's trees loaded an OpenMP runtime
+    with threadpool_limits(limits=2, user_api="openmp"):  # two, whatever the machine has
+        assert set(_openmp_threads()) == {2}
+        with encoding.trees_threads(encoding.THREADED_ROWS - 1):
+            assert set(_openmp_threads()) == {1}
+        assert set(_openmp_threads()) == {2}
+        with encoding.trees_threads(encoding.THREADED_ROWS):
+            assert set(_openmp_threads()) == {2}
 
 
 def _tables(seed=0, n=300):

@@ -179,7 +179,7 @@ def _scipy_covariance_log_prior(nu0, psi0, covariances, covariance_type):
     """`covariance_log_prior` on NumPy input, by SciPy (no JAX dispatch: EM evaluates it
     every iteration). Every covariance in one call, the last axis counting them (SciPy's
     ``invwishart.logpdf`` takes them so, and scores each as it scores one alone): one call
-    for each of 20 components cost Fair's copula fit about a fifth of its time."""
+    for each of 20 components cost Fair's copula fits about a tenth of their time."""
     from scipy import stats as scipy_stats
 
     if covariance_type in ("full", "tied"):
