@@ -342,6 +342,7 @@ class CategoricalFamily(FeatureFamily):
 
     name = "categorical"
     sparse_class_weights = True  # count_data.class_sums
+    slices_classes = True  # one (n_classes, n_columns) array of probabilities
     estimator = "CategoricalNB"
     column_values = "categories"
     merges_exactly = False  # blocks learn different categories

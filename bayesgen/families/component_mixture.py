@@ -119,6 +119,32 @@ def _check_components(n_components) -> tuple[int, ...]:
     return tuple(int(value) for value in counts)
 
 
+class ClassRows(NamedTuple):
+    """Rows that each have one class (labelled rows, whatever their weights), class by
+    class: for `MixtureFamily.memberships` over a leaf that `slices_classes`, which scores
+    each row under its own class's components only (`MixtureFamily.own_class_memberships`)
+    instead of every class's: half the work for two classes. Made by the components' EM
+    (`bayesgen.inference.mixture_family_em`)."""
+
+    #: How many rows in all.
+    n_rows: int
+    #: Per class, the positions of its rows among all.
+    index: list
+    #: Per class, its rows as the leaf reads them (`FeatureFamily.fixed_rows`).
+    rows: list
+
+
+def _memberships_of(terms: np.ndarray):
+    """``(gamma, log_likelihood)`` of (n, K, M) log terms (`MixtureFamily.memberships`)."""
+    log_likelihood, shifted, total = _sum_over_components(terms)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gamma = np.divide(shifted, total, out=shifted)
+    impossible = ~np.isfinite(log_likelihood)
+    if impossible.any():
+        gamma[impossible] = 1.0 / gamma.shape[2]
+    return gamma, log_likelihood
+
+
 def _sum_over_components(terms: np.ndarray):
     """``(log_sum, shifted, total)`` of (n, K, M) log terms over the components: the
     log-sum-exp (n, K), and ``exp(terms - peak)`` with its sum (n, K, 1), so memberships are
@@ -415,15 +441,36 @@ class MixtureFamily(FeatureFamily):
 
         ``leaf_log_likelihood`` (n, K M): the leaf's log-likelihoods of ``X`` when the caller
         has them. A row impossible under every component of a class gets uniform
-        memberships there.
+        memberships there. ``X`` may be `ClassRows` (`own_class_memberships`).
         """
+        if isinstance(X, ClassRows):
+            return self.own_class_memberships(params, X)
         terms = self._component_log_likelihood(params, X, True, leaf_log_likelihood)
-        log_likelihood, shifted, total = _sum_over_components(terms)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            gamma = np.divide(shifted, total, out=shifted)
-        impossible = ~np.isfinite(log_likelihood)
-        if impossible.any():
-            gamma[impossible] = 1.0 / gamma.shape[2]
+        return _memberships_of(terms)
+
+    def own_class_memberships(self, params, rows: ClassRows) -> tuple[np.ndarray, np.ndarray]:
+        """`memberships` of rows that each have one class, each row scored under its own
+        class's components only (a leaf that `slices_classes`): its memberships of the other
+        classes are 0 and its log-likelihood there 0, which its class weights of 0 leave out
+        of EM's statistics and objective. Its own class's are `memberships`' bit for bit."""
+        weights = np.asarray(params.weights)
+        K, M = weights.shape
+        gamma = log_likelihood = None
+        for k, (index, X) in enumerate(zip(rows.index, rows.rows, strict=True)):
+            if index.size == 0:
+                continue
+            leaves = self.leaf.classes_of(params.leaves, np.arange(k * M, (k + 1) * M))
+            own = MixtureFamilyParams(weights[k : k + 1], leaves)
+            own_gamma, own_log_likelihood = _memberships_of(
+                self._component_log_likelihood(own, X, True)
+            )
+            if gamma is None:
+                gamma = np.zeros((rows.n_rows, K, M), own_gamma.dtype)
+                log_likelihood = np.zeros((rows.n_rows, K), own_log_likelihood.dtype)
+            gamma[index, k] = own_gamma[:, 0]
+            log_likelihood[index, k] = own_log_likelihood[:, 0]
+        if gamma is None:  # no row
+            return np.zeros((rows.n_rows, K, M)), np.zeros((rows.n_rows, K))
         return gamma, log_likelihood
 
     # ---------------------------------------------------------------- draws

@@ -103,6 +103,18 @@ class CompositeFamily(FeatureFamily):
         return all(family.merges_exactly for family, _ in self.groups.values())
 
     @property
+    def slices_classes(self) -> bool:
+        """Whether every group's family gives the parameters of some of its classes."""
+        return all(family.slices_classes for family, _ in self.groups.values())
+
+    def classes_of(self, params: dict, index) -> dict:
+        """Each group's parameters of the classes ``index``, by group name."""
+        return {
+            name: family.classes_of(params[name], index)
+            for name, (family, _) in self.groups.items()
+        }
+
+    @property
     def missing_needs_em(self) -> bool:
         """Whether some group's family cannot skip missing entries."""
         return any(family.missing_needs_em for family, _ in self.groups.values())

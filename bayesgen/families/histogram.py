@@ -140,6 +140,7 @@ class HistogramFamily(CategoricalFamily):
 
     name = "histogram"
     sparse_class_weights = True  # its suff_stats is the categorical one of cell codes
+    slices_classes = True  # the categorical probabilities of its cells
     estimator = None
     column_family = True
     column_values = "numbers"

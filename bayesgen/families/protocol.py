@@ -139,6 +139,12 @@ class FeatureFamily(abc.ABC):
         number of classes; otherwise the rows go in chunks of a dense rows x classes array,
         each merged into the statistics and estimated again. A subclass that writes its
         own ``suff_stats`` is False unless it declares the capability itself.
+    slices_classes : bool
+        Whether `classes_of` gives the parameters of some of the classes, which
+        `log_likelihood` scores as it scores those classes among all the others (bit for
+        bit), so that the components' EM over labelled rows scores each row under its own
+        class's components only (`bayesgen.families.component_mixture.ClassRows`). A
+        subclass that writes its own ``log_likelihood`` is False unless it declares it.
     """
 
     name: ClassVar[str]
@@ -156,6 +162,7 @@ class FeatureFamily(abc.ABC):
     unlabelled_loop: ClassVar[str] = "em"
     scores_in_blocks: ClassVar[bool] = False
     sparse_class_weights: ClassVar[bool] = False
+    slices_classes: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -164,6 +171,8 @@ class FeatureFamily(abc.ABC):
         if "suff_stats" in vars(cls) and "sparse_class_weights" not in vars(cls):
             # A subclass's own statistics may not read sparse class weights: it says so.
             cls.sparse_class_weights = False
+        if "log_likelihood" in vars(cls) and "slices_classes" not in vars(cls):
+            cls.slices_classes = False  # likewise its own scores
 
     def __repr__(self) -> str:
         """``PoissonFamily(alpha=0.5)``: the arguments that differ from their defaults, as
@@ -414,6 +423,12 @@ class FeatureFamily(abc.ABC):
     def decode(self, values: np.ndarray) -> np.ndarray:
         """Encoded values back as column values (inverse of `encode` on observed entries)."""
         return values
+
+    def classes_of(self, params, index):
+        """The parameters of the classes ``index`` (an integer array), as parameters of a
+        family over those classes alone (`slices_classes`). The default takes the rows of
+        one (n_classes, ...) parameter array."""
+        return np.asarray(params)[index]
 
     def fixed_rows(self, X):
         """Encoded rows ``X`` for a caller that scores and counts the same rows many times

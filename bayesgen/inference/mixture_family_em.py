@@ -16,6 +16,11 @@ its steps extrapolated by SQUAREM as Gaussian EM over missing entries is
 (`bayesgen.inference.gaussian_em`). The leaf's ridge and prior are held fixed from the
 start (``frozen``), so that every iteration climbs one objective.
 
+Each step reads the rows as the family fixed them once (`FeatureFamily.fixed_rows`), and
+where every row has one class and the leaf `slices_classes`, the E-step scores each row
+under its own class's components only (`ClassRows`): the other classes' scores were
+computed to be weighted by 0.
+
 The driver is `bayesgen.inference.em.run` (or `em.run_extrapolated`), with its one
 convergence rule. Restarts start from random memberships (a Dirichlet(1) draw per row and
 class) from one seeded NumPy generator, so a fit is reproducible from ``random_state``.
@@ -27,13 +32,14 @@ a function of the family, the rows and values: no estimator is involved.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
 
 from bayesgen._precision import compute_dtype
 from bayesgen.families import class_prior
-from bayesgen.families.component_mixture import MixtureFamily, MixtureFamilyStats
+from bayesgen.families.component_mixture import ClassRows, MixtureFamily, MixtureFamilyStats
 from bayesgen.families.namespace import tree_map
 from bayesgen.inference import em, gaussian_em
 from bayesgen.inference.sampling import numpy_generator
@@ -97,7 +103,9 @@ def objective(
     """``(objective, memberships)``: $\\sum_{ik} R_{ik}\\log p(x_i \\mid k) + \\log p(\\theta)$
     of ``params``, and $\\gamma$ under them. The objective is one value per class where the
     family splits its log prior by class (`MixtureFamily.class_log_prior`), else a float.
-    ``leaf_log_likelihood``: the leaf's (n, K M) log-likelihoods when the caller has them."""
+    ``leaf_log_likelihood``: the leaf's (n, K M) log-likelihoods when the caller has them.
+    ``X``: the rows, or `ClassRows` (each row scored under its own class only, its weights of
+    the other classes 0)."""
     gamma, log_likelihood = family.memberships(params, X, leaf_log_likelihood)
     # A row of weight 0 adds nothing, even where its class gives it probability 0 (0 * -inf).
     weighted = np.sum(R * np.where(R > 0, log_likelihood, 0.0), axis=0)
@@ -197,9 +205,9 @@ def fit(
     if _joins_missing(family, encoded, leaf_stats):
         run = _MissingRun(family, encoded, R, dtype, settings.estimate, None, frozen)
     else:  # every step reads the same rows: what the family derives from them, made once
-        run = _Run(
-            family, family.fixed_rows(encoded), R, dtype, settings.estimate, leaf_stats, frozen
-        )
+        fixed = family.fixed_rows(encoded)
+        scored = _class_rows(family, encoded, R)
+        run = _Run(family, fixed, R, dtype, settings.estimate, leaf_stats, frozen, scored)
     if start_params is not None:
         starts = [run.from_params(start_params)]
     else:
@@ -219,6 +227,25 @@ def fit(
         frozen=frozen,
     )
     return MixtureFamilyFit(fitted, n_iter, converged, history)
+
+
+def _class_rows(family: MixtureFamily, encoded, R: np.ndarray) -> ClassRows | None:
+    """The rows class by class where each has one class (no row weighs on two) and the leaf
+    `slices_classes`, so that the E-step scores each row under its own class's components
+    only (`ClassRows`); else None."""
+    positive = R > 0
+    if R.shape[1] < 2 or not family.leaf.slices_classes or np.any(positive.sum(axis=1) > 1):
+        return None
+    index = [np.flatnonzero(in_class) for in_class in positive.T]
+    rows = [family.fixed_rows(_rows_of(encoded, of_class)) for of_class in index]
+    return ClassRows(R.shape[0], index, rows)
+
+
+def _rows_of(encoded, index: np.ndarray):
+    """Rows ``index`` of encoded rows (an array, or a composite's dict of group arrays)."""
+    if isinstance(encoded, Mapping):
+        return {name: part[index] for name, part in encoded.items()}
+    return encoded[index]
 
 
 def _starts(family, R, dtype, start, n_init, random_state) -> list:
@@ -247,9 +274,11 @@ class _Run:
     used)``: the memberships under the last parameters, the statistics and what the leaf's
     estimate held behind those parameters, and the memberships those statistics weight."""
 
-    def __init__(self, family, X, R, dtype, kind, leaf_stats, frozen):
+    def __init__(self, family, X, R, dtype, kind, leaf_stats, frozen, scored=None):
         self.family, self.X, self.R, self.dtype, self.kind = family, X, R, dtype, kind
         self.leaf_stats, self.frozen = leaf_stats, frozen
+        # What the E-step scores: the rows, or the rows class by class (`ClassRows`).
+        self.scored = X if scored is None else scored
 
     def stats_of(self, gamma):
         """The statistics under memberships ``gamma``, and what their estimate holds."""
@@ -264,14 +293,14 @@ class _Run:
         used = payload[0]
         stats, frozen = self.stats_of(used)
         prior, params = self.family.estimate(stats, self.kind, frozen)
-        value, gamma = objective(self.family, prior, params, self.X, self.R, self.kind)
+        value, gamma = objective(self.family, prior, params, self.scored, self.R, self.kind)
         return (gamma, stats, frozen, used), value
 
     def from_memberships(self, gamma):
         return (gamma, None, None, None)
 
     def from_params(self, params):
-        gamma, _ = self.family.memberships(params, self.X)
+        gamma, _ = self.family.memberships(params, self.scored)
         return (gamma, None, None, None)
 
     def iterate(self, initial, tol, max_iter) -> em.EMState:
