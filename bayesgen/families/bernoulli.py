@@ -163,7 +163,6 @@ class BernoulliFamily(FeatureFamily):
 
     name = "bernoulli"
     sparse_class_weights = True  # count_data.class_sums
-    slices_classes = True  # one (n_classes, n_features) array of probabilities
     input_rows = InputRows(counts=True, binary=True)
     estimator = "BernoulliNB"
     column_preference = 0

@@ -229,7 +229,6 @@ class ExponentialFamily(FeatureFamily):
     """
 
     name = "exponential"
-    slices_classes = True  # one (n_classes, n_features) array of rates
     estimator = "ExponentialNB"
     site = "rates"
     column_preference = 30

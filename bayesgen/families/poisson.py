@@ -159,7 +159,6 @@ class PoissonFamily(FeatureFamily):
 
     name = "poisson"
     sparse_class_weights = True  # count_data.class_sums
-    slices_classes = True  # one (n_classes, n_features) array of rates
     input_rows = InputRows(counts=True)
     estimator = "PoissonNB"
     site = "rates"

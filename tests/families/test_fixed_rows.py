@@ -152,7 +152,7 @@ def test_fixed_values_are_checked_once_and_their_columns_at_every_call():
 def test_an_em_over_fixed_rows_fits_as_over_the_rows_and_finds_the_cells_once(monkeypatch):
     """The components' EM (`mixture_family_em.fit`) hands every step the fixed rows: the fit,
     its history and its iterations are those of an EM over the rows themselves, and the
-    histogram's cells are found once per set of rows instead of at every step."""
+    histogram's cells are found once instead of at every step."""
     composite, rows = _composite()
     family = MixtureFamily(composite, 3)
     labels = np.arange(N_ROWS) % 2
@@ -176,10 +176,10 @@ def test_an_em_over_fixed_rows_fits_as_over_the_rows_and_finds_the_cells_once(mo
 
     monkeypatch.setattr(CategoricalFamily, "one_hot", counted_one_hot)
     fixed = mixture_family_em.fit(family, rows, R, classes, SETTINGS, random_state=0)
-    # Once for every row (the statistics), once for each class's rows (the scores:
-    # `ClassRows`), never at a step.
-    assert fixed.n_iter > 3 and found == [N_ROWS, N_ROWS // 2, N_ROWS // 2]
-    assert sorted(built) == 3 * ["CategoricalFamily"] + 3 * ["HistogramFamily"]
+    # Once, never at a step (the exponential group keeps every class's scores: no
+    # `ClassRows`, whose rows are fixed class by class).
+    assert fixed.n_iter > 3 and found == [N_ROWS]
+    assert sorted(built) == ["CategoricalFamily", "HistogramFamily"]
     for cls in (CategoricalFamily, HistogramFamily, ExponentialFamily, CompositeFamily):
         monkeypatch.setattr(cls, "fixed_rows", lambda self, X: X)
     found.clear()
