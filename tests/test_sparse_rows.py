@@ -24,6 +24,22 @@ def in_pieces(monkeypatch):
     _three_threads(monkeypatch)
 
 
+def _ranges_made(monkeypatch) -> list:
+    """The ``(start, stop)`` of every range of rows `sparse_rows` makes from now on, with
+    blocks of at most 13 rows of 7 columns (one row at the least)."""
+    made = []
+    original = sparse_rows._row_range
+
+    def counted(*args):
+        made.append(args[1:])
+        return original(*args)
+
+    monkeypatch.setattr(sparse_rows, "_row_range", counted)
+    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ENTRIES", 7 * 13)
+    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ROWS", 1)
+    return made
+
+
 def _counts(n_rows=40, n_features=12, seed=0):
     rng = np.random.default_rng(seed)
     dense = rng.poisson(0.4, size=(n_rows, n_features)) * rng.uniform(0.5, 2.0, (n_rows, 1))
@@ -65,16 +81,7 @@ def test_a_product_in_blocks_of_rows_is_scipy_s_bit_for_bit(monkeypatch, threads
         _three_threads(monkeypatch)
     X = _counts(n_rows=300)
     matrix = np.random.default_rng(3).normal(size=(12, 7))
-    products = []
-    original = sparse_rows._row_range
-
-    def counted(*args):
-        products.append(args[1:])
-        return original(*args)
-
-    monkeypatch.setattr(sparse_rows, "_row_range", counted)
-    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ENTRIES", 7 * 13)
-    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ROWS", 1)
+    products = _ranges_made(monkeypatch)
     product = sparse_rows.times(X, matrix)
     np.testing.assert_array_equal(product.view(np.uint64), (X @ matrix).view(np.uint64))
     assert product.T.flags.c_contiguous
@@ -98,16 +105,7 @@ def test_kept_rows_cut_each_range_once_and_multiply_as_scipy_bit_for_bit(monkeyp
     X = _counts(n_rows=300)
     kept = sparse_rows.KeptRows(X)
     assert np.shares_memory(kept.data, X.data) and np.shares_memory(kept.indices, X.indices)
-    made = []
-    original = sparse_rows._row_range
-
-    def counted(*args):
-        made.append(args[1:])
-        return original(*args)
-
-    monkeypatch.setattr(sparse_rows, "_row_range", counted)
-    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ENTRIES", 7 * 13)
-    monkeypatch.setattr(sparse_rows, "PRODUCT_BLOCK_ROWS", 1)
+    made = _ranges_made(monkeypatch)
     rng = np.random.default_rng(4)
     for _ in range(3):
         matrix = rng.normal(size=(12, 7))

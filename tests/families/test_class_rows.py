@@ -3,6 +3,7 @@ memberships, objective and fit of every class's, bit for bit."""
 
 import numpy as np
 import pytest
+from same_bits import assert_same_bits
 
 from bayesgen import joint
 from bayesgen.families.bernoulli import BernoulliFamily
@@ -12,7 +13,6 @@ from bayesgen.families.composite import CompositeFamily
 from bayesgen.families.exponential import ExponentialFamily
 from bayesgen.families.gaussian import GaussianFamily
 from bayesgen.families.histogram import HistogramFamily
-from bayesgen.families.namespace import tree_leaves
 from bayesgen.families.poisson import PoissonFamily
 from bayesgen.inference import mixture_family_em
 
@@ -60,15 +60,6 @@ def _labelled(n_classes=3, seed=1, weights=None):
     return labels, joint.responsibilities(labels, weights, n_classes)
 
 
-def _assert_same_bits(a, b):
-    a_leaves, b_leaves = tree_leaves(a), tree_leaves(b)
-    assert len(a_leaves) == len(b_leaves) > 0
-    for x, y in zip(a_leaves, b_leaves, strict=True):
-        x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
-        assert x.dtype == y.dtype and x.shape == y.shape
-        np.testing.assert_array_equal(x.view(np.uint8), y.view(np.uint8))
-
-
 def _fit_both(monkeypatch, family, rows, R, classes, **options):
     """The EM's fit with its rows class by class, and with every class's scores."""
     made = []
@@ -114,8 +105,8 @@ def test_an_em_over_labelled_rows_class_by_class_fits_as_over_every_class(monkey
     assert [index.size for index in made[0].index] == list(np.bincount(in_fit))
     assert by_class.n_iter > (1 if n_components == 1 else 3)
     assert (by_class.n_iter, by_class.converged) == (every_class.n_iter, every_class.converged)
-    _assert_same_bits(by_class.history, every_class.history)
-    _assert_same_bits(by_class.joint.params, every_class.joint.params)
+    assert_same_bits(by_class.history, every_class.history)
+    assert_same_bits(by_class.joint.params, every_class.joint.params)
 
 
 def test_own_class_memberships_are_every_class_s_there_and_zero_elsewhere():
@@ -130,8 +121,8 @@ def test_own_class_memberships_are_every_class_s_there_and_zero_elsewhere():
     gamma, log_likelihood = family.memberships(params, scored)
     every_gamma, every_log_likelihood = family.memberships(params, encoded)
     own = (np.arange(N_ROWS), labels)
-    _assert_same_bits(gamma[own], every_gamma[own])
-    _assert_same_bits(log_likelihood[own], every_log_likelihood[own])
+    assert_same_bits(gamma[own], every_gamma[own])
+    assert_same_bits(log_likelihood[own], every_log_likelihood[own])
     other = np.ones(gamma.shape[:2], bool)
     other[own] = False
     assert np.all(gamma[other] == 0.0) and np.all(log_likelihood[other] == 0.0)

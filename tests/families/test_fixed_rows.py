@@ -3,6 +3,7 @@ gives every score, statistic and fit bit for bit as the rows themselves do."""
 
 import numpy as np
 import pytest
+from same_bits import assert_same_bits
 
 from bayesgen import joint
 from bayesgen.families.categorical import CategoricalFamily, FixedCodes
@@ -11,7 +12,7 @@ from bayesgen.families.composite import CompositeFamily
 from bayesgen.families.exponential import ExponentialFamily, FixedValues
 from bayesgen.families.gaussian import GaussianFamily
 from bayesgen.families.histogram import FixedCells, HistogramFamily
-from bayesgen.families.namespace import as_numpy, tree_leaves
+from bayesgen.families.namespace import as_numpy
 from bayesgen.inference import mixture_family_em
 from bayesgen.sparse_rows import KeptRows
 
@@ -66,15 +67,6 @@ def _cases():
     return cases
 
 
-def _assert_same_bits(a, b):
-    a_leaves, b_leaves = tree_leaves(a), tree_leaves(b)
-    assert len(a_leaves) == len(b_leaves) > 0
-    for x, y in zip(a_leaves, b_leaves, strict=True):
-        x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
-        assert x.dtype == y.dtype and x.shape == y.shape
-        np.testing.assert_array_equal(x.view(np.uint8), y.view(np.uint8))
-
-
 @pytest.mark.parametrize("name", ["categorical", "histogram", "exponential", "composite"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_scores_and_statistics_of_fixed_rows_are_those_of_the_rows_bit_for_bit(name, dtype):
@@ -82,16 +74,16 @@ def test_scores_and_statistics_of_fixed_rows_are_those_of_the_rows_bit_for_bit(n
     R = _responsibilities().astype(dtype)
     fixed = family.fixed_rows(rows)
     stats = family.suff_stats(rows, R, dtype)
-    _assert_same_bits(family.suff_stats(fixed, R, dtype), stats)
+    assert_same_bits(family.suff_stats(fixed, R, dtype), stats)
     params = family.point_estimate(family.prior(stats), stats, "mean")
     params = as_numpy(params, dtype)
     for _ in range(2):  # the second call reads what the first made
         for row_terms in (True, False):
-            _assert_same_bits(
+            assert_same_bits(
                 family.log_likelihood(params, fixed, row_terms=row_terms),
                 family.log_likelihood(params, rows, row_terms=row_terms),
             )
-        _assert_same_bits(family.suff_stats(fixed, R, dtype), stats)
+        assert_same_bits(family.suff_stats(fixed, R, dtype), stats)
 
 
 def test_each_family_fixes_what_it_derives_and_the_default_is_the_rows_themselves():
@@ -136,8 +128,8 @@ def test_another_layout_or_other_cells_score_the_rows_as_their_own():
     stats = other.suff_stats(values, R, np.float64)
     params = other.point_estimate(other.prior(stats), stats, "mean")
     cells = histogram.fixed_rows(values)
-    _assert_same_bits(other.log_likelihood(params, cells), other.log_likelihood(params, values))
-    _assert_same_bits(other.suff_stats(cells, R, np.float64), stats)
+    assert_same_bits(other.log_likelihood(params, cells), other.log_likelihood(params, values))
+    assert_same_bits(other.suff_stats(cells, R, np.float64), stats)
 
 
 def test_fixed_values_are_checked_once_and_their_columns_at_every_call():
@@ -187,5 +179,5 @@ def test_an_em_over_fixed_rows_fits_as_over_the_rows_and_finds_the_cells_once(mo
     plain = mixture_family_em.fit(family, rows, R, classes, SETTINGS, random_state=0)
     assert len(found) > plain.n_iter and len(built) > 2 * plain.n_iter
     assert (fixed.n_iter, fixed.converged) == (plain.n_iter, plain.converged)
-    _assert_same_bits(fixed.history, plain.history)
-    _assert_same_bits(fixed.joint.params, plain.joint.params)
+    assert_same_bits(fixed.history, plain.history)
+    assert_same_bits(fixed.joint.params, plain.joint.params)
